@@ -1,0 +1,145 @@
+package devices
+
+import (
+	"fmt"
+
+	"placesim/links"
+	"placesim/workloads"
+)
+
+// Device is one placement target of a cluster.
+type Device struct {
+	// ID is the index in Cluster.Devices.
+	ID int
+	// Name, e.g. "gpu0"; also the name of its topology endpoint.
+	Name string
+	// Kind with its figures.
+	Kind Kind
+	// Memory is the capacity in bytes (the kind's unless overridden).
+	Memory int64
+	// Endpoint is the device's vertex in the topology.
+	Endpoint links.EndpointID
+}
+
+// Cluster is a set of devices joined by a topology. Build it with
+// NewCluster; it is then read-only and safe for concurrent use.
+type Cluster struct {
+	Name     string
+	Devices  []Device
+	Topology *links.Topology
+	routes   [][]links.Route
+}
+
+// NewCluster checks the devices and computes the routes between every pair.
+// Every device needs an endpoint in topo and a route to every other device.
+func NewCluster(name string, topo *links.Topology, devs []Device) (*Cluster, error) {
+	if len(devs) == 0 {
+		return nil, fmt.Errorf("cluster %q has no devices", name)
+	}
+	c := &Cluster{Name: name, Devices: make([]Device, len(devs)), Topology: topo}
+	seen := map[links.EndpointID]string{}
+	for i, d := range devs {
+		d.ID = i
+		if d.Memory == 0 {
+			d.Memory = d.Kind.Memory
+		}
+		if err := d.Kind.Validate(); err != nil {
+			return nil, fmt.Errorf("cluster %q: device %q: %w", name, d.Name, err)
+		}
+		if d.Memory < 0 {
+			return nil, fmt.Errorf("cluster %q: device %q: field memory = %d (valid range: > 0 bytes)", name, d.Name, d.Memory)
+		}
+		if int(d.Endpoint) < 0 || int(d.Endpoint) >= len(topo.Endpoints) {
+			return nil, fmt.Errorf("cluster %q: device %q: endpoint %d not in topology", name, d.Name, d.Endpoint)
+		}
+		if other, dup := seen[d.Endpoint]; dup {
+			return nil, fmt.Errorf("cluster %q: devices %q and %q share endpoint %q", name, other, d.Name, topo.Endpoints[d.Endpoint].Name)
+		}
+		seen[d.Endpoint] = d.Name
+		c.Devices[i] = d
+	}
+	if err := c.computeRoutes(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Cluster) computeRoutes() error {
+	n := len(c.Devices)
+	c.routes = make([][]links.Route, n)
+	for i := range c.Devices {
+		c.routes[i] = make([]links.Route, n)
+		for j := range c.Devices {
+			if i == j {
+				continue
+			}
+			r, err := c.Topology.Route(c.Devices[i].Endpoint, c.Devices[j].Endpoint)
+			if err != nil {
+				return fmt.Errorf("cluster %q: %w", c.Name, err)
+			}
+			c.routes[i][j] = r
+		}
+	}
+	return nil
+}
+
+// Route is the route from device src to device dst (empty when equal).
+func (c *Cluster) Route(src, dst int) links.Route { return c.routes[src][dst] }
+
+// TransferTime is the uncontended time to move b bytes from device src to
+// device dst (0 when they are the same device).
+func (c *Cluster) TransferTime(src, dst int, b int64) float64 {
+	if src == dst {
+		return 0
+	}
+	return c.Topology.TransferTime(c.routes[src][dst], b)
+}
+
+// OpTime is the true compute time of op on device d.
+func (c *Cluster) OpTime(op *workloads.Op, d int) (float64, error) {
+	return OpTime(op, &c.Devices[d].Kind)
+}
+
+// DeviceByName finds a device by name.
+func (c *Cluster) DeviceByName(name string) (int, bool) {
+	for i, d := range c.Devices {
+		if d.Name == name {
+			return i, true
+		}
+	}
+	return -1, false
+}
+
+// Accelerators lists the IDs of the accelerator devices.
+func (c *Cluster) Accelerators() []int {
+	var ids []int
+	for _, d := range c.Devices {
+		if d.Kind.Class == Accelerator {
+			ids = append(ids, d.ID)
+		}
+	}
+	return ids
+}
+
+// TotalMemory is the sum of the devices' capacities.
+func (c *Cluster) TotalMemory() int64 {
+	var s int64
+	for _, d := range c.Devices {
+		s += d.Memory
+	}
+	return s
+}
+
+// Rebuild recomputes routes after the topology was changed (what-ifs).
+func (c *Cluster) Rebuild() error { return c.computeRoutes() }
+
+// Clone returns a deep copy whose topology and devices may be changed for a
+// what-if study; call Rebuild after changing the topology.
+func (c *Cluster) Clone() *Cluster {
+	cc := &Cluster{Name: c.Name, Devices: append([]Device(nil), c.Devices...), Topology: c.Topology.Clone()}
+	cc.routes = make([][]links.Route, len(c.routes))
+	for i := range c.routes {
+		cc.routes[i] = append([]links.Route(nil), c.routes[i]...)
+	}
+	return cc
+}

@@ -1,0 +1,41 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+
+	"placesim/internal/units"
+)
+
+// ErrOOM is wrapped by OOM.Err; a run that runs out of memory returns a
+// Result whose OOM field is set, not an error.
+var ErrOOM = errors.New("out of memory")
+
+// ErrInvalidPlan is wrapped by errors for a plan that does not fit the
+// graph or the cluster.
+var ErrInvalidPlan = errors.New("invalid plan")
+
+// ErrDeadlock is returned when ops can never run (a strict order that
+// contradicts the graph's dependencies).
+var ErrDeadlock = errors.New("deadlock")
+
+// OOM describes the first allocation that exceeded a device's capacity.
+type OOM struct {
+	Device     int     `json:"device"`
+	DeviceName string  `json:"deviceName"`
+	Op         int     `json:"op"`
+	OpName     string  `json:"opName"`
+	Time       float64 `json:"time"`
+	// What was being allocated: "parameters", "output", "temp" or "recv".
+	What      string `json:"what"`
+	Requested int64  `json:"requested"`
+	InUse     int64  `json:"inUse"`
+	Capacity  int64  `json:"capacity"`
+}
+
+// Err returns the OOM as an error wrapping ErrOOM.
+func (o *OOM) Err() error {
+	return fmt.Errorf("%w on %s at %s: op %q asked %s for %s with %s of %s in use",
+		ErrOOM, o.DeviceName, units.Seconds(o.Time), o.OpName, units.Bytes(o.Requested), o.What,
+		units.Bytes(o.InUse), units.Bytes(o.Capacity))
+}

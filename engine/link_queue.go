@@ -1,0 +1,107 @@
+package engine
+
+import (
+	"math"
+
+	"placesim/links"
+)
+
+// transfer is one send/recv pair: producer's output moving to device dst.
+type transfer struct {
+	producer   int32
+	src, dst   int32
+	bytes      int64
+	route      links.Route
+	enq        float64 // time it joined the current link's queue
+	prevFinish float64 // when the previous hop finishes (cut-through)
+	recvRef    int32   // consumers on dst still to finish
+	rec        int32   // index into Trace.Transfers, or -1
+}
+
+// linkQueue is one directed link: FCFS, one transfer at a time.
+type linkQueue struct {
+	// the link's figures, copied from the topology for the hot path
+	bw, lat float64
+	// cutIn: the link leaves a cut-through endpoint (switch, NIC);
+	// sfOut: it enters a store-and-forward endpoint (host, device)
+	cutIn, sfOut bool
+
+	busy  bool
+	queue []int32 // waiting transfers (ring-free: head index, reset when empty)
+	head  int
+	hops  []int32 // hop index of each waiting transfer
+	stats LinkStats
+}
+
+// enqueueHop puts transfer t's hop h on its link, starting it when free.
+func (s *sim) enqueueHop(t int32, h int32) {
+	x := &s.xfers[t]
+	l := x.route[h]
+	x.enq = s.now
+	lq := &s.links[l]
+	if !lq.busy {
+		s.startHop(t, h)
+		return
+	}
+	lq.queue = append(lq.queue, t)
+	lq.hops = append(lq.hops, h)
+}
+
+// startHop starts hop h of transfer t now. A hop out of a store-and-forward
+// endpoint (the source device, a host) takes latency + bytes/bandwidth; a
+// hop out of a cut-through endpoint (switch, NIC) starts as soon as the
+// head arrives and ends no earlier than the previous hop plus its latency.
+func (s *sim) startHop(t int32, h int32) {
+	x := &s.xfers[t]
+	lid := x.route[h]
+	lq := &s.links[lid]
+	lq.busy = true
+	start := s.now
+	finish := start + lq.lat + float64(x.bytes)/lq.bw
+	if h > 0 && lq.cutIn {
+		finish = math.Max(finish, x.prevFinish+lq.lat)
+	}
+	x.prevFinish = finish
+	lq.stats.Busy += finish - start
+	lq.stats.Bytes += x.bytes
+	lq.stats.Transfers++
+	lq.stats.QueueDelay += start - x.enq
+	last := int(h) == len(x.route)-1
+	if last {
+		// the receive buffer exists from the moment the last hop writes it
+		s.alloc(x.dst, x.bytes, x.producer, "recv")
+	}
+	if x.rec >= 0 {
+		r := &s.trace.Transfers[x.rec]
+		r.Hops = append(r.Hops, HopRecord{Link: int(lid), Enqueue: x.enq, Start: start, End: finish})
+	}
+	s.q.schedule(finish, evHopEnd, t, h)
+	if !last && !lq.sfOut {
+		s.q.schedule(start+lq.lat, evHopHead, t, h)
+	}
+}
+
+// hopEnd frees the link and moves the transfer on.
+func (s *sim) hopEnd(t int32, h int32) {
+	x := &s.xfers[t]
+	lid := x.route[h]
+	lq := &s.links[lid]
+	lq.busy = false
+	if lq.head < len(lq.queue) {
+		nt, nh := lq.queue[lq.head], lq.hops[lq.head]
+		lq.head++
+		if lq.head == len(lq.queue) {
+			lq.queue, lq.hops, lq.head = lq.queue[:0], lq.hops[:0], 0
+		}
+		s.startHop(nt, nh)
+	}
+	if h == 0 {
+		s.releaseSource(x.producer)
+	}
+	switch {
+	case int(h) == len(x.route)-1:
+		s.deliver(t)
+	case lq.sfOut:
+		s.enqueueHop(t, h+1)
+	}
+}

@@ -1,0 +1,55 @@
+package engine
+
+// readyItem is a ready op with its plan priority and arrival sequence.
+type readyItem struct {
+	prio float64
+	seq  uint64
+	op   int32
+}
+
+// readyHeap pops the highest priority first, then the earliest ready.
+type readyHeap struct{ items []readyItem }
+
+func (h *readyHeap) len() int { return len(h.items) }
+
+func (h *readyHeap) less(i, j int) bool {
+	a, b := &h.items[i], &h.items[j]
+	if a.prio != b.prio {
+		return a.prio > b.prio
+	}
+	return a.seq < b.seq
+}
+
+func (h *readyHeap) push(x readyItem) {
+	h.items = append(h.items, x)
+	for i := len(h.items) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		h.items[i], h.items[p] = h.items[p], h.items[i]
+		i = p
+	}
+}
+
+func (h *readyHeap) pop() readyItem {
+	top := h.items[0]
+	n := len(h.items) - 1
+	h.items[0] = h.items[n]
+	h.items = h.items[:n]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && h.less(l, m) {
+			m = l
+		}
+		if r < n && h.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h.items[i], h.items[m] = h.items[m], h.items[i]
+		i = m
+	}
+	return top
+}

@@ -1,0 +1,18 @@
+package baseline
+
+import "placesim/placers"
+
+// Register adds this package's placers to r.
+func Register(r *placers.Registry) error {
+	for _, e := range []placers.Entry{
+		{Name: "single", Description: "every op on one device (opt device=N)", New: NewSingle},
+		{Name: "round-robin", Description: "colocation units dealt to the accelerators in turn, topological order", New: NewRoundRobin},
+		{Name: "random", Description: "each colocation unit on a seeded random accelerator", New: NewRandom},
+		{Name: "expert", Description: "a device per op or layer from a JSON file (opt file=PATH)", New: NewExpert},
+	} {
+		if err := r.Register(e.Name, e.Description, e.New); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,116 @@
+package workloads
+
+import (
+	"fmt"
+	"strings"
+)
+
+// TopoOrder returns the op IDs in a topological order (Kahn's algorithm;
+// among ready ops the smallest ID first, so the order is deterministic).
+// On a cycle it returns an error wrapping ErrCycle that names the ops of
+// one cycle.
+func (g *Graph) TopoOrder() ([]int, error) {
+	g.ensureAdj()
+	n := len(g.Ops)
+	indeg := make([]int32, n)
+	for _, e := range g.Edges {
+		indeg[e.To]++
+	}
+	// A binary heap of ready IDs keeps "smallest first" in O(n log n).
+	ready := make(intHeap, 0, 64)
+	for i := 0; i < n; i++ {
+		if indeg[i] == 0 {
+			ready = append(ready, i)
+		}
+	}
+	order := make([]int, 0, n)
+	for len(ready) > 0 {
+		v := ready.pop()
+		order = append(order, v)
+		for _, eid := range g.out[v] {
+			w := g.Edges[eid].To
+			if indeg[w]--; indeg[w] == 0 {
+				ready.push(w)
+			}
+		}
+	}
+	if len(order) < n {
+		return nil, g.cycleError(indeg)
+	}
+	return order, nil
+}
+
+// cycleError finds one cycle among the ops Kahn's algorithm left behind.
+func (g *Graph) cycleError(indeg []int32) error {
+	// Walk backwards along in-edges from a left-over op: every left-over op
+	// has a left-over predecessor, so the walk must revisit an op.
+	start := -1
+	for i, d := range indeg {
+		if d > 0 {
+			start = i
+			break
+		}
+	}
+	seen := map[int]int{}
+	var path []int
+	v := start
+	for {
+		if at, ok := seen[v]; ok {
+			path = path[at:]
+			break
+		}
+		seen[v] = len(path)
+		path = append(path, v)
+		for _, eid := range g.in[v] {
+			if u := g.Edges[eid].From; indeg[u] > 0 {
+				v = u
+				break
+			}
+		}
+	}
+	names := make([]string, 0, len(path)+1)
+	for i := len(path) - 1; i >= 0; i-- {
+		names = append(names, fmt.Sprintf("%q", g.Ops[path[i]].Name))
+	}
+	names = append(names, names[0])
+	return fmt.Errorf("%w: graph %q: op %s is on the cycle %s", ErrCycle, g.Name, names[0], strings.Join(names, " -> "))
+}
+
+type intHeap []int
+
+func (h *intHeap) push(v int) {
+	*h = append(*h, v)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if s[p] <= s[i] {
+			break
+		}
+		s[p], s[i] = s[i], s[p]
+		i = p
+	}
+}
+
+func (h *intHeap) pop() int {
+	s := *h
+	v := s[0]
+	last := len(s) - 1
+	s[0] = s[last]
+	s = s[:last]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(s) && s[l] < s[m] {
+			m = l
+		}
+		if r < len(s) && s[r] < s[m] {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+	*h = s
+	return v
+}
