@@ -1,0 +1,57 @@
+# placesim: `make run` (the main job on built-in defaults) and `make test`
+# (installs what the tests need, then runs them) are all a fresh machine needs.
+
+GO       ?= go
+BIN      := bin/placesim
+OUT      ?= out
+# the main job: every placer on a zoo model and a preset cluster
+WORKLOAD ?= zoo:mlp?batch=128&training=true
+CLUSTER  ?= 4xV100-pcie
+# Debian packages the tests use: the MIP solver and the graph partitioners
+DEB_PKGS := coinor-cbc scotch metis
+DEB_BINS := cbc gpart gpmetis
+
+.PHONY: run build test deps bench fuzz vet fmt clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/placesim
+
+run: build
+	@mkdir -p $(OUT)
+	./$(BIN) compare --workload '$(WORKLOAD)' --cluster $(CLUSTER) --out $(OUT)
+
+# deps installs the solver and partitioners when a binary is missing
+# (apt-get as root, or through sudo); it says what to do when it cannot.
+deps:
+	@missing=""; for b in $(DEB_BINS); do command -v $$b >/dev/null 2>&1 || missing="$$missing $$b"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing $(DEB_PKGS) (missing:$$missing)"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; elif command -v sudo >/dev/null; then SUDO="sudo"; else \
+	    echo "cannot install: run 'apt-get install $(DEB_PKGS)' as root"; exit 1; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(DEB_PKGS) >/dev/null; \
+	fi
+
+test: deps
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 20m ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# each importer's fuzz target for FUZZTIME (issue: at least 60 s each)
+FUZZTIME ?= 60s
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+vet:
+	$(GO) vet ./...
+
+fmt:
+	gofmt -l -w .
+
+clean:
+	rm -rf bin $(OUT)

@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"placesim/devices"
+	"placesim/placers"
+	"placesim/placers/builtin"
+	"placesim/study"
+	"placesim/workloads"
+)
+
+// runFlags are the flags shared by commands that place and simulate.
+type runFlags struct {
+	workload, cluster string
+	seed              uint64
+	opts              []string
+	estimates         string
+	sigma             float64
+	reproducible      bool
+}
+
+func (f *runFlags) register(cmd *cobra.Command, defCluster string) {
+	fl := cmd.Flags()
+	fl.StringVarP(&f.workload, "workload", "w", "", "workload: zoo:NAME[?params] or a workload file (required)")
+	fl.StringVarP(&f.cluster, "cluster", "c", defCluster, "cluster preset name or cluster file (YAML/JSON)")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed for every random choice (placers, estimate noise)")
+	fl.StringArrayVar(&f.opts, "opt", nil, "placer option key=value (repeatable), e.g. --opt file=plan.json")
+	fl.StringVar(&f.estimates, "estimates", "exact", "costs placers see: exact, or noise (seeded profiling error)")
+	fl.Float64Var(&f.sigma, "noise-sigma", 0.1, "relative standard deviation of the estimate noise (with --estimates noise)")
+	fl.BoolVar(&f.reproducible, "reproducible", false, "leave wall-clock measurements (placeTime) out, so equal inputs give byte-identical output")
+	_ = cmd.MarkFlagRequired("workload")
+}
+
+// setup resolves the registry, workload, cluster and base spec.
+func (f *runFlags) setup() (*placers.Registry, *workloads.Graph, *devices.Cluster, study.Spec, error) {
+	var spec study.Spec
+	reg, err := builtin.NewRegistry()
+	if err != nil {
+		return nil, nil, nil, spec, err
+	}
+	g, err := study.LoadWorkload(f.workload)
+	if err != nil {
+		return nil, nil, nil, spec, err
+	}
+	c, err := devices.Resolve(f.cluster)
+	if err != nil {
+		return nil, nil, nil, spec, err
+	}
+	opts, err := parseOpts(f.opts)
+	if err != nil {
+		return nil, nil, nil, spec, err
+	}
+	spec = study.Spec{Options: opts, Seed: f.seed, Reproducible: f.reproducible,
+		Estimates: devices.EstimateOptions{Mode: devices.EstimateMode(f.estimates), Sigma: f.sigma, Seed: f.seed}}
+	return reg, g, c, spec, nil
+}
+
+func parseOpts(kvs []string) (placers.Options, error) {
+	o := placers.Options{}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--opt %q: want key=value", kv)
+		}
+		o[k] = v
+	}
+	return o, nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,173 @@
+package zoo
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"placesim/workloads"
+)
+
+// ErrUnknownModel is returned for a model name the zoo does not have.
+var ErrUnknownModel = errors.New("unknown zoo model")
+
+// Granularity of a generated graph.
+type Granularity string
+
+// Granularities.
+const (
+	Layer    Granularity = "layer"
+	Operator Granularity = "op"
+)
+
+// Params are the common knobs of every model plus model-specific ones.
+type Params struct {
+	// Batch is the samples per step (0: the model's default).
+	Batch int
+	// Granularity is Layer or Operator (default Operator).
+	Granularity Granularity
+	// Training derives backward and update ops (default false).
+	Training bool
+	// Extra holds model-specific parameters (layers=, hidden=, ...).
+	Extra map[string]string
+	// used records which Extra keys a model read, to refuse unknown ones.
+	used map[string]bool
+}
+
+// Int reads a model-specific integer parameter within [lo, hi].
+func (p *Params) Int(key string, def, lo, hi int) (int, error) {
+	if p.used == nil {
+		p.used = map[string]bool{}
+	}
+	p.used[key] = true
+	v, ok := p.Extra[key]
+	if !ok {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, fmt.Errorf("parameter %s=%q (valid range: integer in [%d, %d])", key, v, lo, hi)
+	}
+	return n, nil
+}
+
+// String reads a model-specific parameter that must be one of valid.
+func (p *Params) String(key, def string, valid ...string) (string, error) {
+	if p.used == nil {
+		p.used = map[string]bool{}
+	}
+	p.used[key] = true
+	v, ok := p.Extra[key]
+	if !ok {
+		return def, nil
+	}
+	for _, x := range valid {
+		if v == x {
+			return v, nil
+		}
+	}
+	return "", fmt.Errorf("parameter %s=%q (valid: %s)", key, v, strings.Join(valid, ", "))
+}
+
+// Model is a zoo entry.
+type Model struct {
+	Name        string
+	Description string
+	// DefaultBatch is used when Params.Batch is 0.
+	DefaultBatch int
+	// Build generates the forward graph (training is derived by the zoo).
+	Build func(p *Params) (*workloads.Graph, error)
+}
+
+// Models lists the zoo, sorted by name.
+func Models() []Model {
+	ms := append([]Model(nil), models()...)
+	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
+	return ms
+}
+
+// Names lists the model names.
+func Names() []string {
+	var n []string
+	for _, m := range Models() {
+		n = append(n, m.Name)
+	}
+	return n
+}
+
+// Build generates a graph from a spec "NAME[?key=value&...]" (a leading
+// "zoo:" is accepted). Common keys: batch, granularity (layer|op),
+// training (true|false); any other key is model-specific, and an unknown
+// key is an error.
+func Build(spec string) (*workloads.Graph, error) {
+	spec = strings.TrimPrefix(spec, "zoo:")
+	name, query, _ := strings.Cut(spec, "?")
+	var m *Model
+	for _, x := range models() {
+		if x.Name == name {
+			m = &x
+			break
+		}
+	}
+	if m == nil {
+		return nil, fmt.Errorf("%w %q (valid: %s)", ErrUnknownModel, name, strings.Join(Names(), ", "))
+	}
+	vals, err := url.ParseQuery(query)
+	if err != nil {
+		return nil, fmt.Errorf("zoo:%s: malformed parameters %q: %w", name, query, err)
+	}
+	p := &Params{Granularity: Operator, Extra: map[string]string{}}
+	for k, v := range vals {
+		if len(v) != 1 {
+			return nil, fmt.Errorf("zoo:%s: parameter %s given %d times", name, k, len(v))
+		}
+		switch k {
+		case "batch":
+			n, err := strconv.Atoi(v[0])
+			if err != nil || n < 1 || n > 1<<20 {
+				return nil, fmt.Errorf("zoo:%s: parameter batch=%q (valid range: integer in [1, %d])", name, v[0], 1<<20)
+			}
+			p.Batch = n
+		case "granularity":
+			switch Granularity(v[0]) {
+			case Layer, Operator:
+				p.Granularity = Granularity(v[0])
+			default:
+				return nil, fmt.Errorf("zoo:%s: parameter granularity=%q (valid: layer, op)", name, v[0])
+			}
+		case "training":
+			b, err := strconv.ParseBool(v[0])
+			if err != nil {
+				return nil, fmt.Errorf("zoo:%s: parameter training=%q (valid: true, false)", name, v[0])
+			}
+			p.Training = b
+		default:
+			p.Extra[k] = v[0]
+		}
+	}
+	if p.Batch == 0 {
+		p.Batch = m.DefaultBatch
+	}
+	g, err := m.Build(p)
+	if err != nil {
+		return nil, fmt.Errorf("zoo:%s: %w", name, err)
+	}
+	for k := range p.Extra {
+		if !p.used[k] {
+			return nil, fmt.Errorf("zoo:%s: unknown parameter %q", name, k)
+		}
+	}
+	if p.Training {
+		if g, err = workloads.DeriveTraining(g); err != nil {
+			return nil, fmt.Errorf("zoo:%s: %w", name, err)
+		}
+	}
+	g.Name = "zoo:" + spec
+	if err := g.Validate(); err != nil {
+		return nil, fmt.Errorf("zoo:%s: generated graph is invalid (a bug): %w", name, err)
+	}
+	return g, nil
+}
