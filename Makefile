@@ -9,7 +9,7 @@ WORKLOAD ?= zoo:mlp?batch=128&training=true
 CLUSTER  ?= 4xV100-pcie
 # Debian packages the tests use: the MIP solver and the graph partitioners
 DEB_PKGS := coinor-cbc scotch metis
-DEB_BINS := cbc gpart gpmetis
+DEB_BINS := cbc scotch_gpart gpmetis
 
 .PHONY: run build test deps bench fuzz vet fmt clean
 

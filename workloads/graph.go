@@ -93,9 +93,20 @@ type Graph struct {
 	Ops []Op
 	// Edges in insertion order.
 	Edges []Edge
+	// Hint, when set, is the machine the workload file describes (an
+	// msr-fiddle file names k accelerators, l CPUs and a memory limit); it
+	// is used when no cluster is given.
+	Hint *ClusterHint
 
 	in, out  [][]int32
 	adjEdges int // number of edges reflected in in/out
+}
+
+// ClusterHint is the machine a workload file describes.
+type ClusterHint struct {
+	Accelerators, CPUs int
+	// AcceleratorMemory is each accelerator's capacity in bytes.
+	AcceleratorMemory int64
 }
 
 // NewGraph returns an empty graph with the given name and batch size.
@@ -165,7 +176,7 @@ func (g *Graph) RebuildAdjacency() {
 
 // Clone returns a deep copy.
 func (g *Graph) Clone() *Graph {
-	c := &Graph{Name: g.Name, Batch: g.Batch, Training: g.Training,
+	c := &Graph{Name: g.Name, Batch: g.Batch, Training: g.Training, Hint: g.Hint,
 		Ops: append([]Op(nil), g.Ops...), Edges: append([]Edge(nil), g.Edges...)}
 	for i := range c.Ops {
 		if m := c.Ops[i].Measured; m != nil {

@@ -28,7 +28,7 @@ type runFlags struct {
 func (f *runFlags) register(cmd *cobra.Command, defCluster string) {
 	fl := cmd.Flags()
 	fl.StringVarP(&f.workload, "workload", "w", "", "workload: zoo:NAME[?params] or a workload file (required)")
-	fl.StringVarP(&f.cluster, "cluster", "c", defCluster, "cluster preset name or cluster file (YAML/JSON)")
+	fl.StringVarP(&f.cluster, "cluster", "c", defCluster, "cluster preset name or cluster file (YAML/JSON); empty: the machine the workload file describes")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed for every random choice (placers, estimate noise)")
 	fl.StringArrayVar(&f.opts, "opt", nil, "placer option key=value (repeatable), e.g. --opt file=plan.json")
 	fl.StringVar(&f.estimates, "estimates", "exact", "costs placers see: exact, or noise (seeded profiling error)")
@@ -48,7 +48,7 @@ func (f *runFlags) setup() (*placers.Registry, *workloads.Graph, *devices.Cluste
 	if err != nil {
 		return nil, nil, nil, spec, err
 	}
-	c, err := devices.Resolve(f.cluster)
+	c, err := study.ResolveCluster(f.cluster, g)
 	if err != nil {
 		return nil, nil, nil, spec, err
 	}

@@ -1,0 +1,29 @@
+package study
+
+import (
+	"fmt"
+
+	"placesim/devices"
+	"placesim/workloads"
+)
+
+// ResolveCluster returns the cluster named by spec (a preset or a file).
+// An empty spec means the machine the workload describes (g.Hint, e.g. an
+// msr-fiddle file's k accelerators and l CPUs); without one it is an error.
+func ResolveCluster(spec string, g *workloads.Graph) (*devices.Cluster, error) {
+	if spec != "" {
+		return devices.Resolve(spec)
+	}
+	if g == nil || g.Hint == nil {
+		return nil, fmt.Errorf("no cluster given and workload %q describes none: use --cluster PRESET|FILE (placesim list clusters)", nameOf(g))
+	}
+	h := g.Hint
+	return devices.AccCPU(fmt.Sprintf("%dacc+%dcpu", h.Accelerators, h.CPUs), h.Accelerators, h.CPUs, h.AcceleratorMemory)
+}
+
+func nameOf(g *workloads.Graph) string {
+	if g == nil {
+		return ""
+	}
+	return g.Name
+}
