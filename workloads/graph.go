@@ -219,6 +219,7 @@ func (g *Graph) Validate() error {
 	if len(g.Ops) == 0 {
 		return fmt.Errorf("%w: graph %q has no ops", ErrInvalid, g.Name)
 	}
+	g.ensureAdj()
 	names := make(map[string]int, len(g.Ops))
 	for i := range g.Ops {
 		op := &g.Ops[i]

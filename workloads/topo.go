@@ -68,9 +68,21 @@ func (g *Graph) cycleError(indeg []int32) error {
 			}
 		}
 	}
+	// path runs against the edges; reverse it, then start at the smallest
+	// ID so the message does not depend on where the walk began
+	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
+		path[i], path[j] = path[j], path[i]
+	}
+	m := 0
+	for i, v := range path {
+		if v < path[m] {
+			m = i
+		}
+	}
+	path = append(path[m:], path[:m]...)
 	names := make([]string, 0, len(path)+1)
-	for i := len(path) - 1; i >= 0; i-- {
-		names = append(names, fmt.Sprintf("%q", g.Ops[path[i]].Name))
+	for _, v := range path {
+		names = append(names, fmt.Sprintf("%q", g.Ops[v].Name))
 	}
 	names = append(names, names[0])
 	return fmt.Errorf("%w: graph %q: op %s is on the cycle %s", ErrCycle, g.Name, names[0], strings.Join(names, " -> "))

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 )
@@ -26,8 +27,15 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// Main runs the CLI with args and returns the process exit code.
-func Main(args []string, stdout, stderr io.Writer) int {
+// Main runs the CLI with args and returns the process exit code. A panic
+// (always a bug) is reported as an internal error with its stack, exit 1.
+func Main(args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "placesim: internal error (a bug, please report): %v\n%s", r, debug.Stack())
+			code = ExitError
+		}
+	}()
 	root := NewRoot(stdout, stderr)
 	root.SetArgs(args)
 	err := root.Execute()

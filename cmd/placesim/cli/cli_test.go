@@ -1,0 +1,122 @@
+package cli_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"placesim/cmd/placesim/cli"
+)
+
+// run calls the CLI in-process and returns exit code, stdout and stderr.
+func run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := cli.Main(args, &out, &errb)
+	if strings.Contains(errb.String(), "internal error") {
+		t.Fatalf("placesim %v panicked:\n%s", args, errb.String())
+	}
+	return code, out.String(), errb.String()
+}
+
+func TestSimulateJSONDeterministic(t *testing.T) {
+	args := []string{"simulate", "-w", "zoo:mlp?training=true&batch=64", "-c", "8xV100-nvlink", "-p", "random", "--seed", "11", "--json", "--reproducible"}
+	code1, out1, err1 := run(t, args...)
+	code2, out2, _ := run(t, args...)
+	if code1 != 0 || code2 != 0 {
+		t.Fatalf("exit codes %d %d: %s", code1, code2, err1)
+	}
+	if out1 != out2 {
+		t.Fatal("two runs with the same inputs and seed printed different JSON")
+	}
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(out1), &obj); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"placer", "stepTime", "throughput", "peakMemory", "oom", "placeTime"} {
+		if _, ok := obj[k]; !ok {
+			t.Errorf("JSON lacks %q", k)
+		}
+	}
+	if obj["oom"] != nil || obj["placeTime"] != nil || !(obj["stepTime"].(float64) > 0) {
+		t.Fatalf("oom %v, placeTime %v, stepTime %v", obj["oom"], obj["placeTime"], obj["stepTime"])
+	}
+	// another seed places differently
+	args[8] = "12"
+	if _, out3, _ := run(t, args...); out3 == out1 {
+		t.Fatal("a different seed gave identical output")
+	}
+}
+
+func TestOOMExitCode(t *testing.T) {
+	dir := t.TempDir()
+	cf := filepath.Join(dir, "tiny.yaml")
+	os.WriteFile(cf, []byte("name: tiny\ndevices: [{name: g, kind: V100-16GB, memory: 1MiB}]\nlinks: []\n"), 0o644)
+	code, out, errs := run(t, "simulate", "-w", "zoo:mlp", "-c", cf, "--json")
+	if code != cli.ExitOOM {
+		t.Fatalf("exit %d, want %d; stderr %s", code, cli.ExitOOM, errs)
+	}
+	if !strings.Contains(errs, "out of memory on g") || !strings.Contains(out, `"deviceName": "g"`) {
+		t.Fatalf("stdout %s\nstderr %s", out, errs)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	badCluster := write("bad.yaml", "name: x\ndevices:\n  - {name: g0, kind: V100-16GB, memroy: 1GiB}\nlinks: []\n")
+	expert := write("expert.json", `{"default": 7}`)
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"unknown placer", []string{"simulate", "-w", "zoo:mlp", "-p", "magic"}, []string{`unknown placer "magic"`, "valid:", "round-robin", "single"}},
+		{"unknown preset", []string{"simulate", "-w", "zoo:mlp", "-c", "3xTPU"}, []string{`unknown cluster preset "3xTPU"`, "4xV100-pcie"}},
+		{"malformed cluster file", []string{"simulate", "-w", "zoo:mlp", "-c", badCluster}, []string{badCluster, "memroy"}},
+		{"missing cluster file", []string{"simulate", "-w", "zoo:mlp", "-c", filepath.Join(dir, "none.yaml")}, []string{"no such file"}},
+		{"unknown model", []string{"simulate", "-w", "zoo:alexnet9"}, []string{`unknown zoo model "alexnet9"`}},
+		{"bad model parameter", []string{"simulate", "-w", "zoo:mlp?batch=0"}, []string{"batch=\"0\"", "valid range"}},
+		{"unknown model parameter", []string{"simulate", "-w", "zoo:mlp?depth=3"}, []string{`unknown parameter "depth"`}},
+		{"op on a missing device", []string{"simulate", "-w", "zoo:mlp", "-p", "expert", "--opt", "file=" + expert}, []string{"default: 7", "index in [0, 3]"}},
+		{"bad option syntax", []string{"simulate", "-w", "zoo:mlp", "--opt", "novalue"}, []string{"want key=value"}},
+		{"missing workload flag", []string{"simulate"}, []string{`"workload" not set`}},
+		{"list what", []string{"list", "gpus"}, []string{"valid: placers, clusters, devices"}},
+		{"bad estimates", []string{"simulate", "-w", "zoo:mlp", "--estimates", "psychic"}, []string{`estimate mode "psychic"`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errs := run(t, tc.args...)
+			if code != cli.ExitError {
+				t.Fatalf("exit %d, want %d", code, cli.ExitError)
+			}
+			line := strings.TrimSpace(errs)
+			if strings.Count(line, "\n") > 0 {
+				t.Fatalf("error is not one line:\n%s", errs)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(line, w) {
+					t.Fatalf("stderr %q lacks %q", line, w)
+				}
+			}
+		})
+	}
+}
+
+func TestList(t *testing.T) {
+	for what, want := range map[string]string{"placers": "round-robin", "clusters": "8xV100-nvlink-2node", "devices": "H100-80GB"} {
+		code, out, _ := run(t, "list", what)
+		if code != 0 || !strings.Contains(out, want) {
+			t.Fatalf("list %s: exit %d, output %s", what, code, out)
+		}
+	}
+}
