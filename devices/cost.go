@@ -14,19 +14,24 @@ import (
 //	t = max(FLOPs / (PeakFLOPS*ComputeEfficiency),
 //	        BytesAccessed / (MemBandwidth*MemEfficiency)) + LaunchOverhead
 //
+// Measured times are multiplied by k.MeasuredScale when it is set.
 // A CPU-only op on an accelerator is an error wrapping ErrUnsupported.
 func OpTime(op *workloads.Op, k *Kind) (float64, error) {
 	if op.CPUOnly && k.Class != CPU {
 		return 0, fmt.Errorf("%w: op %q is CPU-only, device kind %s is an accelerator", ErrUnsupported, op.Name, k.Name)
 	}
 	if m := op.Measured; m != nil {
-		if t, ok := m[k.Name]; ok {
-			return t, nil
+		t, ok := m[k.Name]
+		if !ok {
+			t, ok = m[string(k.Class)]
 		}
-		if t, ok := m[string(k.Class)]; ok {
-			return t, nil
+		if !ok {
+			t, ok = m[workloads.MeasuredAny]
 		}
-		if t, ok := m[workloads.MeasuredAny]; ok {
+		if ok {
+			if k.MeasuredScale > 0 {
+				t *= k.MeasuredScale
+			}
 			return t, nil
 		}
 	}

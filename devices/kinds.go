@@ -35,6 +35,10 @@ type Kind struct {
 	// LaunchOverhead is the fixed per-op cost in seconds (kernel launch and
 	// framework dispatch).
 	LaunchOverhead float64
+	// MeasuredScale multiplies an op's measured times on this kind (0
+	// means 1): what-if studies that make a device f times faster set it
+	// to 1/f, so measured and modelled costs change alike.
+	MeasuredScale float64
 }
 
 const gib = int64(1) << 30
@@ -53,24 +57,24 @@ const (
 // Device kinds from the vendors' datasheets (SXM parts unless noted).
 var (
 	// V100_16GB: 15.7 TFLOPS FP32, 125 TFLOPS tensor, 900 GB/s HBM2, 16 GB.
-	V100_16GB = Kind{"V100-16GB", Accelerator, 15.7e12, 125e12, 900e9, 16 * gib, gpuComputeEff, gpuMemEff, gpuLaunch}
+	V100_16GB = Kind{"V100-16GB", Accelerator, 15.7e12, 125e12, 900e9, 16 * gib, gpuComputeEff, gpuMemEff, gpuLaunch, 0}
 	// V100_32GB: as V100_16GB with 32 GB.
-	V100_32GB = Kind{"V100-32GB", Accelerator, 15.7e12, 125e12, 900e9, 32 * gib, gpuComputeEff, gpuMemEff, gpuLaunch}
+	V100_32GB = Kind{"V100-32GB", Accelerator, 15.7e12, 125e12, 900e9, 32 * gib, gpuComputeEff, gpuMemEff, gpuLaunch, 0}
 	// A100_40GB: 19.5 TFLOPS FP32, 312 TFLOPS BF16, 1555 GB/s, 40 GB.
-	A100_40GB = Kind{"A100-40GB", Accelerator, 19.5e12, 312e12, 1555e9, 40 * gib, gpuComputeEff, gpuMemEff, gpuLaunch}
+	A100_40GB = Kind{"A100-40GB", Accelerator, 19.5e12, 312e12, 1555e9, 40 * gib, gpuComputeEff, gpuMemEff, gpuLaunch, 0}
 	// A100_80GB: 19.5 TFLOPS FP32, 312 TFLOPS BF16, 2039 GB/s, 80 GB.
-	A100_80GB = Kind{"A100-80GB", Accelerator, 19.5e12, 312e12, 2039e9, 80 * gib, gpuComputeEff, gpuMemEff, gpuLaunch}
+	A100_80GB = Kind{"A100-80GB", Accelerator, 19.5e12, 312e12, 2039e9, 80 * gib, gpuComputeEff, gpuMemEff, gpuLaunch, 0}
 	// H100_80GB: 67 TFLOPS FP32, 989 TFLOPS BF16 dense, 3.35 TB/s, 80 GB.
-	H100_80GB = Kind{"H100-80GB", Accelerator, 67e12, 989e12, 3350e9, 80 * gib, gpuComputeEff, gpuMemEff, gpuLaunch}
+	H100_80GB = Kind{"H100-80GB", Accelerator, 67e12, 989e12, 3350e9, 80 * gib, gpuComputeEff, gpuMemEff, gpuLaunch, 0}
 	// RTX2080Ti: 13.4 TFLOPS FP32, 107 TFLOPS FP16 tensor, 616 GB/s GDDR6, 11 GB.
-	RTX2080Ti = Kind{"RTX2080Ti", Accelerator, 13.4e12, 107e12, 616e9, 11 * gib, gpuComputeEff, gpuMemEff, gpuLaunch}
+	RTX2080Ti = Kind{"RTX2080Ti", Accelerator, 13.4e12, 107e12, 616e9, 11 * gib, gpuComputeEff, gpuMemEff, gpuLaunch, 0}
 	// XeonSocket: a 20-core Xeon Gold 6148 at 2.4 GHz with AVX-512 (2 FMA
 	// units: 20 x 2.4e9 x 32 = 1.54 TFLOPS FP32), 6 channels of DDR4-2666
 	// (128 GB/s), 192 GB of memory.
-	XeonSocket = Kind{"CPU", CPU, 1.54e12, 0, 128e9, 192 * gib, 0.5, 0.7, cpuLaunch}
+	XeonSocket = Kind{"CPU", CPU, 1.54e12, 0, 128e9, 192 * gib, 0.5, 0.7, cpuLaunch, 0}
 	// GenericAcc is the accelerator of the Tarnawski et al. workloads, whose
 	// costs are all measured: V100-like figures, 16 GiB.
-	GenericAcc = Kind{"acc", Accelerator, 15.7e12, 125e12, 900e9, 16 * gib, gpuComputeEff, gpuMemEff, gpuLaunch}
+	GenericAcc = Kind{"acc", Accelerator, 15.7e12, 125e12, 900e9, 16 * gib, gpuComputeEff, gpuMemEff, gpuLaunch, 0}
 )
 
 var builtinKinds = map[string]Kind{}

@@ -75,6 +75,10 @@ Clusters: a preset name (placesim list clusters) or a YAML/JSON file.`,
 		newSimulateCmd(),
 		newCompareCmd(),
 		newListCmd(),
+		newRunCmd(),
+		newSweepCmd(),
+		newMergeCmd(),
+		newCheckCmd(),
 	)
 	return root
 }

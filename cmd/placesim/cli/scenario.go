@@ -1,0 +1,380 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"placesim/internal/atomicfile"
+	"placesim/internal/units"
+	"placesim/placers/builtin"
+	"placesim/study"
+)
+
+// shardFlags select a shard explicitly or from a batch system's index.
+type shardFlags struct {
+	shard  string
+	shards int
+}
+
+func (f *shardFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.shard, "shard", "", "run only shard i/N of the points (default: JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID with --shards)")
+	cmd.Flags().IntVar(&f.shards, "shards", 0, "number of shards when the index comes from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID")
+}
+
+func (f *shardFlags) resolve() (study.Shard, error) {
+	if f.shard != "" {
+		return study.ParseShard(f.shard)
+	}
+	sh, ok, err := study.ShardFromEnv(f.shards)
+	if err != nil || !ok {
+		return study.Shard{}, err
+	}
+	return sh, nil
+}
+
+// runScenario runs s into dir with a progress bar and writes the results,
+// a CSV and a table. It returns the results written.
+func runScenario(cmd *cobra.Command, s *study.Scenario, dir string, sh study.Shard, quiet bool, workers int) (*study.Results, error) {
+	reg, err := builtin.NewRegistry()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Validate(reg); err != nil {
+		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	if err := atomicfile.Clean(dir); err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	opts := study.RunOptions{Registry: reg, Dir: dir, Shard: sh, Workers: workers}
+	var bar *progressbar.ProgressBar
+	if !quiet && isTerminal(cmd.ErrOrStderr()) {
+		opts.Progress = func(done, total int, p study.Point) {
+			if bar == nil {
+				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(cmd.ErrOrStderr()),
+					progressbar.OptionSetDescription(s.Name), progressbar.OptionShowCount(),
+					progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
+			}
+			_ = bar.Set(done)
+		}
+	}
+	res, timings, err := study.RunScenario(ctx, s, opts)
+	if err != nil {
+		return nil, err
+	}
+	path := opts.ResultsFile()
+	if err := study.WriteResults(path, res, timings); err != nil {
+		return nil, err
+	}
+	if res.Shard == "" {
+		if err := writeResultViews(dir, res); err != nil {
+			return nil, err
+		}
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s (%d points)\n", path, len(res.Records))
+	return res, nil
+}
+
+// writeResultViews writes results.csv and table.txt beside results.json.
+func writeResultViews(dir string, res *study.Results) error {
+	var csv, tab strings.Builder
+	writeRecordsCSV(&csv, res)
+	writeRecordsTable(&tab, res)
+	if err := atomicfile.WriteFile(filepath.Join(dir, "results.csv"), []byte(csv.String())); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(filepath.Join(dir, "table.txt"), []byte(tab.String()))
+}
+
+func settingsString(ss []study.Setting) string {
+	var parts []string
+	for _, s := range ss {
+		parts = append(parts, s.String())
+	}
+	return strings.Join(parts, " ")
+}
+
+func writeRecordsCSV(w io.Writer, res *study.Results) {
+	fmt.Fprintln(w, "index,workload,cluster,settings,placer,seed,stepTime,throughput,maxPeakMemory,oom,error")
+	for _, r := range res.Records {
+		oom := ""
+		if r.OOM != nil {
+			oom = r.OOM.DeviceName
+		}
+		fmt.Fprintf(w, "%d,%q,%q,%q,%q,%d,%g,%g,%d,%q,%q\n", r.Index, r.Workload, r.Cluster, settingsString(r.Settings),
+			r.Placer, r.Seed, r.StepTime, r.Throughput, r.MaxPeak(), oom, r.Error)
+	}
+}
+
+func writeRecordsTable(w io.Writer, res *study.Results) {
+	fmt.Fprintf(w, "%-22s %-36s %-20s %-28s %12s %12s %s\n", "placer", "workload", "cluster", "settings", "step time", "max peak", "status")
+	for _, r := range res.Records {
+		status := "ok"
+		switch {
+		case r.Error != "":
+			status = "ERROR: " + r.Error
+		case r.OOM != nil:
+			status = "OOM on " + r.OOM.DeviceName
+		}
+		step := "-"
+		if r.Error == "" {
+			step = units.Seconds(r.StepTime)
+		}
+		fmt.Fprintf(w, "%-22s %-36s %-20s %-28s %12s %12s %s\n", r.Placer, r.Workload, r.Cluster, settingsString(r.Settings), step, units.Bytes(r.MaxPeak()), status)
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func newRunCmd() *cobra.Command {
+	var out string
+	var quiet bool
+	var workers int
+	var sf shardFlags
+	cmd := &cobra.Command{
+		Use:   "run SCENARIO.yaml --out DIR",
+		Short: "Run a scenario file: workloads x clusters x settings x placers x seeds",
+		Long: `Run every point of a scenario (see scenarios/ and the README for the schema)
+in parallel over local cores and write results.json (deterministic: the same
+scenario gives the same bytes), results.timings.json (placement wall times),
+results.csv and table.txt into DIR. Finished points are journaled: a killed
+run re-run with the same DIR completes only the missing points. With --shard
+i/N (or JOB_COMPLETION_INDEX / SLURM_ARRAY_TASK_ID) only every N-th point
+runs; combine the shards with 'placesim merge'.`,
+		Example: `  placesim run scenarios/whatif-nvlink.yaml --out out/whatif
+  placesim run scenarios/fastt-table1.yaml --out out/fastt --shard 2/8`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := study.LoadScenario(args[0])
+			if err != nil {
+				return err
+			}
+			sh, err := sf.resolve()
+			if err != nil {
+				return err
+			}
+			res, err := runScenario(cmd, s, out, sh, quiet, workers)
+			if err != nil {
+				return err
+			}
+			if res.Shard == "" {
+				writeRecordsTable(cmd.OutOrStdout(), res)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "out", "o", "out", "output directory")
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
+	cmd.Flags().IntVar(&workers, "workers", 0, "points run in parallel (default: number of cores)")
+	sf.register(cmd)
+	return cmd
+}
+
+func newSweepCmd() *cobra.Command {
+	var workload, cluster, placerList, vary, baseline, out, timeout string
+	var seeds []uint
+	var quiet bool
+	var workers int
+	var sf shardFlags
+	cmd := &cobra.Command{
+		Use:   "sweep --workload W --cluster C --placers a,b --vary PARAM=RANGE",
+		Short: "What-if sweep: re-place and simulate over a range of one setting",
+		Long: `Vary one setting over a range, re-placing for every point (placers see the
+new costs), and write results and a plot of step time per placer against the
+setting (with --baseline, also the improvement over that placer).
+
+PARAM: link.FAMILY|KIND.bandwidth|latency, device.KIND|CLASS.flops|membw|memory,
+or batch. RANGE: LO..HI:N in log steps ("0.1x..10x:7" scales; "32..512:5"
+values) or a list "a,b,c".`,
+		Example: `  placesim sweep -w 'zoo:mlp?training=true' -c 2xV100-nvlink+cpu --placers single,round-robin \
+      --vary link.nvlink.bandwidth=0.1x..10x:7 --out out/sweep`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			param, rng, ok := strings.Cut(vary, "=")
+			if !ok {
+				return fmt.Errorf("--vary %q: want PARAM=RANGE, e.g. link.nvlink.bandwidth=0.1x..10x:7", vary)
+			}
+			s := &study.Scenario{Name: "sweep", Workloads: []string{workload}, Clusters: []string{cluster},
+				Placers: strings.Split(placerList, ","), Vary: &study.Vary{Param: param, Range: rng}, Baseline: baseline, Timeout: timeout}
+			for _, x := range seeds {
+				s.Seeds = append(s.Seeds, uint64(x))
+			}
+			sh, err := sf.resolve()
+			if err != nil {
+				return err
+			}
+			res, err := runScenario(cmd, s, out, sh, quiet, workers)
+			if err != nil {
+				return err
+			}
+			if res.Shard == "" {
+				writeSweepSummary(cmd.OutOrStdout(), res)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&workload, "workload", "w", "", "workload: zoo:NAME[?params] or a file (required)")
+	cmd.Flags().StringVarP(&cluster, "cluster", "c", "4xV100-pcie", "cluster preset or file")
+	cmd.Flags().StringVar(&placerList, "placers", "all", "comma-separated placers, or all")
+	cmd.Flags().StringVar(&vary, "vary", "", "PARAM=RANGE to sweep (required)")
+	cmd.Flags().StringVar(&baseline, "baseline", "", "placer to measure improvement against")
+	cmd.Flags().StringVar(&timeout, "timeout", "10m", "time limit per placement")
+	cmd.Flags().UintSliceVar(&seeds, "seeds", []uint{1}, "seeds")
+	cmd.Flags().StringVarP(&out, "out", "o", "out/sweep", "output directory")
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
+	cmd.Flags().IntVar(&workers, "workers", 0, "points run in parallel (default: number of cores)")
+	sf.register(cmd)
+	_ = cmd.MarkFlagRequired("workload")
+	_ = cmd.MarkFlagRequired("vary")
+	return cmd
+}
+
+// writeSweepSummary prints step time per placer (rows) per value (columns).
+func writeSweepSummary(w io.Writer, res *study.Results) {
+	type key struct{ placer, value string }
+	cell := map[key]string{}
+	var placersSeen, values []string
+	for _, r := range res.Records {
+		v := ""
+		if n := len(r.Settings); n > 0 {
+			v = r.Settings[n-1].Value
+		}
+		if !contains(values, v) {
+			values = append(values, v)
+		}
+		if !contains(placersSeen, r.Placer) {
+			placersSeen = append(placersSeen, r.Placer)
+		}
+		s := units.Seconds(r.StepTime)
+		if r.Error != "" {
+			s = "error"
+		} else if r.OOM != nil {
+			s = "OOM"
+		}
+		cell[key{r.Placer, v}] = s
+	}
+	sort.Strings(placersSeen)
+	fmt.Fprintf(w, "%-20s", "placer \\ "+res.Scenario.Vary.Param)
+	for _, v := range values {
+		fmt.Fprintf(w, " %12s", v)
+	}
+	fmt.Fprintln(w)
+	for _, p := range placersSeen {
+		fmt.Fprintf(w, "%-20s", p)
+		for _, v := range values {
+			fmt.Fprintf(w, " %12s", cell[key{p, v}])
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func newMergeCmd() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "merge SHARD_RESULTS.json... --out DIR",
+		Short: "Combine the results of a sharded run into one results.json",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var parts []*study.Results
+			for _, a := range args {
+				r, err := study.ReadResults(a)
+				if err != nil {
+					return err
+				}
+				parts = append(parts, r)
+			}
+			res, err := study.Merge(parts)
+			if err != nil {
+				return err
+			}
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				return fmt.Errorf("output directory: %w", err)
+			}
+			if err := study.WriteResults(filepath.Join(out, "results.json"), res, nil); err != nil {
+				return err
+			}
+			if err := writeResultViews(out, res); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "merged %d shards, %d points into %s\n", len(parts), len(res.Records), filepath.Join(out, "results.json"))
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "out", "o", "out", "output directory")
+	return cmd
+}
+
+func newCheckCmd() *cobra.Command {
+	var tol string
+	cmd := &cobra.Command{
+		Use:   "check --baseline results.json [--tolerance 2%]",
+		Short: "Re-run a recorded scenario and fail on regressions",
+		Long: `Re-run the scenario recorded in a results.json and exit 1, naming each
+placer x workload point whose simulated step time or peak memory got worse
+beyond the tolerance, that newly runs out of memory or fails. Usable as a CI
+step.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			baseline, _ := cmd.Flags().GetString("baseline")
+			t, err := study.ParseTolerance(tol)
+			if err != nil {
+				return err
+			}
+			base, err := study.ReadResults(baseline)
+			if err != nil {
+				return err
+			}
+			reg, err := builtin.NewRegistry()
+			if err != nil {
+				return err
+			}
+			regs, cur, err := study.Check(cmd.Context(), base, reg, t)
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if len(regs) == 0 {
+				fmt.Fprintf(w, "ok: %d points within %s of %s\n", len(cur.Records), tol, baseline)
+				return nil
+			}
+			for _, r := range regs {
+				fmt.Fprintf(w, "REGRESSION %s\n", r)
+			}
+			return &exitError{ExitError, fmt.Errorf("%d of %d points regressed beyond %s", len(regs), len(base.Records), tol)}
+		},
+	}
+	cmd.Flags().String("baseline", "", "results.json of a previous run (required)")
+	cmd.Flags().StringVar(&tol, "tolerance", "2%", "allowed relative worsening")
+	_ = cmd.MarkFlagRequired("baseline")
+	return cmd
+}

@@ -1,0 +1,472 @@
+package study
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"placesim/devices"
+	"placesim/internal/atomicfile"
+	"placesim/engine"
+	"placesim/placers"
+	"placesim/workloads"
+)
+
+// Record is the deterministic outcome of one point: same scenario and
+// seed, same bytes. Wall-clock measurements are kept apart (Timing).
+type Record struct {
+	Point
+	StepTime   float64     `json:"stepTime"`
+	Throughput float64     `json:"throughput"`
+	PeakMemory []int64     `json:"peakMemory"`
+	Capacity   []int64     `json:"capacity"`
+	OOM        *engine.OOM `json:"oom"`
+	BytesMoved int64       `json:"bytesMoved"`
+	Transfers  int         `json:"transfers"`
+	Error      string      `json:"error,omitempty"`
+}
+
+// Failed reports whether the point errored or ran out of memory.
+func (r *Record) Failed() bool { return r.Error != "" || r.OOM != nil }
+
+// MaxPeak is the largest peak memory over the devices.
+func (r *Record) MaxPeak() int64 {
+	var m int64
+	for _, p := range r.PeakMemory {
+		m = max(m, p)
+	}
+	return m
+}
+
+// Timing is a point's placement wall time in seconds.
+type Timing struct {
+	Index     int     `json:"index"`
+	PlaceTime float64 `json:"placeTime"`
+}
+
+// Results is what a scenario run writes as results.json.
+type Results struct {
+	Scenario *Scenario `json:"scenario"`
+	// Shard is "i/N" for a shard's partial results, empty when complete.
+	Shard   string   `json:"shard,omitempty"`
+	Records []Record `json:"records"`
+}
+
+// Shard selects every N-th point starting at I (0-based).
+type Shard struct{ I, N int }
+
+// ParseShard parses "i/N" with 0 <= i < N.
+func ParseShard(s string) (Shard, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return Shard{}, fmt.Errorf("shard %q (valid: i/N with 0 <= i < N, e.g. 0/4)", s)
+	}
+	return Shard{i, n}, nil
+}
+
+// ShardFromEnv reads the array index a batch system gives each task:
+// JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or SLURM_ARRAY_TASK_ID
+// (Slurm job array, with SLURM_ARRAY_TASK_COUNT), given n shards (n = 0:
+// take SLURM_ARRAY_TASK_COUNT). ok is false when neither is set.
+func ShardFromEnv(n int) (Shard, bool, error) {
+	idx, src := os.Getenv("JOB_COMPLETION_INDEX"), "JOB_COMPLETION_INDEX"
+	if idx == "" {
+		idx, src = os.Getenv("SLURM_ARRAY_TASK_ID"), "SLURM_ARRAY_TASK_ID"
+		if n == 0 {
+			if c := os.Getenv("SLURM_ARRAY_TASK_COUNT"); c != "" {
+				n, _ = strconv.Atoi(c)
+			}
+		}
+	}
+	if idx == "" {
+		return Shard{}, false, nil
+	}
+	i, err := strconv.Atoi(idx)
+	if err != nil || n < 1 || i < 0 || i >= n {
+		return Shard{}, false, fmt.Errorf("%s=%q with %d shards (valid: 0 <= index < shards; pass --shards N)", src, idx, n)
+	}
+	return Shard{i, n}, true, nil
+}
+
+// RunOptions configure RunScenario.
+type RunOptions struct {
+	Registry *placers.Registry
+	// Dir holds the run's files; finished points are appended to a journal
+	// there as they complete, so a killed run resumes where it stopped.
+	Dir string
+	// Shard, when N > 1, runs only this shard's points.
+	Shard Shard
+	// Workers bounds parallel points (default GOMAXPROCS).
+	Workers int
+	// Progress, if set, is called after each point with done and total.
+	Progress func(done, total int, p Point)
+}
+
+func (o *RunOptions) journal() string {
+	if o.Shard.N > 1 {
+		return filepath.Join(o.Dir, fmt.Sprintf("journal-%d-of-%d.jsonl", o.Shard.I, o.Shard.N))
+	}
+	return filepath.Join(o.Dir, "journal.jsonl")
+}
+
+// ResultsFile is the name of a (shard's) results file in the run directory.
+func (o *RunOptions) ResultsFile() string {
+	if o.Shard.N > 1 {
+		return filepath.Join(o.Dir, fmt.Sprintf("results-%d-of-%d.json", o.Shard.I, o.Shard.N))
+	}
+	return filepath.Join(o.Dir, "results.json")
+}
+
+// journalLine is one finished point in the journal.
+type journalLine struct {
+	Record    Record  `json:"record"`
+	PlaceTime float64 `json:"placeTime"`
+}
+
+// RunScenario runs the scenario's points (this shard's), skipping those
+// already in the journal, in parallel; it returns the results sorted by
+// point index and the timings of the points run now or before.
+func RunScenario(ctx context.Context, s *Scenario, o RunOptions) (*Results, []Timing, error) {
+	if err := s.Validate(o.Registry); err != nil {
+		return nil, nil, fmt.Errorf("scenario %q: %w", s.Name, err)
+	}
+	all, err := s.Points(o.Registry)
+	if err != nil {
+		return nil, nil, err
+	}
+	var pts []Point
+	for _, p := range all {
+		if o.Shard.N <= 1 || p.Index%o.Shard.N == o.Shard.I {
+			pts = append(pts, p)
+		}
+	}
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		return nil, nil, fmt.Errorf("run directory: %w", err)
+	}
+	done, err := readJournal(o.journal(), all)
+	if err != nil {
+		return nil, nil, err
+	}
+	jf, err := os.OpenFile(o.journal(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("journal: %w", err)
+	}
+	defer jf.Close()
+	timeout, _ := s.timeout()
+	var todo []Point
+	for _, p := range pts {
+		if _, ok := done[p.Index]; !ok {
+			todo = append(todo, p)
+		}
+	}
+	workers := o.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	cache := newInputCache()
+	var mu sync.Mutex
+	var firstErr error
+	finished := len(pts) - len(todo)
+	ch := make(chan Point)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range ch {
+				line, complete := runPoint(ctx, s, p, o.Registry, cache, timeout)
+				if !complete {
+					continue // interrupted: left for the next run
+				}
+				b, _ := json.Marshal(line)
+				mu.Lock()
+				if _, err := jf.Write(append(b, '\n')); err != nil && firstErr == nil {
+					firstErr = fmt.Errorf("journal: %w", err)
+				}
+				done[p.Index] = line
+				finished++
+				if o.Progress != nil {
+					o.Progress(finished, len(pts), p)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, p := range todo {
+		if ctx.Err() != nil {
+			break
+		}
+		ch <- p
+	}
+	close(ch)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, fmt.Errorf("run interrupted (%d of %d points done; re-run to resume): %w", len(done), len(pts), err)
+	}
+	res := &Results{Scenario: s}
+	if o.Shard.N > 1 {
+		res.Shard = fmt.Sprintf("%d/%d", o.Shard.I, o.Shard.N)
+	}
+	var timings []Timing
+	for _, p := range pts {
+		l := done[p.Index]
+		res.Records = append(res.Records, l.Record)
+		timings = append(timings, Timing{Index: p.Index, PlaceTime: l.PlaceTime})
+	}
+	return res, timings, nil
+}
+
+// readJournal loads finished points, ignoring a torn last line and lines
+// that do not match the scenario's points (a changed scenario).
+func readJournal(path string, pts []Point) (map[int]journalLine, error) {
+	done := map[int]journalLine{}
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return done, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	good := 0
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if good+len(line)+1 > len(data) {
+			break // the last line has no newline: torn by a kill
+		}
+		good += len(line) + 1
+		var l journalLine
+		if json.Unmarshal(line, &l) != nil {
+			continue
+		}
+		i := l.Record.Index
+		if i >= 0 && i < len(pts) && pts[i].Key() == l.Record.Point.Key() {
+			done[i] = l
+		}
+	}
+	if good < len(data) {
+		if err := os.Truncate(path, int64(good)); err != nil {
+			return nil, fmt.Errorf("journal: %w", err)
+		}
+	}
+	return done, nil
+}
+
+// runPoint places and simulates one point; every failure is in the record.
+// complete is false when the run was interrupted before the point ended.
+func runPoint(ctx context.Context, s *Scenario, p Point, reg *placers.Registry, cache *inputCache, timeout time.Duration) (line journalLine, complete bool) {
+	line.Record.Point = p
+	complete = true
+	defer func() {
+		if r := recover(); r != nil {
+			line.Record.Error = fmt.Sprintf("panic: %v", r)
+		}
+	}()
+	wspec, c, err := cache.cluster(p)
+	if err != nil {
+		line.Record.Error = err.Error()
+		return line, true
+	}
+	g, err := cache.workload(wspec)
+	if err != nil {
+		line.Record.Error = err.Error()
+		return line, true
+	}
+	spec := Spec{Placer: p.Placer, Options: s.PlacerOptions[p.Placer], Seed: p.Seed}
+	if s.Estimates != nil {
+		spec.Estimates = devices.EstimateOptions{Mode: devices.EstimateMode(s.Estimates.Mode), Sigma: s.Estimates.Sigma, Seed: p.Seed}
+	}
+	pctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	type result struct {
+		o   *Outcome
+		err error
+	}
+	rc := make(chan result, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				rc <- result{err: fmt.Errorf("panic: %v", r)}
+			}
+		}()
+		o, err := Run(pctx, reg, g, c, spec)
+		rc <- result{o, err}
+	}()
+	var r result
+	select {
+	case r = <-rc:
+	case <-pctx.Done():
+		if ctx.Err() != nil {
+			return line, false
+		}
+		line.Record.Error = fmt.Sprintf("timed out after %s", timeout)
+		return line, true
+	}
+	if ctx.Err() != nil && (r.err != nil || r.o.Error != "") {
+		return line, false // failed because the run was interrupted
+	}
+	if r.err != nil {
+		line.Record.Error = r.err.Error()
+		return line, true
+	}
+	o := r.o
+	if o.PlaceTime != nil {
+		line.PlaceTime = *o.PlaceTime
+	}
+	line.Record.StepTime, line.Record.Throughput = o.StepTime, o.Throughput
+	line.Record.PeakMemory, line.Record.Capacity = o.PeakMemory, o.Capacity
+	line.Record.OOM, line.Record.Error = o.OOM, o.Error
+	line.Record.BytesMoved, line.Record.Transfers = o.BytesMoved, o.Transfers
+	return line, true
+}
+
+// inputCache builds each workload and base cluster once per run.
+type inputCache struct {
+	mu        sync.Mutex
+	graphs    map[string]*cached[*workloads.Graph]
+	clusters  map[string]*cached[*devices.Cluster]
+	workloadF func(string) (*workloads.Graph, error)
+}
+
+type cached[T any] struct {
+	once sync.Once
+	v    T
+	err  error
+}
+
+func newInputCache() *inputCache {
+	return &inputCache{graphs: map[string]*cached[*workloads.Graph]{}, clusters: map[string]*cached[*devices.Cluster]{}, workloadF: LoadWorkload}
+}
+
+func getCached[T any](mu *sync.Mutex, m map[string]*cached[T], key string, f func() (T, error)) (T, error) {
+	mu.Lock()
+	e, ok := m[key]
+	if !ok {
+		e = &cached[T]{}
+		m[key] = e
+	}
+	mu.Unlock()
+	e.once.Do(func() { e.v, e.err = f() })
+	return e.v, e.err
+}
+
+func (c *inputCache) workload(spec string) (*workloads.Graph, error) {
+	return getCached(&c.mu, c.graphs, spec, func() (*workloads.Graph, error) { return c.workloadF(spec) })
+}
+
+// cluster returns the point's workload spec and cluster after its settings.
+func (c *inputCache) cluster(p Point) (string, *devices.Cluster, error) {
+	var hint *workloads.Graph
+	if p.Cluster == "" {
+		g, err := c.workload(p.Workload)
+		if err != nil {
+			return "", nil, err
+		}
+		hint = g
+	}
+	base, err := getCached(&c.mu, c.clusters, p.Cluster+"\x00"+p.Workload, func() (*devices.Cluster, error) { return ResolveCluster(p.Cluster, hint) })
+	if err != nil {
+		return "", nil, err
+	}
+	return ApplySettings(p.Workload, base, p.Settings)
+}
+
+// WriteResults writes results.json (atomically) and the timings beside it.
+func WriteResults(path string, r *Results, timings []Timing) error {
+	var b bytes.Buffer
+	if err := EncodeResults(&b, r); err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(path, b.Bytes()); err != nil {
+		return err
+	}
+	if timings == nil {
+		return nil
+	}
+	tb, _ := json.MarshalIndent(timings, "", "  ")
+	return atomicfile.WriteFile(strings.TrimSuffix(path, ".json")+".timings.json", append(tb, '\n'))
+}
+
+// EncodeResults writes results as indented JSON.
+func EncodeResults(w io.Writer, r *Results) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// ReadResults reads a results.json.
+func ReadResults(path string) (*Results, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read results: %w", err)
+	}
+	var r Results
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("results %q: %w", path, err)
+	}
+	if r.Scenario == nil {
+		return nil, fmt.Errorf("results %q: no scenario recorded", path)
+	}
+	return &r, nil
+}
+
+// Merge combines shard results of one scenario into complete results,
+// sorted by point index. Every shard must be present once.
+func Merge(parts []*Results) (*Results, error) {
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("merge: no shard results given")
+	}
+	first, _ := json.Marshal(parts[0].Scenario)
+	seen := map[string]bool{}
+	n := 0
+	out := &Results{Scenario: parts[0].Scenario}
+	for _, p := range parts {
+		s, _ := json.Marshal(p.Scenario)
+		if !bytes.Equal(s, first) {
+			return nil, fmt.Errorf("merge: shards of different scenarios (%q and %q)", parts[0].Scenario.Name, p.Scenario.Name)
+		}
+		if p.Shard != "" {
+			sh, err := ParseShard(p.Shard)
+			if err != nil {
+				return nil, fmt.Errorf("merge: %w", err)
+			}
+			if seen[p.Shard] {
+				return nil, fmt.Errorf("merge: shard %s given twice", p.Shard)
+			}
+			seen[p.Shard] = true
+			if n == 0 {
+				n = sh.N
+			} else if sh.N != n {
+				return nil, fmt.Errorf("merge: shards of %d and %d parts mixed", n, sh.N)
+			}
+		}
+		out.Records = append(out.Records, p.Records...)
+	}
+	if n > 0 && len(seen) != n {
+		return nil, fmt.Errorf("merge: %d of %d shards given", len(seen), n)
+	}
+	sort.SliceStable(out.Records, func(i, j int) bool { return out.Records[i].Index < out.Records[j].Index })
+	for i := 1; i < len(out.Records); i++ {
+		if out.Records[i].Index == out.Records[i-1].Index {
+			return nil, fmt.Errorf("merge: point %d appears twice", out.Records[i].Index)
+		}
+	}
+	return out, nil
+}

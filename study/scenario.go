@@ -1,0 +1,236 @@
+package study
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"placesim/devices"
+	"placesim/placers"
+)
+
+// Scenario is a study: workloads x clusters x settings x placers x seeds.
+// Its YAML form (unknown fields are errors):
+//
+//	name: pesto-nmt-bandwidth
+//	description: Pesto Figure 8(b)
+//	workloads: ["zoo:gnmt?batch=128&training=true"]
+//	clusters: [2xV100-nvlink+cpu]
+//	placers: [pesto, expert, m-sct]       # or [all]: every option-free placer
+//	placerOptions: {expert: {file: plans/nmt.json}}
+//	seeds: [1, 2]                           # default [1]
+//	estimates: {mode: noise, sigma: 0.1}   # default exact
+//	settings: [[{param: device.cpu.flops, value: 2x}]]   # fixed what-ifs
+//	vary: {param: link.nvlink.bandwidth, range: "0.1x..10x:7"}
+//	baseline: expert                        # improvement over it is plotted
+//	timeout: 10m                            # per placement
+type Scenario struct {
+	Name          string                       `yaml:"name" json:"name"`
+	Description   string                       `yaml:"description,omitempty" json:"description,omitempty"`
+	Workloads     []string                     `yaml:"workloads" json:"workloads"`
+	Clusters      []string                     `yaml:"clusters" json:"clusters"`
+	Placers       []string                     `yaml:"placers" json:"placers"`
+	PlacerOptions map[string]map[string]string `yaml:"placerOptions,omitempty" json:"placerOptions,omitempty"`
+	Seeds         []uint64                     `yaml:"seeds,omitempty" json:"seeds,omitempty"`
+	Estimates     *EstimateSpec                `yaml:"estimates,omitempty" json:"estimates,omitempty"`
+	Settings      [][]Setting                  `yaml:"settings,omitempty" json:"settings,omitempty"`
+	Vary          *Vary                        `yaml:"vary,omitempty" json:"vary,omitempty"`
+	Baseline      string                       `yaml:"baseline,omitempty" json:"baseline,omitempty"`
+	Timeout       string                       `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+}
+
+// EstimateSpec selects the estimates placers see.
+type EstimateSpec struct {
+	Mode  string  `yaml:"mode" json:"mode"`
+	Sigma float64 `yaml:"sigma,omitempty" json:"sigma,omitempty"`
+}
+
+// Vary is a sweep axis: one parameter over a range (see ExpandRange).
+type Vary struct {
+	Param string `yaml:"param" json:"param"`
+	Range string `yaml:"range" json:"range"`
+}
+
+// Point is one run of a scenario.
+type Point struct {
+	Index    int       `json:"index"`
+	Workload string    `json:"workload"`
+	Cluster  string    `json:"cluster"`
+	Settings []Setting `json:"settings,omitempty"`
+	Placer   string    `json:"placer"`
+	Seed     uint64    `json:"seed"`
+}
+
+// Key identifies a point across runs (for regression checks and merges).
+func (p Point) Key() string {
+	var s []string
+	for _, x := range p.Settings {
+		s = append(s, x.String())
+	}
+	return fmt.Sprintf("%s | %s | %s | %s | seed %d", p.Placer, p.Workload, p.Cluster, strings.Join(s, ","), p.Seed)
+}
+
+// LoadScenario reads and validates a scenario file.
+func LoadScenario(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read scenario: %w", err)
+	}
+	s, err := ParseScenario(data)
+	if err != nil {
+		return nil, fmt.Errorf("scenario %q: %w", path, err)
+	}
+	return s, nil
+}
+
+// ParseScenario decodes YAML (or JSON) strictly and validates it.
+func ParseScenario(data []byte) (*Scenario, error) {
+	var s Scenario
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&s); err != nil {
+		var te *yaml.TypeError
+		if errors.As(err, &te) {
+			return nil, fmt.Errorf("%s", strings.Join(te.Errors, "; "))
+		}
+		return nil, err
+	}
+	return &s, s.Validate(nil)
+}
+
+// Validate checks the fields; with a registry it also checks placer names.
+func (s *Scenario) Validate(reg *placers.Registry) error {
+	switch {
+	case s.Name == "":
+		return fmt.Errorf("field name is empty")
+	case len(s.Workloads) == 0:
+		return fmt.Errorf("field workloads is empty (want e.g. [\"zoo:resnet50?batch=64&training=true\"])")
+	case len(s.Clusters) == 0:
+		return fmt.Errorf("field clusters is empty (want preset names or cluster files)")
+	case len(s.Placers) == 0:
+		return fmt.Errorf("field placers is empty (want names, or [all])")
+	}
+	if _, err := s.timeout(); err != nil {
+		return err
+	}
+	if s.Estimates != nil {
+		switch devices.EstimateMode(s.Estimates.Mode) {
+		case devices.Exact, devices.Noisy:
+		default:
+			return fmt.Errorf("estimates.mode %q (valid: exact, noise)", s.Estimates.Mode)
+		}
+	}
+	for i, set := range s.Settings {
+		for j, x := range set {
+			if x.Param == "" || x.Value == "" {
+				return fmt.Errorf("settings[%d][%d]: param and value are required", i, j)
+			}
+		}
+	}
+	if s.Vary != nil {
+		if s.Vary.Param == "" {
+			return fmt.Errorf("vary.param is empty")
+		}
+		if _, err := ExpandRange(s.Vary.Range); err != nil {
+			return fmt.Errorf("vary.range: %w", err)
+		}
+	}
+	if reg != nil {
+		for i, p := range s.Placers {
+			if p == "all" {
+				continue
+			}
+			if _, err := reg.New(p, s.PlacerOptions[p]); err != nil {
+				return fmt.Errorf("placers[%d]: %w", i, err)
+			}
+		}
+		if s.Baseline != "" && !contains(s.placerNames(reg), s.Baseline) {
+			return fmt.Errorf("baseline %q is not among the scenario's placers", s.Baseline)
+		}
+	}
+	return nil
+}
+
+func (s *Scenario) timeout() (time.Duration, error) {
+	if s.Timeout == "" {
+		return 10 * time.Minute, nil
+	}
+	d, err := time.ParseDuration(s.Timeout)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("timeout %q (valid: a positive duration such as 90s or 10m)", s.Timeout)
+	}
+	return d, nil
+}
+
+// placerNames expands "all" to every registered placer needing no options.
+func (s *Scenario) placerNames(reg *placers.Registry) []string {
+	var out []string
+	for _, p := range s.Placers {
+		if p != "all" {
+			out = append(out, p)
+			continue
+		}
+		for _, n := range reg.Names() {
+			if _, err := reg.New(n, s.PlacerOptions[n]); err == nil && !contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// Points enumerates the scenario's runs in a fixed order: workload,
+// cluster, setting, vary value, placer, seed.
+func (s *Scenario) Points(reg *placers.Registry) ([]Point, error) {
+	settings := s.Settings
+	if len(settings) == 0 {
+		settings = [][]Setting{nil}
+	}
+	var vary []string
+	if s.Vary != nil {
+		var err error
+		if vary, err = ExpandRange(s.Vary.Range); err != nil {
+			return nil, err
+		}
+	}
+	seeds := s.Seeds
+	if len(seeds) == 0 {
+		seeds = []uint64{1}
+	}
+	var pts []Point
+	for _, w := range s.Workloads {
+		for _, c := range s.Clusters {
+			for _, base := range settings {
+				combos := [][]Setting{base}
+				if vary != nil {
+					combos = nil
+					for _, v := range vary {
+						combos = append(combos, append(append([]Setting(nil), base...), Setting{Param: s.Vary.Param, Value: v}))
+					}
+				}
+				for _, set := range combos {
+					for _, p := range s.placerNames(reg) {
+						for _, seed := range seeds {
+							pts = append(pts, Point{Index: len(pts), Workload: w, Cluster: c, Settings: set, Placer: p, Seed: seed})
+						}
+					}
+				}
+			}
+		}
+	}
+	return pts, nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,234 @@
+package study
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"placesim/devices"
+	"placesim/internal/units"
+)
+
+// Setting is one what-if change: a parameter path and a value.
+//
+// Parameters:
+//
+//	link.FAMILY_OR_KIND.bandwidth   scale ("4x") or absolute rate ("25GB/s")
+//	link.FAMILY_OR_KIND.latency     scale ("0.5x") or absolute ("2us")
+//	device.KIND_OR_CLASS.flops      scale or absolute FLOP/s ("100TFLOPS")
+//	device.KIND_OR_CLASS.membw      scale or absolute bytes/s
+//	device.KIND_OR_CLASS.memory     scale or absolute bytes ("16GiB")
+//	batch                           batch size of a zoo workload (integer)
+//
+// FAMILY_OR_KIND is a link family (pcie, nvlink, ib, ethernet, cpu) or kind
+// (pcie3, nvlink2, ...) or "all"; KIND_OR_CLASS a device kind (V100-16GB),
+// class (accelerator, cpu) or "all".
+type Setting struct {
+	Param string `json:"param" yaml:"param"`
+	Value string `json:"value" yaml:"value"`
+}
+
+func (s Setting) String() string { return s.Param + "=" + s.Value }
+
+// scaleOrAbs parses "4x" as a factor, or an absolute quantity with parse.
+func scaleOrAbs(v string, parse func(string) (float64, error)) (factor, abs float64, err error) {
+	if f, ok := strings.CutSuffix(v, "x"); ok {
+		x, err := strconv.ParseFloat(f, 64)
+		if err != nil || !(x > 0) || math.IsInf(x, 0) {
+			return 0, 0, fmt.Errorf("scale %q (valid: a positive factor such as 0.5x or 4x)", v)
+		}
+		return x, 0, nil
+	}
+	a, err := parse(v)
+	return 0, a, err
+}
+
+// ApplySettings returns the workload spec and a copy of the cluster with
+// the settings applied. The input cluster is not changed.
+func ApplySettings(workload string, c *devices.Cluster, settings []Setting) (string, *devices.Cluster, error) {
+	if len(settings) == 0 {
+		return workload, c, nil
+	}
+	cc := c.Clone()
+	for _, s := range settings {
+		parts := strings.Split(s.Param, ".")
+		var err error
+		switch {
+		case len(parts) == 1 && parts[0] == "batch":
+			workload, err = setBatch(workload, s.Value)
+		case len(parts) == 3 && parts[0] == "link":
+			err = applyLink(cc, parts[1], parts[2], s.Value)
+		case len(parts) == 3 && parts[0] == "device":
+			err = applyDevice(cc, parts[1], parts[2], s.Value)
+		default:
+			err = fmt.Errorf("unknown parameter (valid: link.FAMILY.bandwidth|latency, device.KIND.flops|membw|memory, batch)")
+		}
+		if err != nil {
+			return "", nil, fmt.Errorf("what-if %s: %w", s, err)
+		}
+	}
+	if err := cc.Rebuild(); err != nil {
+		return "", nil, err
+	}
+	return workload, cc, nil
+}
+
+func applyLink(c *devices.Cluster, sel, field, v string) error {
+	var parse func(string) (float64, error)
+	switch field {
+	case "bandwidth":
+		parse = units.ParseRate
+	case "latency":
+		parse = units.ParseSeconds
+	default:
+		return fmt.Errorf("link field %q (valid: bandwidth, latency)", field)
+	}
+	f, abs, err := scaleOrAbs(v, parse)
+	if err != nil {
+		return err
+	}
+	n := 0
+	for i := range c.Topology.Links {
+		l := &c.Topology.Links[i]
+		if sel != "all" && !strings.EqualFold(sel, l.Family) && !strings.EqualFold(sel, l.Kind) {
+			continue
+		}
+		n++
+		p := &l.Bandwidth
+		if field == "latency" {
+			p = &l.Latency
+		}
+		if f > 0 {
+			*p *= f
+		} else {
+			*p = abs
+		}
+	}
+	if n == 0 {
+		return fmt.Errorf("cluster %q has no %q links", c.Name, sel)
+	}
+	return nil
+}
+
+func applyDevice(c *devices.Cluster, sel, field, v string) error {
+	var parse func(string) (float64, error)
+	switch field {
+	case "flops":
+		parse = units.ParseFLOPS
+	case "membw":
+		parse = units.ParseRate
+	case "memory":
+		parse = func(s string) (float64, error) { b, err := units.ParseBytes(s); return float64(b), err }
+	default:
+		return fmt.Errorf("device field %q (valid: flops, membw, memory)", field)
+	}
+	f, abs, err := scaleOrAbs(v, parse)
+	if err != nil {
+		return err
+	}
+	set := func(p *float64) {
+		if f > 0 {
+			*p *= f
+		} else {
+			*p = abs
+		}
+	}
+	n := 0
+	for i := range c.Devices {
+		d := &c.Devices[i]
+		if sel != "all" && !strings.EqualFold(sel, d.Kind.Name) && !strings.EqualFold(sel, string(d.Kind.Class)) {
+			continue
+		}
+		n++
+		switch field {
+		case "flops":
+			// measured times speed up by the same ratio as the peak
+			old := d.Kind.PeakFLOPS
+			set(&d.Kind.PeakFLOPS)
+			if d.Kind.TensorFLOPS > 0 {
+				d.Kind.TensorFLOPS *= d.Kind.PeakFLOPS / old
+			}
+			ms := d.Kind.MeasuredScale
+			if ms == 0 {
+				ms = 1
+			}
+			d.Kind.MeasuredScale = ms * old / d.Kind.PeakFLOPS
+		case "membw":
+			set(&d.Kind.MemBandwidth)
+		case "memory":
+			m := float64(d.Memory)
+			set(&m)
+			d.Memory = int64(m)
+		}
+	}
+	if n == 0 {
+		return fmt.Errorf("cluster %q has no %q devices", c.Name, sel)
+	}
+	return nil
+}
+
+func setBatch(workload, v string) (string, error) {
+	b, err := strconv.Atoi(v)
+	if err != nil || b < 1 {
+		return "", fmt.Errorf("batch %q (valid: integer >= 1)", v)
+	}
+	if !strings.HasPrefix(workload, "zoo:") {
+		return "", fmt.Errorf("batch can only be varied for zoo workloads, not %q", workload)
+	}
+	name, q, _ := strings.Cut(workload, "?")
+	vals, err := url.ParseQuery(q)
+	if err != nil {
+		return "", err
+	}
+	vals.Set("batch", strconv.Itoa(b))
+	return name + "?" + vals.Encode(), nil
+}
+
+// ExpandRange turns a range into values: "0.1x..10x:7" gives 7 factors in
+// log steps; "32..512:5" 5 integers in log steps (rounded); "a,b,c" the
+// list as given.
+func ExpandRange(r string) ([]string, error) {
+	lohi, nstr, ok := strings.Cut(r, ":")
+	lo, hi, isRange := strings.Cut(lohi, "..")
+	if !isRange {
+		if ok {
+			return nil, fmt.Errorf("range %q: a step count needs LO..HI:N", r)
+		}
+		var out []string
+		for _, v := range strings.Split(r, ",") {
+			if v = strings.TrimSpace(v); v == "" {
+				return nil, fmt.Errorf("range %q: empty value", r)
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	}
+	n := 5
+	if ok {
+		var err error
+		if n, err = strconv.Atoi(nstr); err != nil || n < 2 || n > 10000 {
+			return nil, fmt.Errorf("range %q: step count %q (valid range: integer in [2, 10000])", r, nstr)
+		}
+	}
+	scale := strings.HasSuffix(lo, "x")
+	if scale != strings.HasSuffix(hi, "x") {
+		return nil, fmt.Errorf("range %q: bounds must both be scales (0.1x..10x) or both values (32..512)", r)
+	}
+	a, err1 := strconv.ParseFloat(strings.TrimSuffix(lo, "x"), 64)
+	b, err2 := strconv.ParseFloat(strings.TrimSuffix(hi, "x"), 64)
+	if err1 != nil || err2 != nil || !(a > 0) || !(b > 0) {
+		return nil, fmt.Errorf("range %q: bounds must be positive numbers, both with or both without the x suffix", r)
+	}
+	var out []string
+	for i := 0; i < n; i++ {
+		v := a * math.Pow(b/a, float64(i)/float64(n-1))
+		if scale {
+			out = append(out, strconv.FormatFloat(v, 'g', 4, 64)+"x")
+		} else {
+			out = append(out, strconv.Itoa(int(math.Round(v))))
+		}
+	}
+	return out, nil
+}
