@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"placesim/devices"
-	"placesim/internal/atomicfile"
 	"placesim/engine"
+	"placesim/internal/atomicfile"
 	"placesim/placers"
 	"placesim/workloads"
 )
