@@ -248,3 +248,24 @@ func TestExpandRange(t *testing.T) {
 		}
 	}
 }
+
+func TestShardFromEnv(t *testing.T) {
+	t.Setenv("JOB_COMPLETION_INDEX", "")
+	t.Setenv("SLURM_ARRAY_TASK_ID", "")
+	if _, ok, err := study.ShardFromEnv(4); ok || err != nil {
+		t.Fatalf("no env: ok %v err %v", ok, err)
+	}
+	t.Setenv("JOB_COMPLETION_INDEX", "3")
+	if sh, ok, err := study.ShardFromEnv(4); !ok || err != nil || sh != (study.Shard{I: 3, N: 4}) {
+		t.Fatalf("k8s: %v %v %v", sh, ok, err)
+	}
+	if _, _, err := study.ShardFromEnv(3); err == nil {
+		t.Fatal("index 3 of 3 shards accepted")
+	}
+	t.Setenv("JOB_COMPLETION_INDEX", "")
+	t.Setenv("SLURM_ARRAY_TASK_ID", "1")
+	t.Setenv("SLURM_ARRAY_TASK_COUNT", "2")
+	if sh, ok, err := study.ShardFromEnv(0); !ok || err != nil || sh != (study.Shard{I: 1, N: 2}) {
+		t.Fatalf("slurm: %v %v %v", sh, ok, err)
+	}
+}

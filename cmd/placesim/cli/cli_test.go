@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,5 +119,36 @@ func TestList(t *testing.T) {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Fatalf("list %s: exit %d, output %s", what, code, out)
 		}
+	}
+}
+
+func TestSweepMergeCheck(t *testing.T) {
+	dir := t.TempDir()
+	sweep := []string{"sweep", "-w", "zoo:mlp?batch=32", "-c", "8xV100-nvlink", "--placers", "single,round-robin",
+		"--vary", "link.nvlink.bandwidth=0.5x..2x:3", "-q"}
+	if code, out, errs := run(t, append(sweep, "--out", filepath.Join(dir, "whole"))...); code != 0 || !strings.Contains(out, "round-robin") {
+		t.Fatalf("sweep: exit %d\n%s\n%s", code, out, errs)
+	}
+	var parts []string
+	for i := 0; i < 2; i++ {
+		if code, _, errs := run(t, append(sweep, "--out", filepath.Join(dir, "sharded"), "--shard", fmt.Sprintf("%d/2", i))...); code != 0 {
+			t.Fatalf("shard %d: %s", i, errs)
+		}
+		parts = append(parts, filepath.Join(dir, "sharded", fmt.Sprintf("results-%d-of-2.json", i)))
+	}
+	if code, _, errs := run(t, append([]string{"merge", "--out", filepath.Join(dir, "merged")}, parts...)...); code != 0 {
+		t.Fatalf("merge: %s", errs)
+	}
+	a, _ := os.ReadFile(filepath.Join(dir, "whole", "results.json"))
+	b, _ := os.ReadFile(filepath.Join(dir, "merged", "results.json"))
+	if len(a) == 0 || string(a) != string(b) {
+		t.Fatal("merged shards differ from the whole sweep")
+	}
+	code, out, errs := run(t, "check", "--baseline", filepath.Join(dir, "whole", "results.json"))
+	if code != 0 || !strings.Contains(out, "ok: 6 points") {
+		t.Fatalf("check: exit %d\n%s\n%s", code, out, errs)
+	}
+	if code, _, errs := run(t, "check", "--baseline", filepath.Join(dir, "none.json")); code != cli.ExitError || !strings.Contains(errs, "no such file") {
+		t.Fatalf("check of a missing baseline: exit %d %s", code, errs)
 	}
 }
