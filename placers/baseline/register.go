@@ -9,6 +9,8 @@ func Register(r *placers.Registry) error {
 		{Name: "round-robin", Description: "colocation units dealt to the accelerators in turn, topological order", New: NewRoundRobin},
 		{Name: "random", Description: "each colocation unit on a seeded random accelerator", New: NewRandom},
 		{Name: "expert", Description: "a device per op or layer from a JSON file (opt file=PATH)", New: NewExpert},
+		{Name: "heft", Description: "HEFT: upward rank, insertion-based earliest finish time; not memory-aware (opt coarsen=true)", New: NewHEFT},
+		{Name: "etf", Description: "ETF: earliest start time first with communication; not memory-aware (opt coarsen=true)", New: NewETF},
 	} {
 		if err := r.Register(e.Name, e.Description, e.New); err != nil {
 			return err

@@ -1,0 +1,96 @@
+package graphalg
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"placesim/engine"
+	"placesim/placers"
+)
+
+// FusionOptions are the placer options of Celeritas' operation fusion,
+// which every list-scheduling placer accepts: coarsen (true|false) places
+// the coarse graph and maps the plan back; range is R and memfrac is M as a
+// fraction of the smallest target device's memory (Celeritas section
+// 5.1.3: R = 200, M = 0.25).
+type FusionOptions struct {
+	Coarsen     bool
+	Range       int
+	MemFraction float64
+}
+
+// Default fusion settings (Celeritas section 5.1.3).
+const (
+	DefaultRange       = 200
+	DefaultMemFraction = 0.25
+)
+
+// ParseFusionOptions reads coarsen, range and memfrac from opts.
+func ParseFusionOptions(opts placers.Options, coarsen bool) (FusionOptions, error) {
+	fo := FusionOptions{Coarsen: coarsen}
+	if v, ok := opts["coarsen"]; ok {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fo, fmt.Errorf("%w: coarsen=%q (valid: true, false)", placers.ErrBadOption, v)
+		}
+		fo.Coarsen = b
+	}
+	var err error
+	if fo.Range, err = opts.Int("range", DefaultRange, 1, 1<<30); err != nil {
+		return fo, err
+	}
+	if fo.MemFraction, err = opts.Float("memfrac", DefaultMemFraction, 1e-6, 1); err != nil {
+		return fo, err
+	}
+	return fo, nil
+}
+
+// Fuse runs Celeritas' operation fusion on p (CPD-TOPO order, then
+// OptimalFusion with R and M from fo) and returns the coarse graph.
+func Fuse(ctx context.Context, p *Problem, fo FusionOptions) (*Coarse, error) {
+	order, err := p.CPDOrder()
+	if err != nil {
+		return nil, err
+	}
+	est := p.Req.Estimates
+	mem := make([]int64, p.DAG.Len())
+	for i := range mem {
+		mem[i] = OpMemory(est, i)
+	}
+	var minMem int64 = -1
+	for _, d := range p.Targets.Acc {
+		if m := p.Req.Cluster.Devices[d].Memory; minMem < 0 || m < minMem {
+			minMem = m
+		}
+	}
+	cfg := FusionConfig{Range: fo.Range, MaxMemory: int64(fo.MemFraction * float64(minMem))}
+	clusters, _, err := OptimalFusion(ctx, p.DAG, order, p.Costs.Comm, mem, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return NewCoarse(p.Req.Graph, p.DAG, est, p.Targets, clusters)
+}
+
+// PlaceCoarse fuses the request's graph, lets inner place the coarse graph
+// (with the coarse graph's estimates) and expands the plan to the fine
+// graph (Coarse.Expand). Errors from inner are returned as they are, so
+// placers.ErrDoesNotFit stays visible.
+func PlaceCoarse(ctx context.Context, p *Problem, fo FusionOptions, inner func(context.Context, *placers.Request) (*engine.Plan, error)) (*engine.Plan, error) {
+	c, err := Fuse(ctx, p, fo)
+	if err != nil {
+		return nil, err
+	}
+	est, err := c.Estimates(p.Req.Cluster)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := inner(ctx, &placers.Request{Graph: c.Graph, Cluster: p.Req.Cluster, Estimates: est, Seed: p.Req.Seed})
+	if err != nil {
+		return nil, err
+	}
+	if len(plan.Device) != len(c.Graph.Ops) {
+		return nil, fmt.Errorf("coarse plan has %d devices for %d coarse ops", len(plan.Device), len(c.Graph.Ops))
+	}
+	return c.Expand(plan), nil
+}
