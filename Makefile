@@ -4,8 +4,10 @@
 GO       ?= go
 BIN      := bin/placesim
 OUT      ?= out
-# the main job: every placer on a zoo model and a preset cluster
-WORKLOAD ?= zoo:mlp?batch=128&training=true
+# the main job: every placer on a zoo model that does not fit on one GPU
+# (a 24-layer MLP with 20480-wide layers, training: about 37 GiB on one
+# 32 GiB V100) and a preset cluster of four
+WORKLOAD ?= zoo:mlp?batch=256&training=true&layers=24&hidden=20480
 CLUSTER  ?= 4xV100-pcie
 # Debian packages the tests use: the MIP solver and the graph partitioners
 DEB_PKGS := coinor-cbc scotch metis
@@ -16,9 +18,10 @@ DEB_BINS := cbc scotch_gpart gpmetis
 build:
 	$(GO) build -o $(BIN) ./cmd/placesim
 
+# prints the comparison table; writes results, charts, trace.json and
+# report.html into $(OUT)
 run: build
-	@mkdir -p $(OUT)
-	./$(BIN) compare --workload '$(WORKLOAD)' --cluster $(CLUSTER) --out $(OUT)
+	./$(BIN) compare --workload '$(WORKLOAD)' --cluster '$(CLUSTER)' --out '$(OUT)' --timeout 20s
 
 # deps installs the solver and partitioners when a binary is missing
 # (apt-get as root, or through sudo); it says what to do when it cannot.

@@ -1,58 +1,98 @@
 package reports
 
 import (
-	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-
-	"placesim/study"
+	"regexp"
 )
 
-// WriteDir writes results.json and table.txt for rows into dir, creating
-// it. Each file is written to a temporary name and renamed, so a killed
-// run never leaves a half-written file.
-func WriteDir(dir string, rows []*study.Outcome) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("output directory: %w", err)
-	}
-	var js bytes.Buffer
-	enc := json.NewEncoder(&js)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(map[string]any{"results": rows}); err != nil {
-		return err
-	}
-	if err := WriteFileAtomic(filepath.Join(dir, "results.json"), js.Bytes()); err != nil {
-		return err
-	}
-	var tb bytes.Buffer
-	if err := Table(&tb, rows); err != nil {
-		return err
-	}
-	return WriteFileAtomic(filepath.Join(dir, "table.txt"), tb.Bytes())
-}
+// tempPattern is the name of WriteFileAtomic's temporary files: hidden
+// (a leading dot), then the target's name, ".tmp" and os.CreateTemp's
+// random digits.
+var tempPattern = regexp.MustCompile(`^\..+\.tmp[0-9]+$`)
 
-// WriteFileAtomic writes data to a temporary file beside path and renames
-// it into place.
+// WriteFileAtomic writes data to a hidden temporary file beside path
+// (".NAME.tmpDIGITS"), syncs it and renames it into place: a reader, or a
+// run killed midway, sees either the old file, no file or the whole new
+// one, never a part. A killed run may leave the hidden temporary file;
+// CleanTemp removes it.
 func WriteFileAtomic(path string, data []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
+	fail := func(err error) error {
 		f.Close()
 		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	if _, err := f.Write(data); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
 	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// CleanTemp removes the temporary files a killed WriteFileAtomic left in
+// dir (hidden files named like ".results.json.tmp123") and returns their
+// names. Other files are left alone. Two runs must not write into the same
+// directory at once: one would remove the other's temporary files.
+func CleanTemp(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("output directory %s: %w", dir, err)
+	}
+	var removed []string
+	for _, e := range ents {
+		if e.Type().IsRegular() && tempPattern.MatchString(e.Name()) {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return removed, fmt.Errorf("output directory %s: %w", dir, err)
+			}
+			removed = append(removed, e.Name())
+		}
+	}
+	return removed, nil
+}
+
+// PrepareDir makes dir ready for output before any long work starts: it
+// creates it (with parents), removes temporary files a killed run left
+// (CleanTemp) and checks that a file can be written there. Its errors say
+// which path failed and why, e.g. a parent that is a regular file.
+func PrepareDir(dir string) error {
+	if dir == "" {
+		return fmt.Errorf("output directory: empty path")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("output directory %s cannot be created: %w", dir, err)
+	}
+	if _, err := CleanTemp(dir); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".write-check.tmp*")
+	if err != nil {
+		return fmt.Errorf("output directory %s is not writable: %w", dir, err)
+	}
+	name := f.Name()
+	f.Close()
+	if err := os.Remove(name); err != nil {
+		return fmt.Errorf("output directory %s: %w", dir, err)
 	}
 	return nil
 }

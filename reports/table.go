@@ -6,57 +6,166 @@ import (
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
 
 	"placesim/internal/units"
 	"placesim/study"
 )
 
-// Table writes a comparison table: one row per outcome with step time,
-// throughput, peak memory per device (as a fraction of capacity), OOM and
-// placement time. Rows are written in the given order.
-func Table(w io.Writer, rows []*study.Outcome) error {
-	t := tablewriter.NewWriter(w)
-	t.Header("placer", "step time", "samples/s", "peak memory per device", "OOM", "place time")
-	for _, o := range rows {
-		oom := "-"
-		switch {
-		case o.Error != "":
-			oom = "ERROR: " + o.Error
-		case o.OOM != nil:
-			oom = fmt.Sprintf("OOM on %s (%s asked)", o.OOM.DeviceName, units.Bytes(o.OOM.Requested))
-		}
-		step, tput := "-", "-"
-		if o.Result != nil || o.StepTime > 0 {
+// newTable returns a tablewriter table with the headers as written (no
+// upper-casing) and the given per-column alignment.
+func newTable(w io.Writer, align tw.Alignment) *tablewriter.Table {
+	return tablewriter.NewTable(w,
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithHeaderAlignment(tw.AlignCenter),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+	)
+}
+
+// summaryHeader is the comparison table's header.
+var summaryHeader = []string{"#", "placer", "step time", "vs best", "samples/s", "max peak memory", "moved", "status", "place time"}
+
+// summary returns the comparison table's cells for rows (sorted) and the
+// full error messages its status cells refer to by number.
+func summary(rows []*study.Outcome) (cells [][]string, notes []string) {
+	best := bestStep(rows)
+	for i, o := range rows {
+		step, vs, tput, peak, moved := "-", "-", "-", "-", "-"
+		if simulated(o) {
 			step = units.Seconds(o.StepTime)
 			tput = fmt.Sprintf("%.1f", o.Throughput)
+			if best > 0 && o.OOM == nil {
+				vs = fmt.Sprintf("%.2fx", o.StepTime/best)
+			}
+			d, p, c := maxPeak(o)
+			peak = fmt.Sprintf("%s (%.0f%% %s)", units.Bytes(p), percent(p, c), deviceName(o, d))
+			moved = units.Bytes(o.BytesMoved)
+		}
+		st := status(o)
+		if o.Error != "" {
+			notes = append(notes, fmt.Sprintf("[%d] %s: %s", len(notes)+1, o.Placer, oneLine(o.Error)))
+			st = fmt.Sprintf("%s [%d]", statusCode(o), len(notes))
 		}
 		pt := "-"
 		if o.PlaceTime != nil {
 			pt = units.Seconds(*o.PlaceTime)
 		}
-		if err := t.Append(o.Placer, step, tput, PeakSummary(o), oom, pt); err != nil {
+		cells = append(cells, []string{fmt.Sprint(i + 1), o.Placer, step, vs, tput, peak, moved, st, pt})
+	}
+	return cells, notes
+}
+
+// Table writes the comparison table: one row per run, sorted by step time
+// (runs within memory first, then out-of-memory runs, then failed ones),
+// with the slowdown against the best run within memory, throughput, the largest peak
+// memory as a share of its device's capacity (the per-device breakdown is
+// MemoryTable), bytes moved over links, the run's status and its placement
+// time. Error messages are listed in full under the table, numbered; OOM
+// rows say on which device.
+func Table(w io.Writer, rows []*study.Outcome) error {
+	R, L := tw.AlignRight, tw.AlignLeft
+	t := newTable(w, tw.Alignment{R, L, R, R, R, R, R, L, R})
+	t.Header(summaryHeader)
+	cells, notes := summary(sorted(rows))
+	for _, c := range cells {
+		if err := t.Append(c); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	for _, n := range notes {
+		if _, err := fmt.Fprintln(w, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// MemoryTable writes each run's peak memory per device, with the devices'
+// capacities in the header: the breakdown behind Table's max peak column.
+// An OOM device is marked "OOM".
+func MemoryTable(w io.Writer, rows []*study.Outcome) error {
+	rows = sorted(rows)
+	ref := reference(rows)
+	if ref == nil {
+		_, err := fmt.Fprintln(w, "no run was simulated: no memory figures")
+		return err
+	}
+	header := []string{"placer"}
+	align := tw.Alignment{tw.AlignLeft}
+	for i := range ref.PeakMemory {
+		header = append(header, fmt.Sprintf("%s (%s)", deviceName(ref, i), units.Bytes(ref.Capacity[i])))
+		align = append(align, tw.AlignRight)
+	}
+	t := newTable(w, align)
+	t.Header(header)
+	for _, o := range rows {
+		cells := []string{o.Placer}
+		for i := range ref.PeakMemory {
+			cells = append(cells, peakCell(o, i))
+		}
+		if err := t.Append(cells); err != nil {
 			return err
 		}
 	}
 	return t.Render()
 }
 
-// PeakSummary lists each device's peak memory, e.g. "gpu0 3.2 GiB (10%)".
-func PeakSummary(o *study.Outcome) string {
-	var parts []string
-	for i, p := range o.PeakMemory {
-		name := fmt.Sprint(i)
-		if i < len(o.Devices) {
-			name = o.Devices[i].Name
-		}
-		pct := 0.0
-		if i < len(o.Capacity) && o.Capacity[i] > 0 {
-			pct = 100 * float64(p) / float64(o.Capacity[i])
-		}
-		parts = append(parts, fmt.Sprintf("%s %s (%.0f%%)", name, units.Bytes(p), pct))
-	}
-	if len(parts) == 0 {
+// peakCell is "1.20 GiB (8%)" for device i of o, marked when it is the OOM
+// device, "-" when o has no figures.
+func peakCell(o *study.Outcome, i int) string {
+	if !simulated(o) || i >= len(o.PeakMemory) {
 		return "-"
 	}
-	return strings.Join(parts, ", ")
+	s := fmt.Sprintf("%s (%.0f%%)", units.Bytes(o.PeakMemory[i]), percent(o.PeakMemory[i], o.Capacity[i]))
+	if o.OOM != nil && o.OOM.Device == i {
+		s += " OOM"
+	}
+	return s
 }
+
+// reference is the first simulated row: it names the devices.
+func reference(rows []*study.Outcome) *study.Outcome {
+	for _, o := range rows {
+		if simulated(o) {
+			return o
+		}
+	}
+	return nil
+}
+
+// LinkTable writes the traffic of each directed link that carried data in
+// run o: bytes, transfers, busy time and queueing delay.
+func LinkTable(w io.Writer, o *study.Outcome) error {
+	if len(o.Links) == 0 {
+		_, err := fmt.Fprintf(w, "%s: no transfers between devices\n", o.Placer)
+		return err
+	}
+	R, L := tw.AlignRight, tw.AlignLeft
+	t := newTable(w, tw.Alignment{L, L, R, R, R, R})
+	t.Header("link", "kind", "bytes", "transfers", "busy", "queue delay")
+	for _, l := range o.Links {
+		if err := t.Append(l.From+" -> "+l.To, l.Kind, units.Bytes(l.Bytes), fmt.Sprint(l.Transfers),
+			units.Seconds(l.Busy), units.Seconds(l.QueueDelay)); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+// TableText is Table then MemoryTable, as written to table.txt.
+func TableText(w io.Writer, rows []*study.Outcome) error {
+	if err := Table(w, rows); err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintln(w, "\npeak memory per device (capacity):"); err != nil {
+		return err
+	}
+	return MemoryTable(w, rows)
+}
+
+// oneLine squeezes s onto one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,0 +1,97 @@
+package reports
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"placesim/study"
+)
+
+// JSON writes {"results": [...]}: one object per run, sorted as in Table,
+// with the fields of study.Outcome (times in seconds, sizes in bytes;
+// placeTime null in reproducible runs, oom null or an object).
+func JSON(w io.Writer, rows []*study.Outcome) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(struct {
+		Results []*study.Outcome `json:"results"`
+	}{sorted(rows)}); err != nil {
+		return fmt.Errorf("results json: %w", err)
+	}
+	return nil
+}
+
+// CSV writes one line per run, sorted as in Table: placer, status (ok,
+// oom, timeout or error), step
+// time and placement time in seconds, throughput in samples/s, bytes and
+// transfers moved, the OOM's device, op and bytes asked, the error, then
+// each device's peak memory and capacity in bytes (columns
+// peakMemory:<device>, capacity:<device>). Missing figures are empty.
+func CSV(w io.Writer, rows []*study.Outcome) error {
+	rows = sorted(rows)
+	ref := reference(rows)
+	cw := csv.NewWriter(w)
+	header := []string{"placer", "status", "stepTime", "throughput", "placeTime", "bytesMoved", "transfers",
+		"oomDevice", "oomOp", "oomRequested", "error"}
+	ndev := 0
+	if ref != nil {
+		ndev = len(ref.PeakMemory)
+		for d := 0; d < ndev; d++ {
+			header = append(header, "peakMemory:"+deviceName(ref, d))
+		}
+		for d := 0; d < ndev; d++ {
+			header = append(header, "capacity:"+deviceName(ref, d))
+		}
+	}
+	if err := cw.Write(header); err != nil {
+		return fmt.Errorf("results csv: %w", err)
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	for _, o := range rows {
+		rec := []string{o.Placer, statusCode(o), "", "", "", "", "", "", "", "", oneLine(o.Error)}
+		if simulated(o) {
+			rec[2], rec[3] = f(o.StepTime), f(o.Throughput)
+			rec[5], rec[6] = strconv.FormatInt(o.BytesMoved, 10), strconv.Itoa(o.Transfers)
+		}
+		if o.PlaceTime != nil {
+			rec[4] = f(*o.PlaceTime)
+		}
+		if o.OOM != nil {
+			rec[7], rec[8], rec[9] = o.OOM.DeviceName, o.OOM.OpName, strconv.FormatInt(o.OOM.Requested, 10)
+		}
+		for _, vals := range [][]int64{o.PeakMemory, o.Capacity} {
+			for d := 0; d < ndev; d++ {
+				cell := ""
+				if simulated(o) && d < len(vals) {
+					cell = strconv.FormatInt(vals[d], 10)
+				}
+				rec = append(rec, cell)
+			}
+		}
+		if err := cw.Write(rec); err != nil {
+			return fmt.Errorf("results csv: %w", err)
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("results csv: %w", err)
+	}
+	return nil
+}
+
+// statusCode is a run's state for machines: ok, oom, timeout or error.
+func statusCode(o *study.Outcome) string {
+	switch {
+	case o.Error != "" && strings.HasPrefix(o.Error, "timed out"):
+		return "timeout"
+	case o.Error != "":
+		return "error"
+	case o.OOM != nil:
+		return "oom"
+	}
+	return "ok"
+}

@@ -1,0 +1,87 @@
+package reports
+
+import (
+	"fmt"
+
+	"placesim/internal/units"
+	"placesim/study"
+)
+
+// sorted returns a copy of rows in study.SortOutcomes order, so that every
+// report lists placers the same way whatever order it was given.
+func sorted(rows []*study.Outcome) []*study.Outcome {
+	s := append([]*study.Outcome(nil), rows...)
+	study.SortOutcomes(s)
+	return s
+}
+
+// simulated reports whether o has simulation figures (it may be an OOM).
+func simulated(o *study.Outcome) bool { return o.Error == "" && len(o.PeakMemory) > 0 }
+
+// maxPeak returns the device whose peak memory is the largest fraction of
+// its capacity, with that peak and capacity; dev is -1 when o has none.
+func maxPeak(o *study.Outcome) (dev int, peak, capacity int64) {
+	dev = -1
+	best := -1.0
+	for i, p := range o.PeakMemory {
+		var c int64
+		if i < len(o.Capacity) {
+			c = o.Capacity[i]
+		}
+		f := float64(p)
+		if c > 0 {
+			f = float64(p) / float64(c)
+		}
+		if f > best {
+			best, dev, peak, capacity = f, i, p, c
+		}
+	}
+	return dev, peak, capacity
+}
+
+// percent is 100*a/b, 0 when b is 0.
+func percent(a, b int64) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return 100 * float64(a) / float64(b)
+}
+
+// deviceName is o's name for device i ("dev<i>" when unknown).
+func deviceName(o *study.Outcome, i int) string {
+	if i >= 0 && i < len(o.Devices) {
+		return o.Devices[i].Name
+	}
+	return fmt.Sprintf("dev%d", i)
+}
+
+// status is the short state of a run: "ok", "OOM on gpu0" or "error".
+func status(o *study.Outcome) string {
+	switch {
+	case o.Error != "":
+		return "error"
+	case o.OOM != nil:
+		return "OOM on " + o.OOM.DeviceName
+	}
+	return "ok"
+}
+
+// oomDetail says what the first over-capacity allocation asked for.
+func oomDetail(o *study.Outcome) string {
+	if o.OOM == nil {
+		return ""
+	}
+	return fmt.Sprintf("OOM on %s: %s asked for %s with %s of %s in use", o.OOM.DeviceName, o.OOM.OpName,
+		units.Bytes(o.OOM.Requested), units.Bytes(o.OOM.InUse), units.Bytes(o.OOM.Capacity))
+}
+
+// bestStep is the step time of the fastest run that fit in memory (0: none).
+func bestStep(rows []*study.Outcome) float64 {
+	best := 0.0
+	for _, o := range rows {
+		if !o.Failed() && o.StepTime > 0 && (best == 0 || o.StepTime < best) {
+			best = o.StepTime
+		}
+	}
+	return best
+}
