@@ -169,17 +169,20 @@ func runGuarded(ctx context.Context, reg *placers.Registry, g *workloads.Graph, 
 		}
 		ch <- o
 	}()
-	select {
-	case o := <-ch:
+	// finished maps an error that came of the deadline to a timeout row
+	finished := func(o *Outcome) *Outcome {
 		if o.Error != "" && errors.Is(rctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-			// the placer honoured its context and gave up at the deadline
-			return timedOut(g, c, s, timeout, o.PlaceTime)
+			return timedOut(g, c, s, timeout, o.PlaceTime) // the placer gave up at the deadline
 		}
 		return o
+	}
+	select {
+	case o := <-ch:
+		return finished(o)
 	case <-rctx.Done():
 		select {
-		case o := <-ch: // finished right at the deadline: keep it
-			return o
+		case o := <-ch: // finished right at the deadline
+			return finished(o)
 		default:
 		}
 		if ctx.Err() != nil {

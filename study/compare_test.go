@@ -249,3 +249,22 @@ func TestBestAndRetrace(t *testing.T) {
 		t.Fatal("best of failed rows is not nil")
 	}
 }
+
+// TestTimeoutAlwaysReported checks that a placer giving up at its deadline
+// is reported as timed out, whichever of its return and the deadline the
+// comparison sees first.
+func TestTimeoutAlwaysReported(t *testing.T) {
+	var ignored atomic.Int32
+	reg := testRegistry(t, &ignored)
+	g, c := testInputs(t)
+	for i := 0; i < 50; i++ {
+		rows, err := study.Compare(context.Background(), reg, g, c, study.CompareSpec{
+			Placers: []string{"polite"}, Timeout: time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rows[0].Error != "timed out after 1ms" {
+			t.Fatalf("run %d: error %q, want a timeout", i, rows[0].Error)
+		}
+	}
+}
