@@ -9,6 +9,7 @@ const (
 	evOpEnd   eventKind = iota // an op finishes on its device
 	evHopEnd                   // a transfer finishes a hop (link freed)
 	evHopHead                  // a cut-through transfer's head reaches the next link
+	evSideEnd                  // a side node (collective step, stash) finishes off the stream
 )
 
 // event is a scheduled happening, stored by value in the heap: no pointers,

@@ -46,7 +46,8 @@ type sim struct {
 	devMark  []int32
 	devBytes []int64
 
-	remote   []int32 // scratch: remote devices of one op's consumers
+	prio     []float64 // priority by node (the plan's), or nil
+	remote   []int32   // scratch: remote devices of one op's consumers
 	readySeq uint64
 
 	q     eventQueue
@@ -54,6 +55,12 @@ type sim struct {
 	done  int
 	res   *Result
 	trace *Trace
+
+	// set only when the plan is unrolled (a pipeline or data parallelism,
+	// see unroll.go): the arrays above are then indexed by node, an
+	// (op, micro-batch, replica) instance or a side node
+	side []bool // the node runs off the compute stream (collective steps)
+	un   *unrolled
 }
 
 // stream is a device's compute stream with its ready ops.
@@ -83,19 +90,14 @@ func Simulate(g *workloads.Graph, c *devices.Cluster, p *Plan, opt Options) (*Re
 		return nil, err
 	}
 	s.run()
-	if s.done < len(g.Ops) {
+	if s.done < len(s.dev) {
 		return nil, s.deadlock()
 	}
 	return s.result(), nil
 }
 
 func (s *sim) init() error {
-	g, c := s.g, s.c
-	n := len(g.Ops)
-	s.dev = make([]int32, n)
-	s.cost = make([]float64, n)
-	s.outB = make([]int64, n)
-	s.tempB = make([]int64, n)
+	c := s.c
 	s.streams = make([]stream, len(c.Devices))
 	s.mem = make([]ledger, len(c.Devices))
 	s.links = make([]linkQueue, len(c.Topology.Links))
@@ -110,10 +112,49 @@ func (s *sim) init() error {
 		s.devMark[d] = -1
 		s.mem[d].capacity = c.Devices[d].Memory
 	}
-	s.res = &Result{OpStart: make([]float64, n), OpEnd: make([]float64, n)}
+	s.res = &Result{}
 	if s.opt.Trace {
 		s.trace = &Trace{}
 	}
+	var err error
+	if s.p.Pipeline != nil || s.p.DataParallel != nil {
+		err = s.unroll()
+	} else {
+		err = s.initOps()
+	}
+	if err != nil {
+		return err
+	}
+	n := len(s.dev)
+	s.res.OpStart, s.res.OpEnd = make([]float64, n), make([]float64, n)
+	s.xfers = make([]transfer, 0, s.countTransfers())
+	s.remaining = make([]int32, n)
+	s.srcRef = make([]int32, n)
+	s.xferFirst = make([]int32, n)
+	s.xferN = make([]int32, n)
+	for i := 0; i < n; i++ {
+		s.remaining[i] = s.predStart[i+1] - s.predStart[i]
+		s.xferFirst[i] = -1
+	}
+	for i := 0; i < n; i++ {
+		if s.remaining[i] == 0 {
+			s.makeReady(int32(i))
+		}
+	}
+	for d := range s.streams {
+		s.tryStart(int32(d))
+	}
+	return nil
+}
+
+// initOps sets up a plain plan: one node per op.
+func (s *sim) initOps() error {
+	g, c := s.g, s.c
+	n := len(g.Ops)
+	s.dev = make([]int32, n)
+	s.cost = make([]float64, n)
+	s.outB = make([]int64, n)
+	s.tempB = make([]int64, n)
 	for i := range g.Ops {
 		d := s.p.Device[i]
 		s.dev[i] = int32(d)
@@ -126,15 +167,7 @@ func (s *sim) init() error {
 		s.tempB[i] = g.Ops[i].TempBytes
 	}
 	s.buildAdjacency()
-	s.xfers = make([]transfer, 0, s.countTransfers())
-	s.remaining = make([]int32, n)
-	s.srcRef = make([]int32, n)
-	s.xferFirst = make([]int32, n)
-	s.xferN = make([]int32, n)
-	for i := 0; i < n; i++ {
-		s.remaining[i] = s.predStart[i+1] - s.predStart[i]
-		s.xferFirst[i] = -1
-	}
+	s.prio = s.p.Priority
 	if s.p.Order != nil {
 		for d := range s.streams {
 			s.streams[d].order = s.p.Order[d]
@@ -146,14 +179,6 @@ func (s *sim) init() error {
 		st.ops++
 		st.params += g.Ops[i].ParamBytes
 		s.alloc(s.dev[i], g.Ops[i].ParamBytes, int32(i), "parameters")
-	}
-	for i := 0; i < n; i++ {
-		if s.remaining[i] == 0 {
-			s.makeReady(int32(i))
-		}
-	}
-	for d := range s.streams {
-		s.tryStart(int32(d))
 	}
 	return nil
 }
@@ -235,22 +260,37 @@ func (s *sim) run() {
 			s.hopEnd(e.id, e.aux)
 		case evHopHead:
 			s.enqueueHop(e.id, e.aux+1)
+		case evSideEnd:
+			s.finish(e.id)
+			s.tryStart(s.dev[e.id])
 		}
 	}
 }
 
 // makeReady queues op on its device's stream; the caller calls tryStart.
 func (s *sim) makeReady(op int32) {
+	if s.side != nil && s.side[op] {
+		s.startSide(op)
+		return
+	}
 	st := &s.streams[s.dev[op]]
 	switch {
 	case st.order != nil:
 		// readiness is remaining == 0; tryStart checks the next in order
-	case s.p.Priority != nil:
-		st.pq.push(readyItem{prio: s.p.Priority[op], seq: s.readySeq, op: op})
+	case s.prio != nil:
+		st.pq.push(readyItem{prio: s.prio[op], seq: s.readySeq, op: op})
 		s.readySeq++
 	default:
 		st.fifo = append(st.fifo, op)
 	}
+}
+
+// startSide starts a side node: it runs off the device's compute stream
+// (a collective's step, a weight stash), so it starts as soon as it is ready.
+func (s *sim) startSide(op int32) {
+	s.res.OpStart[op] = s.now
+	s.alloc(s.dev[op], s.outB[op], op, "output")
+	s.q.schedule(s.now+s.cost[op], evSideEnd, op, 0)
 }
 
 // tryStart starts the next op on device d if the stream is idle.
@@ -270,7 +310,7 @@ func (s *sim) tryStart(d int32) {
 			return
 		}
 		st.orderPos++
-	case s.p.Priority != nil:
+	case s.prio != nil:
 		if st.pq.len() == 0 {
 			return
 		}
@@ -299,6 +339,15 @@ func (s *sim) opEnd(op int32) {
 	st := &s.streams[d]
 	st.busy = false
 	st.busyTime += s.cost[op]
+	s.finish(op)
+	s.tryStart(d)
+}
+
+// finish completes op (a stream op or a side node): frees its workspace
+// and inputs, sends its output to every other device that has a consumer
+// and wakes local consumers. The caller restarts the stream.
+func (s *sim) finish(op int32) {
+	d := s.dev[op]
 	s.res.OpEnd[op] = s.now
 	s.done++
 	s.free(d, s.tempB[op])
@@ -351,7 +400,6 @@ func (s *sim) opEnd(op int32) {
 			s.satisfy(v)
 		}
 	}
-	s.tryStart(d)
 }
 
 // send creates the transfer of producer's output from device src to dst.
@@ -363,7 +411,11 @@ func (s *sim) send(producer, src, dst int32, bytes int64) {
 	s.res.BytesMoved += bytes
 	if s.trace != nil {
 		x.rec = int32(len(s.trace.Transfers))
-		s.trace.Transfers = append(s.trace.Transfers, TransferRecord{Producer: int(producer), Src: int(src), Dst: int(dst), Bytes: bytes})
+		rec := TransferRecord{Producer: int(producer), Src: int(src), Dst: int(dst), Bytes: bytes}
+		if s.un != nil {
+			rec.Producer, rec.MicroBatch, rec.Replica = s.un.instance(producer)
+		}
+		s.trace.Transfers = append(s.trace.Transfers, rec)
 	}
 	s.xfers = append(s.xfers, x)
 	s.enqueueHop(t, 0)
@@ -417,14 +469,15 @@ func (s *sim) releaseRecv(u, d int32) {
 }
 
 func (s *sim) deadlock() error {
+	n := len(s.dev)
 	for d, st := range s.streams {
 		if st.order != nil && st.orderPos < len(st.order) {
-			op := st.order[st.orderPos]
+			op := int32(st.order[st.orderPos])
 			return fmt.Errorf("%w: %d of %d ops never ran; device %s waits for op %q, next in its order, whose inputs never arrive",
-				ErrDeadlock, len(s.g.Ops)-s.done, len(s.g.Ops), s.c.Devices[d].Name, s.g.Ops[op].Name)
+				ErrDeadlock, n-s.done, n, s.c.Devices[d].Name, s.nodeName(op))
 		}
 	}
-	return fmt.Errorf("%w: %d of %d ops never ran", ErrDeadlock, len(s.g.Ops)-s.done, len(s.g.Ops))
+	return fmt.Errorf("%w: %d of %d ops never ran", ErrDeadlock, n-s.done, n)
 }
 
 func (s *sim) result() *Result {
@@ -458,6 +511,9 @@ func (s *sim) result() *Result {
 			s.trace.Memory = append(s.trace.Memory, s.mem[d].samples)
 		}
 		r.Trace = s.trace
+	}
+	if s.un != nil {
+		s.un.result(s, r)
 	}
 	return r
 }

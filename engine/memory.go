@@ -18,7 +18,11 @@ func (s *sim) alloc(d int32, bytes int64, op int32, what string) {
 	}
 	if m.used > m.capacity && s.res.OOM == nil {
 		dev := s.c.Devices[d]
-		s.res.OOM = &OOM{Device: int(d), DeviceName: dev.Name, Op: int(op), OpName: s.g.Ops[op].Name,
+		o := int(op)
+		if s.un != nil {
+			o, _, _ = s.un.instance(op)
+		}
+		s.res.OOM = &OOM{Device: int(d), DeviceName: dev.Name, Op: o, OpName: s.nodeName(op),
 			Time: s.now, What: what, Requested: bytes, InUse: m.used - bytes, Capacity: m.capacity}
 	}
 	if s.opt.Trace {

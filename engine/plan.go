@@ -23,6 +23,12 @@ type Plan struct {
 	// (order enforcement): Order[d] lists every op placed on device d once.
 	// A device waits for its next op even when others are ready.
 	Order [][]int `json:"order,omitempty"`
+	// Pipeline, optional, makes the step a micro-batch pipeline with a
+	// schedule (see Pipeline); Order and Priority must then be nil.
+	Pipeline *Pipeline `json:"pipeline,omitempty"`
+	// DataParallel, optional, replicates the plan with the batch split
+	// among the replicas and all-reduces the gradients (see DataParallel).
+	DataParallel *DataParallel `json:"dataParallel,omitempty"`
 }
 
 // graphFor returns the graph the plan applies to.
@@ -35,7 +41,8 @@ func (p *Plan) graphFor(g *workloads.Graph) *workloads.Graph {
 
 // Validate checks the plan against a graph and a cluster: one device per op
 // within range, an accelerator-incapable op not on an accelerator, finite
-// priorities, and an Order that lists each op on its own device once.
+// priorities, an Order that lists each op on its own device once, and a
+// consistent Pipeline and DataParallel.
 func (p *Plan) Validate(g *workloads.Graph, c *devices.Cluster) error {
 	g = p.graphFor(g)
 	n := len(g.Ops)
@@ -89,5 +96,5 @@ func (p *Plan) Validate(g *workloads.Graph, c *devices.Cluster) error {
 			}
 		}
 	}
-	return nil
+	return p.checkParallel(g, c)
 }

@@ -26,6 +26,15 @@ type Result struct {
 	OpEnd   []float64 `json:"-"`
 	// Trace holds transfers and memory timelines when Options.Trace is set.
 	Trace *Trace `json:"-"`
+	// Pipeline, for a plan with a pipeline, has the schedule's figures:
+	// period, bubble fraction, per-stage utilisation and memory.
+	Pipeline *PipelineStats `json:"pipeline,omitempty"`
+	// DataParallel, for a plan with data parallelism, has the all-reduces.
+	DataParallel *DataParallelStats `json:"dataParallel,omitempty"`
+	// Instances, for an unrolled plan (pipeline or data parallel), times
+	// every (op, micro-batch, replica) instance and collective step; OpStart
+	// and OpEnd then hold each op's first start and last end.
+	Instances *Instances `json:"-"`
 }
 
 // DeviceStats summarises one device.
@@ -66,11 +75,14 @@ type Trace struct {
 
 // TransferRecord is one transfer with its hops.
 type TransferRecord struct {
-	// Producer is the op whose output moves.
+	// Producer is the op whose output moves (-1 for a collective's chunk).
 	Producer int
-	Src, Dst int // device indices
-	Bytes    int64
-	Hops     []HopRecord
+	// MicroBatch and Replica say which instance of Producer sent it, in an
+	// unrolled plan (pipeline or data parallel); both 0 otherwise.
+	MicroBatch, Replica int
+	Src, Dst            int // device indices
+	Bytes               int64
+	Hops                []HopRecord
 }
 
 // HopRecord is a transfer's passage over one directed link.

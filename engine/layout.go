@@ -1,0 +1,246 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+
+	"placesim/devices"
+	"placesim/workloads"
+)
+
+// layout is a checked pipeline / data-parallel plan: stages in order, the
+// devices of every replica, and the schedule.
+type layout struct {
+	sched     Schedule // "" without a pipeline (data parallelism only)
+	m         int      // micro-batches (1 without a pipeline)
+	recompute bool
+	topo      []int     // ops in topological order
+	topoPos   []int32   // op -> position in topo
+	stages    [][]int32 // ops of each stage, in topological order
+	stageOf   []int32   // op -> stage
+	stageDev  []int     // replica 0's device of each stage
+	reps      int
+	// repDev[r][d]: the device replica r uses for replica 0's device d
+	// (-1 where the plan does not use d)
+	repDev [][]int
+	bucket int64
+	overlp bool
+}
+
+// layout checks p's Pipeline and DataParallel against g and c and returns
+// them resolved. Errors wrap ErrInvalidPlan and name the field.
+func (p *Plan) layout(g *workloads.Graph, c *devices.Cluster) (*layout, error) {
+	l := &layout{m: 1, reps: 1}
+	topo, err := g.TopoOrder()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidPlan, err)
+	}
+	l.topo = topo
+	l.topoPos = make([]int32, len(g.Ops))
+	for i, v := range topo {
+		l.topoPos[v] = int32(i)
+	}
+	if pl := p.Pipeline; pl != nil {
+		if _, err := ParseSchedule(string(pl.Schedule)); err != nil {
+			return nil, fmt.Errorf("%w: field pipeline.schedule = %q (valid: %s)", ErrInvalidPlan, pl.Schedule, scheduleNames())
+		}
+		if pl.MicroBatches < 1 {
+			return nil, fmt.Errorf("%w: field pipeline.microBatches = %d (valid range: >= 1)", ErrInvalidPlan, pl.MicroBatches)
+		}
+		if p.Order != nil {
+			return nil, fmt.Errorf("%w: field order is set with a pipeline (valid: no order; the schedule %q fixes each device's order)", ErrInvalidPlan, pl.Schedule)
+		}
+		if p.Priority != nil {
+			return nil, fmt.Errorf("%w: field priority is set with a pipeline (valid: no priority; the schedule %q fixes each device's order)", ErrInvalidPlan, pl.Schedule)
+		}
+		l.sched, l.m, l.recompute = pl.Schedule, pl.MicroBatches, pl.Recompute
+		if err := l.setStages(p, g, c, pl.Stages); err != nil {
+			return nil, err
+		}
+	} else if err := l.setStages(p, g, c, nil); err != nil {
+		return nil, err
+	}
+	if err := l.setReplicas(p, c); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// setStages checks explicit stages, or makes one stage per used device in
+// the topological order of their first forward op.
+func (l *layout) setStages(p *Plan, g *workloads.Graph, c *devices.Cluster, stages [][]int) error {
+	n := len(g.Ops)
+	l.stageOf = make([]int32, n)
+	for i := range l.stageOf {
+		l.stageOf[i] = -1
+	}
+	if stages == nil {
+		// first topological position of a forward op (else any op) per device
+		first := map[int]int32{}
+		firstAny := map[int]int32{}
+		for _, v := range l.topo {
+			d := p.Device[v]
+			if _, ok := firstAny[d]; !ok {
+				firstAny[d] = l.topoPos[v]
+			}
+			if _, ok := first[d]; !ok && g.Ops[v].Role == workloads.Forward {
+				first[d] = l.topoPos[v]
+			}
+		}
+		devs := make([]int, 0, len(firstAny))
+		for d, pos := range firstAny {
+			if _, ok := first[d]; !ok {
+				first[d] = int32(n) + pos // devices without forward ops go last
+			}
+			devs = append(devs, d)
+		}
+		sort.Slice(devs, func(i, j int) bool { return first[devs[i]] < first[devs[j]] })
+		stageOfDev := map[int]int32{}
+		for s, d := range devs {
+			stageOfDev[d] = int32(s)
+		}
+		l.stageDev = devs
+		l.stages = make([][]int32, len(devs))
+		for _, v := range l.topo {
+			s := stageOfDev[p.Device[v]]
+			l.stageOf[v] = s
+			l.stages[s] = append(l.stages[s], int32(v))
+		}
+		return nil
+	}
+	if len(stages) == 0 {
+		return fmt.Errorf("%w: field pipeline.stages is empty (valid: nil, or one or more stages that cover the graph)", ErrInvalidPlan)
+	}
+	l.stageDev = make([]int, len(stages))
+	devStage := map[int]int{}
+	for s, ops := range stages {
+		if len(ops) == 0 {
+			return fmt.Errorf("%w: pipeline.stages[%d] is empty (valid: at least one op)", ErrInvalidPlan, s)
+		}
+		for _, v := range ops {
+			if v < 0 || v >= n {
+				return fmt.Errorf("%w: pipeline.stages[%d] names op %d (valid range: 0..%d)", ErrInvalidPlan, s, v, n-1)
+			}
+			if o := l.stageOf[v]; o >= 0 {
+				return fmt.Errorf("%w: op %q is in pipeline.stages[%d] and pipeline.stages[%d] (stages must not overlap)", ErrInvalidPlan, g.Ops[v].Name, o, s)
+			}
+			l.stageOf[v] = int32(s)
+		}
+		d := p.Device[ops[0]]
+		for _, v := range ops[1:] {
+			if p.Device[v] != d {
+				return fmt.Errorf("%w: pipeline.stages[%d] has op %q on %s and op %q on %s (a stage runs on one device)",
+					ErrInvalidPlan, s, g.Ops[ops[0]].Name, c.Devices[d].Name, g.Ops[v].Name, c.Devices[p.Device[v]].Name)
+			}
+		}
+		if o, dup := devStage[d]; dup {
+			return fmt.Errorf("%w: pipeline.stages[%d] and pipeline.stages[%d] are both on device %s (each stage needs its own device)",
+				ErrInvalidPlan, o, s, c.Devices[d].Name)
+		}
+		devStage[d] = s
+		l.stageDev[s] = d
+	}
+	for v, s := range l.stageOf {
+		if s < 0 {
+			return fmt.Errorf("%w: op %q is in no stage (pipeline.stages must cover the graph's %d ops)", ErrInvalidPlan, g.Ops[v].Name, n)
+		}
+	}
+	l.stages = make([][]int32, len(stages))
+	for _, v := range l.topo {
+		s := l.stageOf[v]
+		l.stages[s] = append(l.stages[s], int32(v))
+	}
+	return nil
+}
+
+// setReplicas resolves the devices of every data-parallel replica.
+func (l *layout) setReplicas(p *Plan, c *devices.Cluster) error {
+	nd := len(c.Devices)
+	used := append([]int(nil), l.stageDev...)
+	sort.Ints(used)
+	l.repDev = [][]int{make([]int, nd)}
+	for d := range l.repDev[0] {
+		l.repDev[0][d] = -1
+	}
+	for _, d := range used {
+		l.repDev[0][d] = d
+	}
+	dp := p.DataParallel
+	if dp == nil {
+		return nil
+	}
+	if dp.Replicas < 1 {
+		return fmt.Errorf("%w: field dataParallel.replicas = %d (valid range: >= 1)", ErrInvalidPlan, dp.Replicas)
+	}
+	if dp.BucketBytes < 0 {
+		return fmt.Errorf("%w: field dataParallel.bucketBytes = %d (valid range: >= 0; 0 = one bucket per stage)", ErrInvalidPlan, dp.BucketBytes)
+	}
+	l.reps, l.bucket, l.overlp = dp.Replicas, dp.BucketBytes, dp.Overlap
+	taken := make([]bool, nd)
+	for _, d := range used {
+		taken[d] = true
+	}
+	if dp.Devices != nil {
+		if len(dp.Devices) != dp.Replicas {
+			return fmt.Errorf("%w: field dataParallel.devices has %d replicas (valid: dataParallel.replicas = %d lists)", ErrInvalidPlan, len(dp.Devices), dp.Replicas)
+		}
+		for j, d := range dp.Devices[0] {
+			if j >= len(used) || d != used[j] {
+				return fmt.Errorf("%w: field dataParallel.devices[0] = %v (valid: the devices the plan uses, ascending: %v)", ErrInvalidPlan, dp.Devices[0], used)
+			}
+		}
+		if len(dp.Devices[0]) != len(used) {
+			return fmt.Errorf("%w: field dataParallel.devices[0] = %v (valid: the devices the plan uses, ascending: %v)", ErrInvalidPlan, dp.Devices[0], used)
+		}
+	}
+	for r := 1; r < dp.Replicas; r++ {
+		m := make([]int, nd)
+		for d := range m {
+			m[d] = -1
+		}
+		for j, d := range used {
+			var rd int
+			if dp.Devices != nil {
+				if len(dp.Devices[r]) != len(used) {
+					return fmt.Errorf("%w: field dataParallel.devices[%d] has %d devices (valid: %d, one per device the plan uses)", ErrInvalidPlan, r, len(dp.Devices[r]), len(used))
+				}
+				rd = dp.Devices[r][j]
+				if rd < 0 || rd >= nd {
+					return fmt.Errorf("%w: field dataParallel.devices[%d][%d] = %d (valid range: 0..%d)", ErrInvalidPlan, r, j, rd, nd-1)
+				}
+				if taken[rd] {
+					return fmt.Errorf("%w: field dataParallel.devices[%d][%d]: device %s is used twice (every replica needs its own devices)", ErrInvalidPlan, r, j, c.Devices[rd].Name)
+				}
+			} else {
+				rd = -1
+				for e := range c.Devices {
+					if !taken[e] && c.Devices[e].Kind.Name == c.Devices[d].Kind.Name {
+						rd = e
+						break
+					}
+				}
+				if rd < 0 {
+					return fmt.Errorf("%w: field dataParallel.replicas = %d: replica %d finds no free device of kind %s for %s in cluster %q (valid: at most as many replicas as free devices allow, or give dataParallel.devices)",
+						ErrInvalidPlan, dp.Replicas, r, c.Devices[d].Kind.Name, c.Devices[d].Name, c.Name)
+				}
+			}
+			if c.Devices[rd].Kind.Class != c.Devices[d].Kind.Class {
+				return fmt.Errorf("%w: field dataParallel.devices[%d][%d]: %s is a %s, it replicates %s, a %s (valid: a device of the same class)",
+					ErrInvalidPlan, r, j, c.Devices[rd].Name, c.Devices[rd].Kind.Class, c.Devices[d].Name, c.Devices[d].Kind.Class)
+			}
+			taken[rd] = true
+			m[d] = rd
+		}
+		l.repDev = append(l.repDev, m)
+	}
+	return nil
+}
+
+// checkParallel validates the pipeline and data-parallel parts of p.
+func (p *Plan) checkParallel(g *workloads.Graph, c *devices.Cluster) error {
+	if p.Pipeline == nil && p.DataParallel == nil {
+		return nil
+	}
+	_, err := p.layout(g, c)
+	return err
+}

@@ -1,0 +1,194 @@
+package engine
+
+import "math"
+
+// PipelineStats are a pipelined step's figures. Times are seconds.
+type PipelineStats struct {
+	Schedule     Schedule `json:"schedule"`
+	MicroBatches int      `json:"microBatches"`
+	Recompute    bool     `json:"recompute,omitempty"`
+	// Period is the steady-state time per micro-batch: the mean spacing
+	// of consecutive micro-batches over the middle half (micro-batches
+	// m/4 to m-1-m/4) where the pipeline's output leaves it: the ends of
+	// the backwards on the first stage (1f1b, pipedream), or for gpipe the
+	// forward spacing on the last stage plus the backward spacing on the
+	// first (its two phases pipeline separately). 0 when m < 2. It
+	// approaches the max-load model's period (Tarnawski et al. §5.3) when
+	// m is well above the number of stages.
+	Period float64 `json:"period"`
+	// BubbleFraction is the stages' mean idle share of the step:
+	// 1 - sum(busy) / (stage devices x StepTime). Uniform stages and no
+	// communication give (p-1)/(m+p-1) for gpipe and 1f1b.
+	BubbleFraction float64 `json:"bubbleFraction"`
+	// Stages, in pipeline order.
+	Stages []StageStats `json:"stages"`
+}
+
+// StageStats summarises one stage over its replicas.
+type StageStats struct {
+	// Devices has the stage's device in each data-parallel replica.
+	Devices []string `json:"devices"`
+	Ops     int      `json:"ops"`
+	// Busy is the mean compute time of the stage's devices, and
+	// Utilisation = Busy / StepTime.
+	Busy        float64 `json:"busy"`
+	Utilisation float64 `json:"utilisation"`
+	// ParamBytes are the stage's parameters (one copy).
+	ParamBytes int64 `json:"paramBytes"`
+	// PeakMemory is the largest peak among the stage's devices.
+	PeakMemory int64 `json:"peakMemory"`
+	// WeightVersions is the most weight versions the stage kept at once:
+	// up to p-s on stage s with PipeDream's weight stashing, 1 otherwise.
+	WeightVersions int `json:"weightVersions"`
+}
+
+// DataParallelStats lists a data-parallel step's all-reduces.
+type DataParallelStats struct {
+	Replicas   int              `json:"replicas"`
+	AllReduces []AllReduceStats `json:"allReduces"`
+}
+
+// AllReduceStats is one ring all-reduce of a stage's gradient bucket.
+type AllReduceStats struct {
+	// Stage (a device of the plan without a pipeline: one per device it
+	// uses, in the order of their first forward op), bucket within it,
+	// and update round (0; the micro-batch with PipeDream).
+	Stage  int   `json:"stage"`
+	Bucket int   `json:"bucket"`
+	Round  int   `json:"round"`
+	Bytes  int64 `json:"bytes"`
+	// Start is when the first replica began, End when the last replica
+	// had every chunk.
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+}
+
+// Instances times every node of an unrolled plan, indexed by node.
+type Instances struct {
+	// Op is the op (-1 for an all-reduce step or a weight stash),
+	// MicroBatch its micro-batch (-1 for an op that runs once per step)
+	// and Replica its data-parallel replica.
+	Op, MicroBatch, Replica []int32
+	Kind                    []NodeKind
+	Start, End              []float64
+	u                       *unrolled
+}
+
+// Index is the node of op's instance for micro-batch mb on replica r (an
+// op that runs once per step has one node, whatever mb), or -1 when out of
+// range.
+func (in *Instances) Index(op, mb, replica int) int {
+	u := in.u
+	if op < 0 || op >= u.n || replica < 0 || replica >= u.reps || (!u.once[op] && (mb < 0 || mb >= u.m)) {
+		return -1
+	}
+	return int(u.node(int32(op), mb, replica))
+}
+
+// RecomputeIndex is the node that recomputes forward op for mb on replica
+// r, or -1 when the op is not recomputed.
+func (in *Instances) RecomputeIndex(op, mb, replica int) int {
+	u := in.u
+	if op < 0 || op >= u.n || !u.rec[op] || replica < 0 || replica >= u.reps || mb < 0 || mb >= u.m {
+		return -1
+	}
+	return int(u.recNode(int32(op), mb, replica))
+}
+
+// result turns the node-level timings into op-level ones and adds the
+// pipeline and data-parallel statistics.
+func (u *unrolled) result(s *sim, r *Result) {
+	in := &Instances{Op: u.opOf, MicroBatch: u.mbOf, Replica: u.repOf, Kind: u.kind,
+		Start: r.OpStart, End: r.OpEnd, u: u}
+	r.Instances = in
+	r.OpStart, r.OpEnd = make([]float64, u.n), make([]float64, u.n)
+	for i := range r.OpStart {
+		r.OpStart[i] = math.Inf(1)
+	}
+	for x, v := range u.opOf {
+		if v < 0 {
+			continue
+		}
+		r.OpStart[v] = math.Min(r.OpStart[v], in.Start[x])
+		r.OpEnd[v] = math.Max(r.OpEnd[v], in.End[x])
+	}
+	l := u.l
+	if l.sched != "" {
+		ps := &PipelineStats{Schedule: l.sched, MicroBatches: u.m, Recompute: l.recompute, Period: u.period(in)}
+		var busy float64
+		var count int
+		for st := range l.stages {
+			ss := StageStats{Ops: len(l.stages[st]), WeightVersions: u.versions[st]}
+			for _, v := range l.stages[st] {
+				ss.ParamBytes += u.g.Ops[v].ParamBytes
+			}
+			for rep := 0; rep < u.reps; rep++ {
+				d := l.repDev[rep][l.stageDev[st]]
+				ss.Devices = append(ss.Devices, s.c.Devices[d].Name)
+				ss.Busy += s.streams[d].busyTime
+				ss.PeakMemory = max(ss.PeakMemory, s.mem[d].peak)
+				busy += s.streams[d].busyTime
+				count++
+			}
+			ss.Busy /= float64(u.reps)
+			if r.StepTime > 0 {
+				ss.Utilisation = ss.Busy / r.StepTime
+			}
+			ps.Stages = append(ps.Stages, ss)
+		}
+		if r.StepTime > 0 {
+			ps.BubbleFraction = 1 - busy/(float64(count)*r.StepTime)
+		}
+		r.Pipeline = ps
+	}
+	if u.plan.DataParallel != nil {
+		ds := &DataParallelStats{Replicas: u.reps, AllReduces: []AllReduceStats{}}
+		for _, a := range u.ars {
+			as := AllReduceStats{Stage: a.stage, Bucket: a.bucket, Round: a.round, Bytes: a.bytes, Start: math.Inf(1)}
+			for rep := range a.first {
+				as.Start = math.Min(as.Start, in.Start[a.first[rep]])
+				as.End = math.Max(as.End, in.End[a.last[rep]])
+			}
+			ds.AllReduces = append(ds.AllReduces, as)
+		}
+		r.DataParallel = ds
+	}
+}
+
+// period measures the steady-state time per micro-batch (see
+// PipelineStats.Period) on replica 0.
+func (u *unrolled) period(in *Instances) float64 {
+	m := u.m
+	if m < 2 {
+		return 0
+	}
+	lo, hi := m/4, m-1-m/4
+	// spacing of the ends of an item kind's last op on a stage
+	spacing := func(ops []int32) float64 {
+		last := ops[len(ops)-1]
+		a, b := in.End[u.node(last, lo, 0)], in.End[u.node(last, hi, 0)]
+		return math.Abs(b-a) / float64(hi-lo)
+	}
+	p := len(u.l.stages)
+	lastF, firstB := -1, -1
+	for st := p - 1; st >= 0 && lastF < 0; st-- {
+		if len(u.fwdOps[st]) > 0 {
+			lastF = st
+		}
+	}
+	for st := 0; st < p && firstB < 0; st++ {
+		if len(u.bwdOps[st]) > 0 {
+			firstB = st
+		}
+	}
+	switch {
+	case firstB < 0 && lastF < 0:
+		return 0
+	case firstB < 0:
+		return spacing(u.fwdOps[lastF])
+	case u.l.sched == GPipe && lastF >= 0:
+		return spacing(u.fwdOps[lastF]) + spacing(u.bwdOps[firstB])
+	default:
+		return spacing(u.bwdOps[firstB])
+	}
+}
