@@ -8,7 +8,6 @@ import (
 	"sort"
 
 	"placesim/devices"
-	"placesim/study"
 	"placesim/workloads"
 )
 
@@ -44,7 +43,7 @@ type TraceEvent struct {
 // link with each transfer hop as a complete event. Events are sorted by
 // process, thread and time, so that timestamps never decrease within a
 // thread. o must carry a trace (see study.Retrace).
-func ChromeTrace(w io.Writer, o *study.Outcome, c *devices.Cluster) error {
+func ChromeTrace(w io.Writer, o *Outcome, c *devices.Cluster) error {
 	if err := checkTraced(o); err != nil {
 		return fmt.Errorf("chrome trace: %w", err)
 	}

@@ -10,7 +10,6 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"placesim/internal/units"
-	"placesim/study"
 )
 
 // barChartHeight is the height of a chart with n placer rows of the given
@@ -22,7 +21,7 @@ func barChartHeight(n int, row float64) vg.Length {
 
 // placerAxis puts the placers on the Y axis, the first at the top, and
 // returns the Y of row i.
-func placerAxis(p *plot.Plot, rows []*study.Outcome) func(i int) float64 {
+func placerAxis(p *plot.Plot, rows []*Outcome) func(i int) float64 {
 	n := len(rows)
 	names := make([]string, n)
 	for i, o := range rows {
@@ -36,7 +35,7 @@ func placerAxis(p *plot.Plot, rows []*study.Outcome) func(i int) float64 {
 }
 
 // shortError is a failed run's label on a chart.
-func shortError(o *study.Outcome) string {
+func shortError(o *Outcome) string {
 	msg := oneLine(o.Error)
 	if strings.HasPrefix(msg, "timed out") {
 		return msg
@@ -50,7 +49,7 @@ func shortError(o *study.Outcome) string {
 // StepTimeChart is a bar chart of the simulated step time per placer,
 // fastest at the top. Out-of-memory runs are red, hatched and labelled
 // "OOM"; runs that failed have no bar and say why.
-func StepTimeChart(rows []*study.Outcome) *Figure {
+func StepTimeChart(rows []*Outcome) *Figure {
 	rows = sorted(rows)
 	const name, title = "step_time", "Simulated step time per placer (lower is better; slowdown vs the best run in brackets)"
 	if len(rows) == 0 {
@@ -106,7 +105,7 @@ func StepTimeChart(rows []*study.Outcome) *Figure {
 // time on a log scale. A run that timed out is hatched at its timeout.
 // Reproducible comparisons do not measure placement time; the figure then
 // says so.
-func PlaceTimeChart(rows []*study.Outcome) *Figure {
+func PlaceTimeChart(rows []*Outcome) *Figure {
 	rows = sorted(rows)
 	lo, hi := math.Inf(1), 0.0
 	for _, o := range rows {
@@ -154,7 +153,7 @@ func PlaceTimeChart(rows []*study.Outcome) *Figure {
 // of its capacity (grouped bars, one per device, labelled with the bytes
 // when there is room) against the capacity line at 100%. The device that
 // ran out of memory is hatched.
-func PeakMemoryChart(rows []*study.Outcome) *Figure {
+func PeakMemoryChart(rows []*Outcome) *Figure {
 	rows = sorted(rows)
 	const name, title = "peak_memory", "Peak memory per device as a share of its capacity"
 	ref := reference(rows)

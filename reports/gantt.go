@@ -10,7 +10,6 @@ import (
 
 	"placesim/devices"
 	"placesim/internal/units"
-	"placesim/study"
 	"placesim/workloads"
 )
 
@@ -27,7 +26,7 @@ type lane struct {
 
 // runGraph is the graph the run's plan was simulated on (a placer may
 // return a rewritten graph).
-func runGraph(o *study.Outcome) *workloads.Graph {
+func runGraph(o *Outcome) *workloads.Graph {
 	if o.Plan != nil && o.Plan.Graph != nil {
 		return o.Plan.Graph
 	}
@@ -35,7 +34,7 @@ func runGraph(o *study.Outcome) *workloads.Graph {
 }
 
 // checkTraced says why o cannot be charted as a timeline, or nil.
-func checkTraced(o *study.Outcome) error {
+func checkTraced(o *Outcome) error {
 	switch {
 	case o == nil:
 		return fmt.Errorf("no run to chart")
@@ -58,7 +57,7 @@ func linkName(c *devices.Cluster, id int) string {
 }
 
 // usedLinks lists the IDs of the links the run's transfers crossed, sorted.
-func usedLinks(o *study.Outcome) []int {
+func usedLinks(o *Outcome) []int {
 	seen := map[int]bool{}
 	for _, tr := range o.Result.Trace.Transfers {
 		for _, h := range tr.Hops {
@@ -77,7 +76,7 @@ func usedLinks(o *study.Outcome) []int {
 // op class (type and role, independent of the placer), and a lane per link
 // that carried data with its transfers' hops. o must carry a trace (see
 // study.Retrace); c is the cluster it ran on.
-func Gantt(o *study.Outcome, c *devices.Cluster) (*Figure, error) {
+func Gantt(o *Outcome, c *devices.Cluster) (*Figure, error) {
 	if err := checkTraced(o); err != nil {
 		return nil, fmt.Errorf("gantt chart: %w", err)
 	}

@@ -9,7 +9,6 @@ import (
 	"regexp"
 
 	"placesim/internal/units"
-	"placesim/study"
 )
 
 //go:embed templates/report.html.tmpl
@@ -33,9 +32,9 @@ type HTMLFigure struct {
 
 // HTMLReport is what report.html shows.
 type HTMLReport struct {
-	Rows []*study.Outcome
+	Rows []*Outcome
 	// Detail is the run whose timelines the figures show (nil: none).
-	Detail *study.Outcome
+	Detail *Outcome
 	// DetailNote explains a missing detail run, if any.
 	DetailNote string
 	Figures    []HTMLFigure

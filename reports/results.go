@@ -7,18 +7,16 @@ import (
 	"io"
 	"strconv"
 	"strings"
-
-	"placesim/study"
 )
 
 // JSON writes {"results": [...]}: one object per run, sorted as in Table,
-// with the fields of study.Outcome (times in seconds, sizes in bytes;
+// with the fields of Outcome (times in seconds, sizes in bytes;
 // placeTime null in reproducible runs, oom null or an object).
-func JSON(w io.Writer, rows []*study.Outcome) error {
+func JSON(w io.Writer, rows []*Outcome) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(struct {
-		Results []*study.Outcome `json:"results"`
+		Results []*Outcome `json:"results"`
 	}{sorted(rows)}); err != nil {
 		return fmt.Errorf("results json: %w", err)
 	}
@@ -31,7 +29,7 @@ func JSON(w io.Writer, rows []*study.Outcome) error {
 // transfers moved, the OOM's device, op and bytes asked, the error, then
 // each device's peak memory and capacity in bytes (columns
 // peakMemory:<device>, capacity:<device>). Missing figures are empty.
-func CSV(w io.Writer, rows []*study.Outcome) error {
+func CSV(w io.Writer, rows []*Outcome) error {
 	rows = sorted(rows)
 	ref := reference(rows)
 	cw := csv.NewWriter(w)
@@ -84,7 +82,7 @@ func CSV(w io.Writer, rows []*study.Outcome) error {
 }
 
 // statusCode is a run's state for machines: ok, oom, timeout or error.
-func statusCode(o *study.Outcome) string {
+func statusCode(o *Outcome) string {
 	switch {
 	case o.Error != "" && strings.HasPrefix(o.Error, "timed out"):
 		return "timeout"

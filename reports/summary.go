@@ -4,23 +4,22 @@ import (
 	"fmt"
 
 	"placesim/internal/units"
-	"placesim/study"
 )
 
 // sorted returns a copy of rows in study.SortOutcomes order, so that every
 // report lists placers the same way whatever order it was given.
-func sorted(rows []*study.Outcome) []*study.Outcome {
-	s := append([]*study.Outcome(nil), rows...)
-	study.SortOutcomes(s)
+func sorted(rows []*Outcome) []*Outcome {
+	s := append([]*Outcome(nil), rows...)
+	SortOutcomes(s)
 	return s
 }
 
 // simulated reports whether o has simulation figures (it may be an OOM).
-func simulated(o *study.Outcome) bool { return o.Error == "" && len(o.PeakMemory) > 0 }
+func simulated(o *Outcome) bool { return o.Error == "" && len(o.PeakMemory) > 0 }
 
 // maxPeak returns the device whose peak memory is the largest fraction of
 // its capacity, with that peak and capacity; dev is -1 when o has none.
-func maxPeak(o *study.Outcome) (dev int, peak, capacity int64) {
+func maxPeak(o *Outcome) (dev int, peak, capacity int64) {
 	dev = -1
 	best := -1.0
 	for i, p := range o.PeakMemory {
@@ -48,7 +47,7 @@ func percent(a, b int64) float64 {
 }
 
 // deviceName is o's name for device i ("dev<i>" when unknown).
-func deviceName(o *study.Outcome, i int) string {
+func deviceName(o *Outcome, i int) string {
 	if i >= 0 && i < len(o.Devices) {
 		return o.Devices[i].Name
 	}
@@ -56,7 +55,7 @@ func deviceName(o *study.Outcome, i int) string {
 }
 
 // status is the short state of a run: "ok", "OOM on gpu0" or "error".
-func status(o *study.Outcome) string {
+func status(o *Outcome) string {
 	switch {
 	case o.Error != "":
 		return "error"
@@ -67,7 +66,7 @@ func status(o *study.Outcome) string {
 }
 
 // oomDetail says what the first over-capacity allocation asked for.
-func oomDetail(o *study.Outcome) string {
+func oomDetail(o *Outcome) string {
 	if o.OOM == nil {
 		return ""
 	}
@@ -76,7 +75,7 @@ func oomDetail(o *study.Outcome) string {
 }
 
 // bestStep is the step time of the fastest run that fit in memory (0: none).
-func bestStep(rows []*study.Outcome) float64 {
+func bestStep(rows []*Outcome) float64 {
 	best := 0.0
 	for _, o := range rows {
 		if !o.Failed() && o.StepTime > 0 && (best == 0 || o.StepTime < best) {

@@ -9,7 +9,6 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"placesim/internal/units"
-	"placesim/study"
 )
 
 // newTable returns a tablewriter table with the headers as written (no
@@ -28,7 +27,7 @@ var summaryHeader = []string{"#", "placer", "step time", "vs best", "samples/s",
 
 // summary returns the comparison table's cells for rows (sorted) and the
 // full error messages its status cells refer to by number.
-func summary(rows []*study.Outcome) (cells [][]string, notes []string) {
+func summary(rows []*Outcome) (cells [][]string, notes []string) {
 	best := bestStep(rows)
 	for i, o := range rows {
 		step, vs, tput, peak, moved := "-", "-", "-", "-", "-"
@@ -63,7 +62,7 @@ func summary(rows []*study.Outcome) (cells [][]string, notes []string) {
 // MemoryTable), bytes moved over links, the run's status and its placement
 // time. Error messages are listed in full under the table, numbered; OOM
 // rows say on which device.
-func Table(w io.Writer, rows []*study.Outcome) error {
+func Table(w io.Writer, rows []*Outcome) error {
 	R, L := tw.AlignRight, tw.AlignLeft
 	t := newTable(w, tw.Alignment{R, L, R, R, R, R, R, L, R})
 	t.Header(summaryHeader)
@@ -87,7 +86,7 @@ func Table(w io.Writer, rows []*study.Outcome) error {
 // MemoryTable writes each run's peak memory per device, with the devices'
 // capacities in the header: the breakdown behind Table's max peak column.
 // An OOM device is marked "OOM".
-func MemoryTable(w io.Writer, rows []*study.Outcome) error {
+func MemoryTable(w io.Writer, rows []*Outcome) error {
 	rows = sorted(rows)
 	ref := reference(rows)
 	if ref == nil {
@@ -116,7 +115,7 @@ func MemoryTable(w io.Writer, rows []*study.Outcome) error {
 
 // peakCell is "1.20 GiB (8%)" for device i of o, marked when it is the OOM
 // device, "-" when o has no figures.
-func peakCell(o *study.Outcome, i int) string {
+func peakCell(o *Outcome, i int) string {
 	if !simulated(o) || i >= len(o.PeakMemory) {
 		return "-"
 	}
@@ -128,7 +127,7 @@ func peakCell(o *study.Outcome, i int) string {
 }
 
 // reference is the first simulated row: it names the devices.
-func reference(rows []*study.Outcome) *study.Outcome {
+func reference(rows []*Outcome) *Outcome {
 	for _, o := range rows {
 		if simulated(o) {
 			return o
@@ -139,7 +138,7 @@ func reference(rows []*study.Outcome) *study.Outcome {
 
 // LinkTable writes the traffic of each directed link that carried data in
 // run o: bytes, transfers, busy time and queueing delay.
-func LinkTable(w io.Writer, o *study.Outcome) error {
+func LinkTable(w io.Writer, o *Outcome) error {
 	if len(o.Links) == 0 {
 		_, err := fmt.Fprintf(w, "%s: no transfers between devices\n", o.Placer)
 		return err
@@ -157,7 +156,7 @@ func LinkTable(w io.Writer, o *study.Outcome) error {
 }
 
 // TableText is Table then MemoryTable, as written to table.txt.
-func TableText(w io.Writer, rows []*study.Outcome) error {
+func TableText(w io.Writer, rows []*Outcome) error {
 	if err := Table(w, rows); err != nil {
 		return err
 	}

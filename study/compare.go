@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sort"
 	"sync"
 	"time"
 
 	"placesim/devices"
 	"placesim/engine"
 	"placesim/placers"
+	"placesim/reports"
 	"placesim/workloads"
 )
 
@@ -210,27 +210,7 @@ func failedOutcome(g *workloads.Graph, c *devices.Cluster, s Spec, msg string) *
 // SortOutcomes orders rows for a comparison: runs that completed within
 // memory by step time, then out-of-memory runs by step time, then runs
 // that failed with an error; ties by placer name.
-func SortOutcomes(rows []*Outcome) {
-	class := func(o *Outcome) int {
-		switch {
-		case o.Error != "":
-			return 2
-		case o.OOM != nil:
-			return 1
-		}
-		return 0
-	}
-	sort.SliceStable(rows, func(i, j int) bool {
-		a, b := rows[i], rows[j]
-		if ca, cb := class(a), class(b); ca != cb {
-			return ca < cb
-		}
-		if a.Error == "" && a.StepTime != b.StepTime {
-			return a.StepTime < b.StepTime
-		}
-		return a.Placer < b.Placer
-	})
-}
+func SortOutcomes(rows []*Outcome) { reports.SortOutcomes(rows) }
 
 // Best returns the row a report details (Gantt chart, memory timelines,
 // trace): the fastest run that completed within memory, else the first

@@ -8,6 +8,7 @@ import (
 	"placesim/devices"
 	"placesim/engine"
 	"placesim/placers"
+	"placesim/reports"
 	"placesim/workloads"
 )
 
@@ -24,36 +25,9 @@ type Spec struct {
 	Reproducible bool
 }
 
-// Outcome is the result of one run: the JSON row of compare, the object
-// simulate --json prints. Times are seconds, sizes bytes.
-type Outcome struct {
-	Placer   string `json:"placer"`
-	Workload string `json:"workload"`
-	Cluster  string `json:"cluster"`
-	Seed     uint64 `json:"seed"`
-	// StepTime and Throughput are 0 when the run failed before simulating.
-	StepTime   float64 `json:"stepTime"`
-	Throughput float64 `json:"throughput"`
-	// PeakMemory and Capacity per device, in cluster order.
-	PeakMemory []int64     `json:"peakMemory"`
-	Capacity   []int64     `json:"capacity"`
-	OOM        *engine.OOM `json:"oom"`
-	// PlaceTime is the placer's wall time; null in reproducible mode.
-	PlaceTime  *float64 `json:"placeTime"`
-	BytesMoved int64    `json:"bytesMoved"`
-	Transfers  int      `json:"transfers"`
-	// Error is set when the placer or the simulation failed.
-	Error   string               `json:"error,omitempty"`
-	Devices []engine.DeviceStats `json:"devices,omitempty"`
-	Links   []engine.LinkStats   `json:"links,omitempty"`
-
-	Result *engine.Result   `json:"-"`
-	Plan   *engine.Plan     `json:"-"`
-	Graph  *workloads.Graph `json:"-"`
-}
-
-// Failed reports whether the run errored or ran out of memory.
-func (o *Outcome) Failed() bool { return o.Error != "" || o.OOM != nil }
+// Outcome is the result of one run (see reports.Outcome: the type lives
+// with the code that renders it, so that reports never imports study).
+type Outcome = reports.Outcome
 
 // Run places g on c with the placer named in s (from reg) and simulates
 // the plan. Placer and simulation failures are recorded in the Outcome's

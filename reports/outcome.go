@@ -1,0 +1,64 @@
+package reports
+
+import (
+	"sort"
+
+	"placesim/engine"
+	"placesim/workloads"
+)
+
+// Outcome is the result of one run: the JSON row of compare, the object
+// simulate --json prints. Times are seconds, sizes bytes.
+type Outcome struct {
+	Placer   string `json:"placer"`
+	Workload string `json:"workload"`
+	Cluster  string `json:"cluster"`
+	Seed     uint64 `json:"seed"`
+	// StepTime and Throughput are 0 when the run failed before simulating.
+	StepTime   float64 `json:"stepTime"`
+	Throughput float64 `json:"throughput"`
+	// PeakMemory and Capacity per device, in cluster order.
+	PeakMemory []int64     `json:"peakMemory"`
+	Capacity   []int64     `json:"capacity"`
+	OOM        *engine.OOM `json:"oom"`
+	// PlaceTime is the placer's wall time; null in reproducible mode.
+	PlaceTime  *float64 `json:"placeTime"`
+	BytesMoved int64    `json:"bytesMoved"`
+	Transfers  int      `json:"transfers"`
+	// Error is set when the placer or the simulation failed.
+	Error   string               `json:"error,omitempty"`
+	Devices []engine.DeviceStats `json:"devices,omitempty"`
+	Links   []engine.LinkStats   `json:"links,omitempty"`
+
+	Result *engine.Result   `json:"-"`
+	Plan   *engine.Plan     `json:"-"`
+	Graph  *workloads.Graph `json:"-"`
+}
+
+// Failed reports whether the run errored or ran out of memory.
+func (o *Outcome) Failed() bool { return o.Error != "" || o.OOM != nil }
+
+// SortOutcomes orders rows for a comparison: runs that completed within
+// memory by step time, then out-of-memory runs by step time, then runs
+// that failed with an error; ties by placer name.
+func SortOutcomes(rows []*Outcome) {
+	class := func(o *Outcome) int {
+		switch {
+		case o.Error != "":
+			return 2
+		case o.OOM != nil:
+			return 1
+		}
+		return 0
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		if ca, cb := class(a), class(b); ca != cb {
+			return ca < cb
+		}
+		if a.Error == "" && a.StepTime != b.StepTime {
+			return a.StepTime < b.StepTime
+		}
+		return a.Placer < b.Placer
+	})
+}
