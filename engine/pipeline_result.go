@@ -7,12 +7,13 @@ type PipelineStats struct {
 	Schedule     Schedule `json:"schedule"`
 	MicroBatches int      `json:"microBatches"`
 	Recompute    bool     `json:"recompute,omitempty"`
-	// Period is the steady-state time per micro-batch: the mean spacing
-	// of consecutive micro-batches over the middle half (micro-batches
-	// m/4 to m-1-m/4) where the pipeline's output leaves it: the ends of
-	// the backwards on the first stage (1f1b, pipedream), or for gpipe the
-	// forward spacing on the last stage plus the backward spacing on the
-	// first (its two phases pipeline separately). 0 when m < 2. It
+	// Period is the steady-state time per micro-batch. A stage's spacing
+	// is the mean time between the ends of consecutive micro-batches' work
+	// on it (their backward, or their forward on a stage without backward
+	// ops) over the middle half, micro-batches m/4 to m-1-m/4; Period is
+	// the largest (the bottleneck's). For gpipe, whose forward and backward
+	// phases pipeline one after the other, it is the largest forward
+	// spacing plus the largest backward spacing. 0 when m < 2. It
 	// approaches the max-load model's period (Tarnawski et al. §5.3) when
 	// m is well above the number of stages.
 	Period float64 `json:"period"`
@@ -163,32 +164,28 @@ func (u *unrolled) period(in *Instances) float64 {
 		return 0
 	}
 	lo, hi := m/4, m-1-m/4
-	// spacing of the ends of an item kind's last op on a stage
+	// spacing of the ends of a stage's item: the end of its last op
 	spacing := func(ops []int32) float64 {
+		if len(ops) == 0 {
+			return 0
+		}
 		last := ops[len(ops)-1]
 		a, b := in.End[u.node(last, lo, 0)], in.End[u.node(last, hi, 0)]
 		return math.Abs(b-a) / float64(hi-lo)
 	}
-	p := len(u.l.stages)
-	lastF, firstB := -1, -1
-	for st := p - 1; st >= 0 && lastF < 0; st-- {
-		if len(u.fwdOps[st]) > 0 {
-			lastF = st
-		}
-	}
-	for st := 0; st < p && firstB < 0; st++ {
+	var fwd, bwd, done float64
+	for st := range u.l.stages {
+		f, b := spacing(u.fwdOps[st]), spacing(u.bwdOps[st])
+		fwd, bwd = max(fwd, f), max(bwd, b)
 		if len(u.bwdOps[st]) > 0 {
-			firstB = st
+			done = max(done, b) // a micro-batch is done on the stage after its backward
+		} else {
+			done = max(done, f)
 		}
 	}
-	switch {
-	case firstB < 0 && lastF < 0:
-		return 0
-	case firstB < 0:
-		return spacing(u.fwdOps[lastF])
-	case u.l.sched == GPipe && lastF >= 0:
-		return spacing(u.fwdOps[lastF]) + spacing(u.bwdOps[firstB])
-	default:
-		return spacing(u.bwdOps[firstB])
+	if u.l.sched == GPipe {
+		// the forward and the backward phases pipeline one after the other
+		return fwd + bwd
 	}
+	return done
 }
