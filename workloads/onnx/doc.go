@@ -1,0 +1,65 @@
+// Package onnx imports an ONNX model (a serialized ModelProto) as a
+// placesim forward graph, or a training step with Options.Training. The
+// protobuf is decoded with google.golang.org/protobuf/encoding/protowire
+// (no generated code) for the fields of onnx.proto the importer needs.
+//
+// # Graph
+//
+// Each graph input that is not an initializer becomes an op of type
+// "input"; each node becomes an op named after the node (or OPTYPE_INDEX
+// when unnamed; a name taken twice gets a "#2" suffix), in the layer given
+// by its name's path ("/encoder/layer.0/attention/MatMul" is in layer
+// "encoder/layer.0/attention"). An edge joins the producer and the consumer
+// of each tensor and carries its size in bytes (two tensors between the
+// same pair of ops make one edge carrying both).
+//
+// Parameters are the floating-point initializers. One that a single op
+// reads adds to that op's ParamBytes; one that several ops read (a tied
+// embedding) becomes an op of type "variable" holding the ParamBytes, with
+// an edge to each reader. Integer initializers, Constant nodes and nodes
+// whose outputs are known at import time (Shape, Size, and arithmetic,
+// Gather, Concat, Slice, Squeeze, Unsqueeze, Cast, Reshape... on known
+// integer tensors) are constants: they are folded away and no op is made
+// for them; the ops that read them count their bytes as memory traffic.
+//
+// # Shapes
+//
+// Shapes are inferred node by node (ONNX nodes are topologically sorted)
+// from the initializers' dims and the graph inputs' shapes. A symbolic
+// dimension (dim_param) of an input takes its value from Options.Dims
+// (from a path as model.onnx?batch_size=32&sequence=128); one without a
+// value is an error. Where an output's shape depends on run-time data
+// (a Reshape, Expand or Range whose inputs cannot be folded, a Resize with
+// scales), it is taken from the graph's value_info or outputs, and is an
+// error naming the node when those do not give it. The graph's batch size
+// is the leading dimension of the first graph input (1 if there is none).
+//
+// Supported op types (default domain): Conv, ConvTranspose, Gemm, MatMul,
+// the element-wise ops (Add, Sub, Mul, Div, Pow, Max, Min, Sum, Mean,
+// PRelu, Mod, Where, the comparisons and logical ops, Relu, LeakyRelu, Elu,
+// Selu, Gelu, Sigmoid, HardSigmoid, HardSwish, Tanh, Erf, Softplus, Exp,
+// Log, Sqrt, Reciprocal, Neg, Abs, Floor, Ceil, Round, Sign, Not, Sin, Cos,
+// Clip, Cast, Identity, Dropout), BatchNormalization, LayerNormalization,
+// InstanceNormalization, MaxPool, AveragePool, GlobalAveragePool,
+// GlobalMaxPool, Softmax, LogSoftmax, the Reduce ops, ArgMax, ArgMin,
+// Flatten, Reshape, Transpose, Squeeze, Unsqueeze, Concat, Split, Slice,
+// Gather, Expand, Tile, Pad, Resize, Range, ConstantOfShape, Shape, Size,
+// Constant (SupportedOps lists them). Any other op type, or an op in
+// another domain, is an error naming the op type and the node.
+//
+// # Costs
+//
+// Sizes use the element type of each tensor (fp32 is 4 bytes, fp16 2,
+// int64 8...). FLOPs count one multiply-add as 2 FLOPs, as the zoo does:
+// MatMul and Gemm 2*M*K*N per matrix product (+ M*N for Gemm's C); Conv
+// 2 * N * M * output pixels * C/group * kernel size (+ one per output for
+// the bias); ConvTranspose 2 * N * C * input pixels * M/group * kernel
+// size; pooling output elements * kernel size; global pooling and
+// reductions one per input element; Softmax 5, LayerNormalization and
+// InstanceNormalization 8, BatchNormalization 2 per element; element-wise
+// ops 1 per output element per extra input (Where 1), activations 1 (Relu) to 8
+// (Gelu) per element; data movement (Transpose, Concat, Gather, Slice...)
+// 0. BytesAccessed is the bytes of all inputs (parameters included) and
+// outputs, except for views (Reshape, Flatten, Squeeze, Unsqueeze,
+// Identity: 0) and Gather (indices + twice the rows gathered).
+package onnx
