@@ -79,6 +79,7 @@ Clusters: a preset name (placesim list clusters) or a YAML/JSON file.`,
 		newSweepCmd(),
 		newMergeCmd(),
 		newCheckCmd(),
+		newExportCmd(),
 	)
 	return root
 }
