@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"placesim/devices"
@@ -66,8 +67,7 @@ func (p *Plan) layout(g *workloads.Graph, c *devices.Cluster) (*layout, error) {
 	return l, nil
 }
 
-// setStages checks explicit stages, or makes one stage per used device in
-// the topological order of their first forward op.
+// setStages checks explicit stages, or derives them from the devices.
 func (l *layout) setStages(p *Plan, g *workloads.Graph, c *devices.Cluster, stages [][]int) error {
 	n := len(g.Ops)
 	l.stageOf = make([]int32, n)
@@ -75,44 +75,26 @@ func (l *layout) setStages(p *Plan, g *workloads.Graph, c *devices.Cluster, stag
 		l.stageOf[i] = -1
 	}
 	if stages == nil {
-		// first topological position of a forward op (else any op) per device
-		first := map[int]int32{}
-		firstAny := map[int]int32{}
-		for _, v := range l.topo {
-			d := p.Device[v]
-			if _, ok := firstAny[d]; !ok {
-				firstAny[d] = l.topoPos[v]
-			}
-			if _, ok := first[d]; !ok && g.Ops[v].Role == workloads.Forward {
-				first[d] = l.topoPos[v]
-			}
-		}
-		devs := make([]int, 0, len(firstAny))
-		for d, pos := range firstAny {
-			if _, ok := first[d]; !ok {
-				first[d] = int32(n) + pos // devices without forward ops go last
-			}
-			devs = append(devs, d)
-		}
-		sort.Slice(devs, func(i, j int) bool { return first[devs[i]] < first[devs[j]] })
-		stageOfDev := map[int]int32{}
-		for s, d := range devs {
-			stageOfDev[d] = int32(s)
-		}
-		l.stageDev = devs
-		l.stages = make([][]int32, len(devs))
-		for _, v := range l.topo {
-			s := stageOfDev[p.Device[v]]
-			l.stageOf[v] = s
-			l.stages[s] = append(l.stages[s], int32(v))
-		}
-		return nil
+		l.deriveStages(p, g)
+	} else if err := l.checkStages(p, g, c, stages); err != nil {
+		return err
 	}
+	l.stages = make([][]int32, len(l.stageDev))
+	for _, v := range l.topo {
+		s := l.stageOf[v]
+		l.stages[s] = append(l.stages[s], int32(v))
+	}
+	return nil
+}
+
+// checkStages takes explicit stages: every op in exactly one, a stage's
+// ops on one device.
+func (l *layout) checkStages(p *Plan, g *workloads.Graph, c *devices.Cluster, stages [][]int) error {
+	n := len(g.Ops)
 	if len(stages) == 0 {
 		return fmt.Errorf("%w: field pipeline.stages is empty (valid: nil, or one or more stages that cover the graph)", ErrInvalidPlan)
 	}
 	l.stageDev = make([]int, len(stages))
-	devStage := map[int]int{}
 	for s, ops := range stages {
 		if len(ops) == 0 {
 			return fmt.Errorf("%w: pipeline.stages[%d] is empty (valid: at least one op)", ErrInvalidPlan, s)
@@ -133,11 +115,6 @@ func (l *layout) setStages(p *Plan, g *workloads.Graph, c *devices.Cluster, stag
 					ErrInvalidPlan, s, g.Ops[ops[0]].Name, c.Devices[d].Name, g.Ops[v].Name, c.Devices[p.Device[v]].Name)
 			}
 		}
-		if o, dup := devStage[d]; dup {
-			return fmt.Errorf("%w: pipeline.stages[%d] and pipeline.stages[%d] are both on device %s (each stage needs its own device)",
-				ErrInvalidPlan, o, s, c.Devices[d].Name)
-		}
-		devStage[d] = s
 		l.stageDev[s] = d
 	}
 	for v, s := range l.stageOf {
@@ -145,12 +122,119 @@ func (l *layout) setStages(p *Plan, g *workloads.Graph, c *devices.Cluster, stag
 			return fmt.Errorf("%w: op %q is in no stage (pipeline.stages must cover the graph's %d ops)", ErrInvalidPlan, g.Ops[v].Name, n)
 		}
 	}
-	l.stages = make([][]int32, len(stages))
-	for _, v := range l.topo {
-		s := l.stageOf[v]
-		l.stages[s] = append(l.stages[s], int32(v))
-	}
 	return nil
+}
+
+// deriveStages cuts the plan into stages when none are given: the forward
+// ops are walked in a topological order that stays on one device as long
+// as it can, and every maximal run on one device is a stage. A device
+// whose part is contiguous is one stage; a non-contiguous part becomes
+// several stages in topological order, the "virtual devices" of Tarnawski
+// et al. §5.2 (Figure 3b). Backward and update ops join the stage of their
+// colocation group's forward op on their device; others (orphans) the
+// latest stage of their device not after their inputs' latest stage, else
+// their device's first stage, else a stage of their own at the end.
+func (l *layout) deriveStages(p *Plan, g *workloads.Graph) {
+	n := len(g.Ops)
+	// Kahn's algorithm on the forward ops, one ready heap per device
+	indeg := make([]int32, n)
+	for v := range g.Ops {
+		if g.Ops[v].Role != workloads.Forward {
+			continue
+		}
+		for _, eid := range g.In(v) {
+			if g.Ops[g.Edges[eid].From].Role == workloads.Forward {
+				indeg[v]++
+			}
+		}
+	}
+	ready := map[int]*readyHeap{}
+	push := func(v int) {
+		d := p.Device[v]
+		h := ready[d]
+		if h == nil {
+			h = &readyHeap{}
+			ready[d] = h
+		}
+		h.push(readyItem{prio: -float64(l.topoPos[v]), op: int32(v)})
+	}
+	for _, v := range l.topo {
+		if g.Ops[v].Role == workloads.Forward && indeg[v] == 0 {
+			push(v)
+		}
+	}
+	cur := -1
+	for {
+		h := ready[cur]
+		if h == nil || h.len() == 0 {
+			// the device whose next op comes first topologically
+			best, bestPos := -1, int32(n)
+			for d, hd := range ready {
+				if hd.len() > 0 && int32(-hd.items[0].prio) < bestPos {
+					best, bestPos = d, int32(-hd.items[0].prio)
+				}
+			}
+			if best < 0 {
+				break
+			}
+			cur = best
+			h = ready[cur]
+			l.stageDev = append(l.stageDev, cur)
+		}
+		v := int(h.pop().op)
+		l.stageOf[v] = int32(len(l.stageDev) - 1)
+		for _, eid := range g.Out(v) {
+			w := g.Edges[eid].To
+			if g.Ops[w].Role == workloads.Forward {
+				if indeg[w]--; indeg[w] == 0 {
+					push(w)
+				}
+			}
+		}
+	}
+	// the stages of each device, ascending
+	byDev := map[int][]int32{}
+	for s, d := range l.stageDev {
+		byDev[d] = append(byDev[d], int32(s))
+	}
+	colo := map[string][]int32{} // forward stages of each colocation group
+	for _, v := range l.topo {
+		if op := &g.Ops[v]; op.Role == workloads.Forward && op.Colocation != "" {
+			colo[op.Colocation] = append(colo[op.Colocation], l.stageOf[v])
+		}
+	}
+	for _, v := range l.topo {
+		if l.stageOf[v] >= 0 {
+			continue
+		}
+		d := p.Device[v]
+		st := int32(-1)
+		for _, s := range colo[g.Ops[v].Colocation] {
+			if l.stageDev[s] == d && s > st && g.Ops[v].Colocation != "" {
+				st = s
+			}
+		}
+		if st < 0 {
+			latest := int32(-1)
+			for _, eid := range g.In(v) {
+				latest = max(latest, l.stageOf[g.Edges[eid].From])
+			}
+			for _, s := range byDev[d] {
+				if s <= latest {
+					st = s
+				}
+			}
+			if st < 0 && len(byDev[d]) > 0 {
+				st = byDev[d][0]
+			}
+		}
+		if st < 0 {
+			st = int32(len(l.stageDev))
+			l.stageDev = append(l.stageDev, d)
+			byDev[d] = append(byDev[d], st)
+		}
+		l.stageOf[v] = st
+	}
 }
 
 // setReplicas resolves the devices of every data-parallel replica.
@@ -158,6 +242,7 @@ func (l *layout) setReplicas(p *Plan, c *devices.Cluster) error {
 	nd := len(c.Devices)
 	used := append([]int(nil), l.stageDev...)
 	sort.Ints(used)
+	used = slices.Compact(used)
 	l.repDev = [][]int{make([]int, nd)}
 	for d := range l.repDev[0] {
 		l.repDev[0][d] = -1

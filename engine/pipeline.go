@@ -64,11 +64,14 @@ type Pipeline struct {
 	// MicroBatches is m >= 1.
 	MicroBatches int `json:"microBatches"`
 	// Stages, optional, lists the op IDs of each stage, in pipeline order
-	// (stage 0 first). Every op is in exactly one stage, a stage's ops are
-	// on one device, and each stage has its own device. When nil, every
-	// device the plan uses is one stage, ordered by the topological
-	// position of its first forward op (the usual way for a placer: set
-	// Plan.Device, one part per device, and leave Stages nil).
+	// (stage 0 first). Every op is in exactly one stage and a stage's ops
+	// are on one device; stages may share a device (their schedules are
+	// then merged, see deviceItems). When nil, the stages come from
+	// Plan.Device: a device whose forward part is contiguous is one stage,
+	// in topological order; a non-contiguous part is cut into several
+	// stages, the virtual devices of Tarnawski et al. §5.2. This is the
+	// usual way for a placer: set Plan.Device, one part per device, and
+	// leave Stages nil.
 	Stages [][]int `json:"stages,omitempty"`
 	// Recompute turns on activation recomputation (GPipe's
 	// re-materialisation): a stage keeps only its boundary activations

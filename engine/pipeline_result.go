@@ -17,9 +17,9 @@ type PipelineStats struct {
 	// approaches the max-load model's period (Tarnawski et al. §5.3) when
 	// m is well above the number of stages.
 	Period float64 `json:"period"`
-	// BubbleFraction is the stages' mean idle share of the step:
-	// 1 - sum(busy) / (stage devices x StepTime). Uniform stages and no
-	// communication give (p-1)/(m+p-1) for gpipe and 1f1b.
+	// BubbleFraction is the mean idle share of the step on the devices
+	// that hold stages: 1 - sum(busy) / (devices x StepTime). Uniform
+	// stages and no communication give (p-1)/(m+p-1) for gpipe and 1f1b.
 	BubbleFraction float64 `json:"bubbleFraction"`
 	// Stages, in pipeline order.
 	Stages []StageStats `json:"stages"`
@@ -27,16 +27,18 @@ type PipelineStats struct {
 
 // StageStats summarises one stage over its replicas.
 type StageStats struct {
-	// Devices has the stage's device in each data-parallel replica.
+	// Devices has the stage's device in each data-parallel replica
+	// (stages of a non-contiguous split share a device).
 	Devices []string `json:"devices"`
 	Ops     int      `json:"ops"`
-	// Busy is the mean compute time of the stage's devices, and
+	// Busy is the stage's compute time (mean over replicas), and
 	// Utilisation = Busy / StepTime.
 	Busy        float64 `json:"busy"`
 	Utilisation float64 `json:"utilisation"`
 	// ParamBytes are the stage's parameters (one copy).
 	ParamBytes int64 `json:"paramBytes"`
-	// PeakMemory is the largest peak among the stage's devices.
+	// PeakMemory is the largest peak among the stage's devices (all of
+	// a device's stages together).
 	PeakMemory int64 `json:"peakMemory"`
 	// WeightVersions is the most weight versions the stage kept at once:
 	// up to p-s on stage s with PipeDream's weight stashing, 1 otherwise.
@@ -116,29 +118,41 @@ func (u *unrolled) result(s *sim, r *Result) {
 	l := u.l
 	if l.sched != "" {
 		ps := &PipelineStats{Schedule: l.sched, MicroBatches: u.m, Recompute: l.recompute, Period: u.period(in)}
-		var busy float64
-		var count int
+		// compute time of every stage, over its replicas
+		busy := make([]float64, len(l.stages))
+		for x, v := range u.opOf {
+			if v >= 0 {
+				busy[l.stageOf[v]] += s.cost[x]
+			}
+		}
 		for st := range l.stages {
-			ss := StageStats{Ops: len(l.stages[st]), WeightVersions: u.versions[st]}
+			ss := StageStats{Ops: len(l.stages[st]), WeightVersions: u.versions[st], Busy: busy[st] / float64(u.reps)}
 			for _, v := range l.stages[st] {
 				ss.ParamBytes += u.g.Ops[v].ParamBytes
 			}
 			for rep := 0; rep < u.reps; rep++ {
 				d := l.repDev[rep][l.stageDev[st]]
 				ss.Devices = append(ss.Devices, s.c.Devices[d].Name)
-				ss.Busy += s.streams[d].busyTime
 				ss.PeakMemory = max(ss.PeakMemory, s.mem[d].peak)
-				busy += s.streams[d].busyTime
-				count++
 			}
-			ss.Busy /= float64(u.reps)
 			if r.StepTime > 0 {
 				ss.Utilisation = ss.Busy / r.StepTime
 			}
 			ps.Stages = append(ps.Stages, ss)
 		}
-		if r.StepTime > 0 {
-			ps.BubbleFraction = 1 - busy/(float64(count)*r.StepTime)
+		// idle share of the devices that hold stages
+		var total float64
+		count := 0
+		for rep := 0; rep < u.reps; rep++ {
+			for d, rd := range l.repDev[rep] {
+				if rd >= 0 && l.repDev[0][d] >= 0 {
+					total += s.streams[rd].busyTime
+					count++
+				}
+			}
+		}
+		if r.StepTime > 0 && count > 0 {
+			ps.BubbleFraction = 1 - total/(float64(count)*r.StepTime)
 		}
 		r.Pipeline = ps
 	}

@@ -66,6 +66,34 @@ func EvenStages(g *workloads.Graph, devs []int) (device []int, stages [][]int, e
 			stage[v] = stageOfLayer(layerOf[v])
 		}
 	}
+	return FollowStages(g, stage, devs)
+}
+
+// FollowStages completes a stage assignment given for the forward ops:
+// stage[v] is op v's stage (0..len(devs)-1), or -1 for a backward or
+// update op that follows the forward op of its colocation group, else the
+// latest stage among its inputs (stage 0 without any). Stage s runs on
+// devs[s]. It returns the device of every op and the stages in pipeline
+// order (see Pipeline.Stages). A forward op without a stage, a stage out
+// of range or an empty stage is an error.
+func FollowStages(g *workloads.Graph, stage []int, devs []int) (device []int, stages [][]int, err error) {
+	p := len(devs)
+	if len(stage) != len(g.Ops) {
+		return nil, nil, fmt.Errorf("%w: %d stage assignments for %d ops", ErrInvalidPlan, len(stage), len(g.Ops))
+	}
+	topo, err := g.TopoOrder()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", ErrInvalidPlan, err)
+	}
+	stage = append([]int(nil), stage...)
+	for v, s := range stage {
+		switch {
+		case s >= p || s < -1:
+			return nil, nil, fmt.Errorf("%w: op %q is in stage %d (valid range: 0..%d, or -1 to follow its forward op)", ErrInvalidPlan, g.Ops[v].Name, s, p-1)
+		case s == -1 && g.Ops[v].Role == workloads.Forward:
+			return nil, nil, fmt.Errorf("%w: forward op %q is in no stage (every forward op needs one)", ErrInvalidPlan, g.Ops[v].Name)
+		}
+	}
 	follow(g, topo, stage)
 	device = make([]int, len(g.Ops))
 	stages = make([][]int, p)
@@ -75,7 +103,7 @@ func EvenStages(g *workloads.Graph, devs []int) (device []int, stages [][]int, e
 	}
 	for s, ops := range stages {
 		if len(ops) == 0 {
-			return nil, nil, fmt.Errorf("%w: even stages: stage %d of %d is empty", ErrInvalidPlan, s, p)
+			return nil, nil, fmt.Errorf("%w: stage %d of %d has no op", ErrInvalidPlan, s, p)
 		}
 	}
 	return device, stages, nil

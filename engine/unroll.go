@@ -149,7 +149,6 @@ func (s *sim) unroll() error {
 			}
 		}
 	}
-	orders := u.orders(len(s.c.Devices))
 	u.versions = make([]int, len(l.stages))
 	for st := range l.stages {
 		u.versions[st] = 1
@@ -166,11 +165,7 @@ func (s *sim) unroll() error {
 	}
 	u.adjacency(s)
 	if l.sched != "" {
-		for d, o := range orders {
-			if o != nil {
-				s.streams[d].order = o
-			}
-		}
+		u.orders(s)
 	} else {
 		u.planOrder(s)
 	}
@@ -368,22 +363,35 @@ func (u *unrolled) roles() {
 	}
 }
 
-// orders expands every stage's schedule into its device's strict order of
-// nodes, for every replica (nil without a pipeline).
-func (u *unrolled) orders(nd int) [][]int {
+// orders expands the schedule of every device's stages (merged when
+// several share it, see deviceItems) into its strict order of nodes, for
+// every replica.
+func (u *unrolled) orders(s *sim) {
 	l := u.l
-	if l.sched == "" {
-		return nil
+	// an item's time per micro-batch on replica 0, for merging stages
+	dur := func(st int, k itemKind) float64 {
+		var ops []int32
+		switch k {
+		case itemForward, itemRecompute:
+			ops = u.fwdOps[st]
+		case itemBackward:
+			ops = u.bwdOps[st]
+		case itemUpdate:
+			ops = u.updOps[st]
+		}
+		var t float64
+		for _, v := range ops {
+			t += s.cost[u.node(v, 0, 0)]
+		}
+		return t
 	}
-	p := len(l.stages)
-	out := make([][]int, nd)
-	for r := 0; r < u.reps; r++ {
-		for st := 0; st < p; st++ {
-			d := l.repDev[r][l.stageDev[st]]
-			o := make([]int, 0, u.m*len(l.stages[st])+u.m*len(u.recOps[st]))
-			for _, it := range stageItems(l.sched, st, p, u.m, l.recompute) {
-				mb := int(it.mb)
-				switch it.kind {
+	items := deviceItems(l.sched, l.stageDev, u.m, l.recompute, dur)
+	for d, its := range items {
+		for r := 0; r < u.reps; r++ {
+			var o []int
+			for _, si := range its {
+				st, mb := si.stage, int(si.mb)
+				switch si.kind {
 				case itemForward:
 					for _, v := range u.fwdOps[st] {
 						o = append(o, int(u.node(v, mb, r)))
@@ -402,10 +410,9 @@ func (u *unrolled) orders(nd int) [][]int {
 					}
 				}
 			}
-			out[d] = o
+			s.streams[l.repDev[r][d]].order = o
 		}
 	}
-	return out
 }
 
 // planOrder maps the plan's priorities and strict order onto every
