@@ -29,6 +29,10 @@ type Outcome struct {
 	Error   string               `json:"error,omitempty"`
 	Devices []engine.DeviceStats `json:"devices,omitempty"`
 	Links   []engine.LinkStats   `json:"links,omitempty"`
+	// Pipeline and DataParallel are the engine's figures for a pipelined
+	// or data-parallel run (absent otherwise).
+	Pipeline     *engine.PipelineStats     `json:"pipeline,omitempty"`
+	DataParallel *engine.DataParallelStats `json:"dataParallel,omitempty"`
 
 	Result *engine.Result   `json:"-"`
 	Plan   *engine.Plan     `json:"-"`

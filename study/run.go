@@ -23,6 +23,20 @@ type Spec struct {
 	// Reproducible leaves wall-clock measurements (placement time) out of
 	// the outcome, so that the same inputs give byte-identical output.
 	Reproducible bool
+	// Pipeline, when set, plays the placer's plan as a micro-batch
+	// pipeline (schedule, micro-batches, recomputation; the schedule
+	// replaces any order or priority the placer chose), with stages from
+	// Stages.
+	Pipeline *engine.Pipeline
+	// Stages is where pipeline stages come from: StagesAuto (one per
+	// device the placer used), StagesEven (equal layer shares, replacing
+	// the placer's devices) or a stage file (see ParseStages); "" keeps
+	// Pipeline.Stages as given.
+	Stages string
+	// DataParallel, when set, replicates the plan; the placer then places
+	// on the first 1/Replicas of the cluster's accelerators and the
+	// replicas take the others.
+	DataParallel *engine.DataParallel
 }
 
 // Outcome is the result of one run (see reports.Outcome: the type lives
@@ -38,12 +52,16 @@ func Run(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *devi
 		return nil, err
 	}
 	out := &Outcome{Placer: s.Placer, Workload: g.Name, Cluster: c.Name, Seed: s.Seed, Graph: g}
-	est, err := devices.NewEstimates(g, c, s.Estimates)
+	pc, back, err := placementCluster(c, s.DataParallel)
+	if err != nil {
+		return nil, err
+	}
+	est, err := devices.NewEstimates(g, pc, s.Estimates)
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	plan, err := p.Place(ctx, &placers.Request{Graph: g, Cluster: c, Estimates: est, Seed: s.Seed})
+	plan, err := p.Place(ctx, &placers.Request{Graph: g, Cluster: pc, Estimates: est, Seed: s.Seed})
 	if !s.Reproducible {
 		el := time.Since(start).Seconds()
 		out.PlaceTime = &el
@@ -51,6 +69,9 @@ func Run(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *devi
 	if err != nil {
 		out.Error = fmt.Sprintf("place: %v", err)
 		return out, nil
+	}
+	if plan, err = s.parallelize(g, c, plan, back); err != nil {
+		return nil, err
 	}
 	out.Plan = plan
 	res, err := engine.Simulate(g, c, plan, engine.Options{Trace: s.Trace})
@@ -63,6 +84,7 @@ func Run(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *devi
 	out.OOM = res.OOM
 	out.BytesMoved, out.Transfers = res.BytesMoved, res.TransferCount
 	out.Devices, out.Links = res.Devices, res.Links
+	out.Pipeline, out.DataParallel = res.Pipeline, res.DataParallel
 	for _, d := range res.Devices {
 		out.PeakMemory = append(out.PeakMemory, d.PeakMemory)
 		out.Capacity = append(out.Capacity, d.Capacity)

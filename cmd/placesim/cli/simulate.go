@@ -13,6 +13,7 @@ import (
 
 func newSimulateCmd() *cobra.Command {
 	var f runFlags
+	var pf pipelineFlags
 	var placer string
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -24,7 +25,9 @@ traffic and any out-of-memory.
 
 Exit codes: 0 ok, 1 error, 2 the step ran out of memory.`,
 		Example: `  placesim simulate -w zoo:mlp -c 4xV100-pcie --placer round-robin
-  placesim simulate -w zoo:mlp -c 4xV100-pcie --placer random --seed 3 --json`,
+  placesim simulate -w zoo:mlp -c 4xV100-pcie --placer random --seed 3 --json
+  placesim simulate -w 'zoo:mlp?training=true' -c 4xV100-pcie --pipeline 1f1b --microbatches 8 --stages even
+  placesim simulate -w 'zoo:mlp?training=true' -c 8xV100-nvlink --data-parallel 4 --allreduce-overlap`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			reg, g, c, spec, err := f.setup()
@@ -32,6 +35,9 @@ Exit codes: 0 ok, 1 error, 2 the step ran out of memory.`,
 				return err
 			}
 			spec.Placer = placer
+			if err := pf.apply(cmd, &spec); err != nil {
+				return err
+			}
 			o, err := study.Run(context.Background(), reg, g, c, spec)
 			if err != nil {
 				return err
@@ -54,6 +60,7 @@ Exit codes: 0 ok, 1 error, 2 the step ran out of memory.`,
 		},
 	}
 	f.register(cmd, "4xV100-pcie")
+	pf.register(cmd)
 	cmd.Flags().StringVarP(&placer, "placer", "p", "single", "placer name (placesim list placers)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object instead of text")
 	return cmd
@@ -83,6 +90,7 @@ func printOutcome(w io.Writer, o *study.Outcome) {
 				units.Bytes(l.Bytes), l.Transfers, units.Seconds(l.QueueDelay))
 		}
 	}
+	printParallel(w, o)
 	if o.OOM != nil {
 		fmt.Fprintf(w, "\nOUT OF MEMORY: %v\n", o.OOM.Err())
 	}

@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"placesim/engine"
+	"placesim/internal/units"
+	"placesim/study"
+)
+
+// pipelineFlags are simulate's pipeline and data-parallel flags.
+type pipelineFlags struct {
+	schedule     string
+	microBatches int
+	stages       string
+	recompute    bool
+	replicas     int
+	bucket       string
+	overlap      bool
+}
+
+func (f *pipelineFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.schedule, "pipeline", "", "play the plan as a micro-batch pipeline with this schedule: gpipe, 1f1b or pipedream")
+	fl.IntVar(&f.microBatches, "microbatches", 4, "micro-batches per step with --pipeline (>= 1)")
+	fl.StringVar(&f.stages, "stages", study.StagesAuto, "pipeline stages: auto (one per device the placer uses), even (equal layer shares on the accelerators) or a stage file (JSON)")
+	fl.BoolVar(&f.recompute, "recompute", false, "with --pipeline: recompute each stage's forward before its backward, keeping only boundary activations")
+	fl.IntVar(&f.replicas, "data-parallel", 1, "replicate the plan on N device groups, the batch split N ways, gradients ring all-reduced")
+	fl.StringVar(&f.bucket, "allreduce-bucket", "0", "with --data-parallel: gradient bucket size (e.g. 25MiB; 0 = one bucket per stage)")
+	fl.BoolVar(&f.overlap, "allreduce-overlap", false, "with --data-parallel: start each bucket's all-reduce as soon as its gradients are ready")
+}
+
+// apply checks the flags and sets the spec's pipeline and data parallelism.
+func (f *pipelineFlags) apply(cmd *cobra.Command, spec *study.Spec) error {
+	fl := cmd.Flags()
+	if f.schedule == "" {
+		for _, name := range []string{"microbatches", "stages", "recompute"} {
+			if fl.Changed(name) {
+				return fmt.Errorf("--%s needs --pipeline gpipe|1f1b|pipedream", name)
+			}
+		}
+	} else {
+		sched, err := engine.ParseSchedule(f.schedule)
+		if err != nil {
+			return fmt.Errorf("--pipeline %q: unknown schedule (valid: gpipe, 1f1b, pipedream)", f.schedule)
+		}
+		m := f.microBatches
+		if m < 1 {
+			return fmt.Errorf("--microbatches %d: valid range >= 1", m)
+		}
+		spec.Pipeline = &engine.Pipeline{Schedule: sched, MicroBatches: m, Recompute: f.recompute}
+		spec.Stages = f.stages
+	}
+	if f.replicas < 1 {
+		return fmt.Errorf("--data-parallel %d: valid range >= 1", f.replicas)
+	}
+	if f.replicas == 1 {
+		for _, name := range []string{"allreduce-bucket", "allreduce-overlap"} {
+			if fl.Changed(name) {
+				return fmt.Errorf("--%s needs --data-parallel N with N >= 2", name)
+			}
+		}
+		return nil
+	}
+	bucket, err := units.ParseBytes(f.bucket)
+	if err != nil || bucket < 0 {
+		return fmt.Errorf("--allreduce-bucket %q: want a size >= 0 such as 25MiB (0: one bucket per stage)", f.bucket)
+	}
+	spec.DataParallel = &engine.DataParallel{Replicas: f.replicas, BucketBytes: bucket, Overlap: f.overlap}
+	return nil
+}
+
+// printParallel prints the pipeline and data-parallel figures, if any.
+func printParallel(w io.Writer, o *study.Outcome) {
+	if p := o.Pipeline; p != nil {
+		rc := ""
+		if p.Recompute {
+			rc = ", recomputation"
+		}
+		fmt.Fprintf(w, "\npipeline         %s, %d micro-batches, %d stages%s\n", p.Schedule, p.MicroBatches, len(p.Stages), rc)
+		fmt.Fprintf(w, "period           %s per micro-batch (steady state)\n", units.Seconds(p.Period))
+		fmt.Fprintf(w, "bubble fraction  %.1f%%\n", 100*p.BubbleFraction)
+		fmt.Fprintf(w, "\n%-6s %-20s %6s %12s %6s %12s %12s %8s\n", "stage", "devices", "ops", "busy", "util", "params", "peak mem", "versions")
+		for s, st := range p.Stages {
+			devs := fmt.Sprint(st.Devices)
+			fmt.Fprintf(w, "%-6d %-20s %6d %12s %5.1f%% %12s %12s %8d\n", s, devs[1:len(devs)-1], st.Ops, units.Seconds(st.Busy),
+				100*st.Utilisation, units.Bytes(st.ParamBytes), units.Bytes(st.PeakMemory), st.WeightVersions)
+		}
+	}
+	if d := o.DataParallel; d != nil {
+		fmt.Fprintf(w, "\ndata parallel    %d replicas, %d all-reduces\n", d.Replicas, len(d.AllReduces))
+		if len(d.AllReduces) > 0 {
+			fmt.Fprintf(w, "\n%-6s %-6s %-6s %12s %12s %12s\n", "stage", "bucket", "round", "bytes", "start", "time")
+			for _, a := range d.AllReduces {
+				fmt.Fprintf(w, "%-6d %-6d %-6d %12s %12s %12s\n", a.Stage, a.Bucket, a.Round, units.Bytes(a.Bytes),
+					units.Seconds(a.Start), units.Seconds(a.End-a.Start))
+			}
+		}
+	}
+}
