@@ -93,7 +93,21 @@ func TestPipelineTransfers(t *testing.T) {
 			t.Run(fmt.Sprintf("p=%d/m=%d", p, m), func(t *testing.T) {
 				const boundary = 1000
 				u := uniformSpec{p: p, m: m, f: 1e-3, b: 2e-3, boundary: boundary}
-				r := runPipeline(t, u, engine.OneFOneB, false, c)
+				g, plan := u.build()
+				plan.Pipeline = &engine.Pipeline{Schedule: engine.OneFOneB, MicroBatches: m}
+				r, err := engine.Simulate(g, c, plan, engine.Options{Trace: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				// each (producer, micro-batch) crosses its boundary once
+				seen := map[string]bool{}
+				for _, x := range r.Trace.Transfers {
+					key := fmt.Sprintf("%s/%d", g.Ops[x.Producer].Name, x.MicroBatch)
+					if seen[key] || x.MicroBatch < 0 || x.MicroBatch >= m {
+						t.Errorf("transfer of %s: repeated or micro-batch out of range", key)
+					}
+					seen[key] = true
+				}
 				if want := 2 * (p - 1) * m; r.TransferCount != want {
 					t.Errorf("%d transfers, want 2(p-1)m = %d", r.TransferCount, want)
 				}

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"placesim/engine"
@@ -71,4 +72,54 @@ func TestEvenStages(t *testing.T) {
 			t.Errorf("3 layers on 4 stages: error %v, want ErrInvalidPlan", err)
 		}
 	})
+}
+
+// TestFollowStagesErrors: a forward op without a stage, a stage out of
+// range and an empty stage are errors naming the op or stage.
+func TestFollowStagesErrors(t *testing.T) {
+	g := transformerTraining(2, 3)
+	full := func() []int {
+		st := make([]int, len(g.Ops))
+		for v, op := range g.Ops {
+			st[v] = -1
+			if op.Role == workloads.Forward {
+				st[v] = 0
+				if op.Layer == "layer1" || op.Layer == "head" {
+					st[v] = 1
+				}
+			}
+		}
+		return st
+	}
+	cases := []struct {
+		name string
+		mod  func([]int) []int
+		devs []int
+		want string
+	}{
+		{"forward op in no stage", func(st []int) []int { st[0] = -1; return st }, []int{0, 1}, `forward op "embed/lookup" is in no stage`},
+		{"stage out of range", func(st []int) []int { st[0] = 2; return st }, []int{0, 1}, "is in stage 2 (valid range: 0..1"},
+		{"empty stage", func(st []int) []int { return st }, []int{0, 1, 2}, "stage 2 of 3 has no op"},
+		{"wrong length", func(st []int) []int { return st[1:] }, []int{0, 1}, "stage assignments for"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := engine.FollowStages(g, tc.mod(full()), tc.devs)
+			if !errors.Is(err, engine.ErrInvalidPlan) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want ErrInvalidPlan saying %q", err, tc.want)
+			}
+		})
+	}
+	dev, stages, err := engine.FollowStages(g, full(), []int{3, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v, op := range g.Ops {
+		if op.Role != workloads.Forward && op.Layer == "layer1" && dev[v] != 2 {
+			t.Errorf("%s of layer1 on device %d, want 2 with its forward ops", op.Name, dev[v])
+		}
+	}
+	if len(stages) != 2 {
+		t.Errorf("%d stages, want 2", len(stages))
+	}
 }
