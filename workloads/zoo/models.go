@@ -1,19 +1,45 @@
 package zoo
 
 import (
-	"fmt"
-
 	"placesim/workloads"
 )
 
 // models is the one list of zoo entries.
 func models() []Model {
 	return []Model{
-		{Name: "mlp", Description: "multi-layer perceptron (layers=, hidden=, input=, classes=)", DefaultBatch: 128, Build: buildMLP},
+		{Name: "mlp", Description: "multi-layer perceptron (layers=, hidden=, input=, classes=)",
+			Source: "-", DefaultBatch: 128, DefaultOptimizer: workloads.SGD, build: buildMLP},
+		{Name: "resnet50", Description: "ResNet v1.5 (depth=50|101|152, image=, classes=, bn=unfused|fused)",
+			Source: "He et al. 2016", DefaultBatch: 64, DefaultOptimizer: workloads.Momentum, build: buildResNet},
+		{Name: "vgg19", Description: "VGG-19 (image=, classes=)",
+			Source: "Simonyan and Zisserman 2015", DefaultBatch: 32, DefaultOptimizer: workloads.Momentum, build: buildVGG19},
+		{Name: "inception_v3", Description: "Inception-V3 (image=, classes=, aux=false|true, bn=unfused|fused)",
+			Source: "Szegedy et al. 2016", DefaultBatch: 32, DefaultOptimizer: workloads.Momentum, build: buildInceptionV3},
+		{Name: "nasnet", Description: "NASNet-A (cells= per stack, filters=, image=, aux=, bn=unfused|fused)",
+			Source: "Zoph et al. 2018", DefaultBatch: 32, DefaultOptimizer: workloads.Momentum, build: buildNASNet},
+		{Name: "gnmt", Description: "GNMT LSTM encoder-decoder with attention, unrolled (layers=, hidden=, seq=, vocab=)",
+			Source: "Wu et al. 2016", DefaultBatch: 128, DefaultOptimizer: workloads.SGD, build: buildGNMT},
+		{Name: "rnnlm", Description: "LSTM language model, unrolled (layers=, hidden=, seq=, vocab=)",
+			Source: "Zaremba et al. 2014; Jozefowicz et al. 2016", DefaultBatch: 128, DefaultOptimizer: workloads.SGD, build: buildRNNLM},
+		{Name: "transformer", Description: "Transformer encoder-decoder (layers=, hidden=, heads=, ff=, seq=, vocab=, attention=heads|fused)",
+			Source: "Vaswani et al. 2017", DefaultBatch: 64, DefaultOptimizer: workloads.Adam, build: buildTransformer},
+		{Name: "bert", Description: "BERT pre-training (size=base|large, layers=, seq=, attention=heads|fused)",
+			Source: "Devlin et al. 2019", DefaultBatch: 32, DefaultOptimizer: workloads.Adam, build: buildBERT},
+		{Name: "gpt", Description: "GPT-2 decoder (size=small|medium|large|xl, layers=, hidden=, heads=, seq=, attention=heads|fused)",
+			Source: "Radford et al. 2019", DefaultBatch: 8, DefaultOptimizer: workloads.Adam, build: buildGPT},
+		{Name: "tensor_holography", Description: "TensorHolo CNN with focal-stack loss (layers=, filters=, resolution=, planes=)",
+			Source: "Shi et al. 2021", DefaultBatch: 16, DefaultOptimizer: workloads.Adam, build: buildTensorHolography},
 	}
 }
 
-func buildMLP(p *Params) (*workloads.Graph, error) {
+// bnParam reads the batch-norm granularity parameter of the CNNs.
+func bnParam(p *Params, n *net) error {
+	bn, err := p.String("bn", "unfused", "unfused", "fused")
+	n.fusedBN = bn == "fused"
+	return err
+}
+
+func buildMLP(p *Params) (*net, error) {
 	layers, err := p.Int("layers", 4, 1, 1000)
 	if err != nil {
 		return nil, err
@@ -35,9 +61,25 @@ func buildMLP(p *Params) (*workloads.Graph, error) {
 		widths = append(widths, hidden)
 	}
 	widths = append(widths, classes)
-	g := workloads.MLP(p.Batch, widths)
-	if p.Granularity == Layer {
-		return nil, fmt.Errorf("granularity=layer is not available for mlp (its layers are 3 ops)")
+	return netFromGraph(workloads.MLP(p.Batch, widths), p.Training), nil
+}
+
+// netFromGraph wraps a graph built elsewhere; its blocks are its Layers.
+func netFromGraph(g *workloads.Graph, train bool) *net {
+	n := &net{g: g, train: train, tensors: map[int][]int64{}}
+	idx := map[string]int32{}
+	for i := range g.Ops {
+		l := g.Ops[i].Layer
+		if l == "" {
+			l = g.Ops[i].Name
+		}
+		b, ok := idx[l]
+		if !ok {
+			b = int32(len(n.blocks))
+			idx[l] = b
+			n.blocks = append(n.blocks, block{name: l, layer: g.Ops[i].Layer, typ: "layer"})
+		}
+		n.blockOf = append(n.blockOf, b)
 	}
-	return g, nil
+	return n
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,6 +32,11 @@ type Params struct {
 	Granularity Granularity
 	// Training derives backward and update ops (default false).
 	Training bool
+	// Optimizer of a training step's update ops (default: the model's).
+	Optimizer workloads.Optimizer
+	// Gradients is the gradient memory model of a training step (default
+	// persistent buffers).
+	Gradients workloads.GradientMemory
 	// Extra holds model-specific parameters (layers=, hidden=, ...).
 	Extra map[string]string
 	// used records which Extra keys a model read, to refuse unknown ones.
@@ -72,14 +78,40 @@ func (p *Params) String(key, def string, valid ...string) (string, error) {
 	return "", fmt.Errorf("parameter %s=%q (valid: %s)", key, v, strings.Join(valid, ", "))
 }
 
+// Bool reads a model-specific true/false parameter.
+func (p *Params) Bool(key string, def bool) (bool, error) {
+	if p.used == nil {
+		p.used = map[string]bool{}
+	}
+	p.used[key] = true
+	v, ok := p.Extra[key]
+	if !ok {
+		return def, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("parameter %s=%q (valid: true, false)", key, v)
+	}
+	return b, nil
+}
+
 // Model is a zoo entry.
 type Model struct {
-	Name        string
+	// Name is the registered name (zoo:NAME).
+	Name string
+	// Description names the architecture and its parameters.
 	Description string
+	// Source is the paper the architecture follows.
+	Source string
 	// DefaultBatch is used when Params.Batch is 0.
 	DefaultBatch int
-	// Build generates the forward graph (training is derived by the zoo).
-	Build func(p *Params) (*workloads.Graph, error)
+	// DefaultOptimizer is the optimizer of a training step when none is
+	// given (the one the model is usually trained with).
+	DefaultOptimizer workloads.Optimizer
+	// build generates the forward pass at operator granularity, with the
+	// ops a training step adds to it when p.Training (training is derived
+	// by the zoo).
+	build func(p *Params) (*net, error)
 }
 
 // Models lists the zoo, sorted by name.
@@ -144,6 +176,16 @@ func Build(spec string) (*workloads.Graph, error) {
 				return nil, fmt.Errorf("zoo:%s: parameter training=%q (valid: true, false)", name, v[0])
 			}
 			p.Training = b
+		case "optimizer":
+			p.Optimizer = workloads.Optimizer(v[0])
+			if !slices.Contains(workloads.Optimizers(), p.Optimizer) {
+				return nil, fmt.Errorf("zoo:%s: parameter optimizer=%q (valid: sgd, momentum, adam)", name, v[0])
+			}
+		case "grads":
+			p.Gradients = workloads.GradientMemory(v[0])
+			if p.Gradients != workloads.PersistentGradients && p.Gradients != workloads.TransientGradients {
+				return nil, fmt.Errorf("zoo:%s: parameter grads=%q (valid: persistent, transient)", name, v[0])
+			}
 		default:
 			p.Extra[k] = v[0]
 		}
@@ -151,7 +193,16 @@ func Build(spec string) (*workloads.Graph, error) {
 	if p.Batch == 0 {
 		p.Batch = m.DefaultBatch
 	}
-	g, err := m.Build(p)
+	if !p.Training && (p.Optimizer != "" || p.Gradients != "") {
+		return nil, fmt.Errorf("zoo:%s: parameters optimizer and grads need training=true", name)
+	}
+	if p.Optimizer == "" {
+		p.Optimizer = m.DefaultOptimizer
+	}
+	n, err := m.build(p)
+	if err == nil {
+		err = n.err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("zoo:%s: %w", name, err)
 	}
@@ -160,8 +211,15 @@ func Build(spec string) (*workloads.Graph, error) {
 			return nil, fmt.Errorf("zoo:%s: unknown parameter %q", name, k)
 		}
 	}
+	lg := n.opGraph()
+	if p.Granularity == Layer {
+		lg = n.coarsen()
+	}
+	g := lg.g
 	if p.Training {
-		if g, err = workloads.DeriveTraining(g); err != nil {
+		g, err = workloads.DeriveTrainingWith(g, workloads.TrainingOptions{Optimizer: p.Optimizer,
+			Gradients: p.Gradients, ParamTensors: lg.tensors, State: lg.state})
+		if err != nil {
 			return nil, fmt.Errorf("zoo:%s: %w", name, err)
 		}
 	}

@@ -1,0 +1,361 @@
+package zoo
+
+import (
+	"fmt"
+	"strings"
+
+	"placesim/workloads"
+)
+
+// f32 is the size of an element: the zoo's graphs are fp32, as the papers'
+// training runs are.
+const f32 = 4
+
+// tensor is an op's output as seen by its consumers: the producing op and
+// the shape (batch dimension first). view, when > 0, is the bytes an edge
+// carries instead of the whole tensor (a consumer that reads one slice).
+type tensor struct {
+	op    int
+	shape []int
+	view  int64
+}
+
+// elems is the number of elements.
+func (t tensor) elems() int64 {
+	n := int64(1)
+	for _, d := range t.shape {
+		n *= int64(d)
+	}
+	return n
+}
+
+// bytes is the size of the tensor in memory.
+func (t tensor) bytes() int64 { return f32 * t.elems() }
+
+// edgeBytes is what an edge from the tensor's op carries.
+func (t tensor) edgeBytes() int64 {
+	if t.view > 0 {
+		return t.view
+	}
+	return t.bytes()
+}
+
+// dim is the size of the last dimension (channels or features).
+func (t tensor) dim() int { return t.shape[len(t.shape)-1] }
+
+// sliceOf returns t read through a view of the given shape.
+func (t tensor) sliceOf(shape ...int) tensor {
+	v := tensor{op: t.op, shape: shape}
+	v.view = v.bytes()
+	return v
+}
+
+// block is a layer-granularity unit: a named group of ops.
+type block struct {
+	name, layer, typ string
+}
+
+// net builds a forward graph op by op (TensorFlow-like granularity) and
+// records, per op, its block for layer granularity and its parameter
+// tensors for the training derivation.
+type net struct {
+	g *workloads.Graph
+	// train: the graph is a training step's forward pass (dropout, batch
+	// statistics, moving-average updates, auxiliary heads).
+	train bool
+	// fusedBN makes batch norm one op instead of TensorFlow's unfused ops.
+	fusedBN bool
+
+	cur     int32 // current block
+	blocks  []block
+	blockOf []int32
+	// tensors: parameter tensor sizes (bytes) of ops with more than one
+	tensors map[int][]int64
+	err     error
+}
+
+func newNet(name string, batch int, train bool) *net {
+	return &net{g: workloads.NewGraph(name, batch), train: train, cur: -1, tensors: map[int][]int64{}}
+}
+
+// in makes later ops part of the block name (also their Layer) of type typ.
+func (n *net) in(name, typ string) { n.inLayer(name, name, typ) }
+
+// inLayer makes later ops part of block name with the given Layer (an
+// unrolled recurrent layer has one block per time step, one Layer).
+func (n *net) inLayer(name, layer, typ string) {
+	n.blocks = append(n.blocks, block{name: name, layer: layer, typ: typ})
+	n.cur = int32(len(n.blocks) - 1)
+}
+
+// fail records the first error; later ops are still added so the code that
+// builds a model needs no error checks of its own.
+func (n *net) fail(format string, args ...any) {
+	if n.err == nil {
+		n.err = fmt.Errorf(format, args...)
+	}
+}
+
+// op adds an op of the current block. flops are its FLOPs (1 MAC = 2
+// FLOPs); out its output shape; params the element counts of its own
+// parameter tensors. BytesAccessed is the inputs, parameters and output
+// (reads + writes).
+func (n *net) op(name, typ string, flops float64, out []int, params []int64, ins ...tensor) tensor {
+	b := &n.blocks[n.cur]
+	name = strings.TrimPrefix(name, "/") // helpers called with an empty prefix
+	res := tensor{shape: out}
+	var pb, acc int64
+	for _, p := range params {
+		pb += f32 * p
+	}
+	for _, x := range ins {
+		acc += x.edgeBytes()
+	}
+	for _, d := range out {
+		if d <= 0 {
+			n.fail("%s/%s: output shape %v has a non-positive dimension (an input too small for the model)", b.name, name, out)
+			break
+		}
+	}
+	// appended directly: the graph's adjacency is built once, when it is
+	// first traversed
+	id := len(n.g.Ops)
+	n.g.Ops = append(n.g.Ops, workloads.Op{ID: id, Name: b.name + "/" + name, Type: typ, Layer: b.layer, FLOPs: flops,
+		BytesAccessed: acc + pb + res.bytes(), OutputBytes: res.bytes(), ParamBytes: pb})
+	n.blockOf = append(n.blockOf, n.cur)
+	if len(params) > 1 {
+		ts := make([]int64, len(params))
+		for i, p := range params {
+			ts[i] = f32 * p
+		}
+		n.tensors[id] = ts
+	}
+	for _, x := range ins {
+		n.g.Edges = append(n.g.Edges, workloads.Edge{From: x.op, To: id, Bytes: x.edgeBytes()})
+	}
+	res.op = id
+	return res
+}
+
+// source adds an op without inputs (data, labels, constants, random numbers).
+func (n *net) source(name, typ string, shape ...int) tensor {
+	return n.op(name, typ, 0, shape, nil)
+}
+
+// variable adds a parameter tensor read by several ops (shared weights):
+// its output is the parameters themselves, so it allocates nothing.
+func (n *net) variable(name string, shape ...int) tensor {
+	t := tensor{shape: shape}
+	v := n.op(name, "variable", 0, shape, []int64{t.elems()})
+	n.g.Ops[v.op].OutputBytes = 0
+	n.g.Ops[v.op].BytesAccessed = 0
+	return v
+}
+
+// elementwise adds an op of flopsPerElem FLOPs per output element whose
+// output has the shape of the first input.
+func (n *net) elementwise(name, typ string, flopsPerElem float64, ins ...tensor) tensor {
+	big := ins[0]
+	for _, x := range ins[1:] {
+		if x.elems() > big.elems() {
+			big = x
+		}
+	}
+	return n.op(name, typ, flopsPerElem*float64(big.elems()), big.shape, nil, ins...)
+}
+
+// FLOPs per element of elementwise functions (see doc.go).
+const (
+	flopArith          = 1 // add, sub, mul, div, relu, max
+	flopTranscendental = 4 // exp, tanh, sigmoid, rsqrt, sqrt, cos, sin
+	flopSoftmax        = 5 // max, subtract, exp, sum, divide
+)
+
+func (n *net) relu(name string, x tensor) tensor { return n.elementwise(name, "relu", flopArith, x) }
+func (n *net) tanh(name string, x tensor) tensor {
+	return n.elementwise(name, "tanh", flopTranscendental, x)
+}
+func (n *net) sigmoid(name string, x tensor) tensor {
+	return n.elementwise(name, "sigmoid", flopTranscendental, x)
+}
+func (n *net) add(name string, a, b tensor) tensor {
+	return n.elementwise(name, "add", flopArith, a, b)
+}
+func (n *net) mul(name string, a, b tensor) tensor {
+	return n.elementwise(name, "mul", flopArith, a, b)
+}
+
+// scale multiplies by a constant (no parameter, one input).
+func (n *net) scale(name string, x tensor) tensor { return n.elementwise(name, "mul", flopArith, x) }
+
+// reshape is a TensorFlow Reshape/Transpose: no arithmetic, one copy of the
+// data (a conservative model of views).
+func (n *net) reshape(name, typ string, x tensor, shape ...int) tensor {
+	if (tensor{shape: shape}).elems() != x.elems() {
+		n.fail("%s: cannot reshape %v to %v", name, x.shape, shape)
+	}
+	return n.op(name, typ, 0, shape, nil, x)
+}
+
+// concat joins tensors along the last dimension.
+func (n *net) concat(name string, xs ...tensor) tensor {
+	out := append([]int(nil), xs[0].shape...)
+	c := 0
+	for _, x := range xs {
+		if len(x.shape) != len(out) {
+			n.fail("%s: concat of ranks %d and %d", name, len(out), len(x.shape))
+			return xs[0]
+		}
+		c += x.dim()
+	}
+	out[len(out)-1] = c
+	return n.op(name, "concat", 0, out, nil, xs...)
+}
+
+// split cuts x into k equal parts along the last dimension; the parts are
+// views of the split op's output.
+func (n *net) split(name string, x tensor, k int) []tensor {
+	s := n.op(name, "split", 0, x.shape, nil, x)
+	part := append([]int(nil), x.shape...)
+	part[len(part)-1] /= k
+	parts := make([]tensor, k)
+	for i := range parts {
+		parts[i] = s.sliceOf(part...)
+	}
+	return parts
+}
+
+// matmul multiplies x [..., K] by an owned weight [K, N] (no bias).
+func (n *net) matmul(name string, x tensor, units int) tensor {
+	rows := x.elems() / int64(x.dim())
+	out := append(append([]int(nil), x.shape[:len(x.shape)-1]...), units)
+	return n.op(name, "matmul", 2*float64(rows)*float64(x.dim())*float64(units), out,
+		[]int64{int64(x.dim()) * int64(units)}, x)
+}
+
+// matmulShared multiplies x [..., K] by a shared weight w [K, N].
+func (n *net) matmulShared(name string, x, w tensor) tensor {
+	k, units := w.shape[0], w.shape[1]
+	if x.dim() != k {
+		n.fail("%s: matmul of %v by %v", name, x.shape, w.shape)
+	}
+	rows := x.elems() / int64(k)
+	out := append(append([]int(nil), x.shape[:len(x.shape)-1]...), units)
+	return n.op(name, "matmul", 2*float64(rows)*float64(k)*float64(units), out, nil, x, w)
+}
+
+// biasAdd adds an owned bias over the last dimension.
+func (n *net) biasAdd(name string, x tensor) tensor {
+	return n.op(name, "bias-add", float64(x.elems()), x.shape, []int64{int64(x.dim())}, x)
+}
+
+// dense is matmul + bias-add, with an optional activation ("" = none).
+func (n *net) dense(name string, x tensor, units int, act string) tensor {
+	y := n.biasAdd(name+"/bias", n.matmul(name+"/matmul", x, units))
+	switch act {
+	case "relu":
+		y = n.relu(name+"/relu", y)
+	case "tanh":
+		y = n.tanh(name+"/tanh", y)
+	case "gelu":
+		y = n.elementwise(name+"/gelu", "gelu", 8, y)
+	case "":
+	default:
+		n.fail("%s: unknown activation %q", name, act)
+	}
+	return y
+}
+
+// dropout is tf.nn.dropout of TensorFlow 1.x, in training only:
+// random_uniform, add keep_prob, floor (the mask), div by keep_prob, mul by
+// the mask. noise is the mask's shape (nil: x's shape; NASNet's drop path
+// draws one number per sample).
+func (n *net) dropout(name string, x tensor, noise []int) tensor {
+	if !n.train {
+		return x
+	}
+	if noise == nil {
+		noise = x.shape
+	}
+	r := n.source(name+"/random_uniform", "random-uniform", noise...)
+	k := n.elementwise(name+"/add", "add", flopArith, r)
+	mask := n.elementwise(name+"/floor", "floor", flopArith, k)
+	d := n.elementwise(name+"/div", "div", flopArith, x)
+	return n.op(name+"/mul", "mul", float64(x.elems()), x.shape, nil, d, mask)
+}
+
+// softmax over the last dimension.
+func (n *net) softmax(name string, x tensor) tensor {
+	return n.elementwise(name, "softmax", flopSoftmax, x)
+}
+
+// xent is the sparse softmax cross-entropy of logits [..., classes]
+// against labels: one loss per row. Like TensorFlow's kernel it also
+// outputs the gradient w.r.t. the logits (kept for the backward pass), so
+// in a training step its output holds the logits' size besides the losses.
+func (n *net) xent(name string, logits, labels tensor) tensor {
+	rows := logits.elems() / int64(logits.dim())
+	x := n.op(name, "sparse-softmax-xent", flopSoftmax*float64(logits.elems()), []int{int(rows)}, nil, logits, labels)
+	if n.train {
+		op := &n.g.Ops[x.op]
+		op.OutputBytes += logits.bytes()
+		op.BytesAccessed += logits.bytes()
+	}
+	x.view = f32 * rows
+	return x
+}
+
+// xentLoss is xent followed by the mean over rows: the loss.
+func (n *net) xentLoss(name string, logits, labels tensor) tensor {
+	x := n.xent(name+"/xent", logits, labels)
+	return n.op(name+"/mean", "mean", float64(x.elems()), []int{1}, nil, x)
+}
+
+// sumLosses adds per-step losses (add-n) and takes the mean: the loss.
+func (n *net) sumLosses(losses []tensor) tensor {
+	s := n.op("add_n", "add-n", float64(len(losses)-1)*float64(losses[0].elems()), losses[0].shape, nil, losses...)
+	return n.op("mean", "mean", float64(s.elems()), []int{1}, nil, s)
+}
+
+// layerNorm is the layer normalisation of TensorFlow 1.x Transformer code
+// (tensor2tensor / official transformer), over the last dimension:
+// mean, x-mean, square, mean (variance), +eps, rsqrt, mul, *scale, +bias.
+func (n *net) layerNorm(name string, x tensor) tensor {
+	rows := x.elems() / int64(x.dim())
+	stat := append(append([]int(nil), x.shape[:len(x.shape)-1]...), 1)
+	mean := n.op(name+"/mean", "mean", float64(x.elems()), stat, nil, x)
+	c := n.op(name+"/sub", "sub", float64(x.elems()), x.shape, nil, x, mean)
+	sq := n.elementwise(name+"/square", "square", flopArith, c)
+	v := n.op(name+"/variance", "mean", float64(x.elems()), stat, nil, sq)
+	ve := n.op(name+"/add", "add", float64(rows), stat, nil, v)
+	inv := n.op(name+"/rsqrt", "rsqrt", flopTranscendental*float64(rows), stat, nil, ve)
+	norm := n.op(name+"/mul", "mul", float64(x.elems()), x.shape, nil, c, inv)
+	s := n.op(name+"/mul_scale", "mul", float64(x.elems()), x.shape, []int64{int64(x.dim())}, norm)
+	return n.op(name+"/add_bias", "add", float64(x.elems()), x.shape, []int64{int64(x.dim())}, s)
+}
+
+// embedding looks up rows of an owned table [vocab, dim] for ids.
+func (n *net) embedding(name string, ids tensor, vocab, dim int) tensor {
+	out := append(append([]int(nil), ids.shape...), dim)
+	return n.op(name, "embedding", 0, out, []int64{int64(vocab) * int64(dim)}, ids)
+}
+
+// lookup reads rows of a shared table (a variable [vocab, dim]) for ids.
+func (n *net) lookup(name string, ids, table tensor) tensor {
+	out := append(append([]int(nil), ids.shape...), table.shape[1])
+	// the rows read travel, not the whole table
+	return n.op(name, "embedding", 0, out, nil, ids, table.sliceOf(out...))
+}
+
+// finish returns the graph (checked by zoo.Build) or the first error.
+func (n *net) finish() (*workloads.Graph, error) {
+	if n.err != nil {
+		return nil, n.err
+	}
+	for _, b := range n.blocks {
+		if strings.Contains(b.name, "//") || strings.HasSuffix(b.name, "/") {
+			return nil, fmt.Errorf("block name %q is malformed (a bug)", b.name)
+		}
+	}
+	return n.g, nil
+}
