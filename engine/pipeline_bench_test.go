@@ -3,11 +3,13 @@ package engine_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"placesim/devices"
 	"placesim/engine"
 	"placesim/workloads"
+	"placesim/workloads/zoo"
 )
 
 // transformerTraining is a synthetic BERT-like training graph: layers
@@ -51,42 +53,57 @@ func transformerTraining(layers int, seed uint64) *workloads.Graph {
 	return t
 }
 
-// BenchmarkPipeline1F1B simulates a 32-micro-batch 1F1B step of a 4-stage
-// 24-layer transformer training graph (synthetic, BERT-24-like; stages of
-// 6 layers each on a 4xV100-pcie box) and reports simulated op instances
-// (op x micro-batch) per second of wall time, unrolling included.
+// BenchmarkPipeline1F1B simulates a 32-micro-batch step of a 4-stage
+// BERT-24 training graph (the zoo's, op granularity; stages of equal layer
+// shares on a 4xV100-pcie box) under 1F1B, and GPipe and PipeDream for
+// comparison, and of a synthetic 24-layer transformer graph; it reports
+// simulated op instances (op x micro-batch) per second of wall time,
+// unrolling included.
 func BenchmarkPipeline1F1B(b *testing.B) {
 	c, err := devices.NewPreset("4xV100-pcie")
 	if err != nil {
 		b.Fatal(err)
 	}
-	g := transformerTraining(24, 1)
-	if err := g.Validate(); err != nil {
-		b.Fatal(err)
-	}
-	dev, stages, err := engine.EvenStages(g, []int{0, 1, 2, 3})
+	bert, err := zoo.Build("bert?layers=24&training=true")
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, sched := range []engine.Schedule{engine.OneFOneB, engine.GPipe, engine.PipeDream} {
-		plan := &engine.Plan{Device: dev, Pipeline: &engine.Pipeline{Schedule: sched, MicroBatches: 32, Stages: stages}}
-		b.Run(fmt.Sprintf("%s/ops=%d/m=32", sched, len(g.Ops)), func(b *testing.B) {
-			b.ReportAllocs()
-			var instances int
-			for b.Loop() {
-				r, err := engine.Simulate(g, c, plan, engine.Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				instances = 0
-				for _, op := range r.Instances.Op {
-					if op >= 0 {
-						instances++
-					}
+	graphs := []*workloads.Graph{bert, transformerTraining(24, 1)}
+	for gi, g := range graphs {
+		if err := g.Validate(); err != nil {
+			b.Fatal(err)
+		}
+		dev, stages, err := engine.EvenStages(g, []int{0, 1, 2, 3})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, sched := range []engine.Schedule{engine.OneFOneB, engine.GPipe, engine.PipeDream} {
+			if gi > 0 && sched != engine.OneFOneB {
+				continue
+			}
+			benchPipeline(b, g, c, &engine.Plan{Device: dev, Pipeline: &engine.Pipeline{Schedule: sched, MicroBatches: 32, Stages: stages}})
+		}
+	}
+}
+
+func benchPipeline(b *testing.B, g *workloads.Graph, c *devices.Cluster, plan *engine.Plan) {
+	name := strings.SplitN(g.Name, "?", 2)[0]
+	b.Run(fmt.Sprintf("%s/%s/ops=%d/m=%d", strings.TrimPrefix(name, "zoo:"), plan.Pipeline.Schedule, len(g.Ops), plan.Pipeline.MicroBatches), func(b *testing.B) {
+		b.ReportAllocs()
+		var instances int
+		for b.Loop() {
+			r, err := engine.Simulate(g, c, plan, engine.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			instances = 0
+			for _, op := range r.Instances.Op {
+				if op >= 0 {
+					instances++
 				}
 			}
-			b.ReportMetric(float64(instances)*float64(b.N)/b.Elapsed().Seconds(), "ops/s")
-			b.ReportMetric(float64(instances), "instances")
-		})
-	}
+		}
+		b.ReportMetric(float64(instances)*float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+		b.ReportMetric(float64(instances), "instances")
+	})
 }
