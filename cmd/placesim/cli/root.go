@@ -80,6 +80,8 @@ Clusters: a preset name (placesim list clusters) or a YAML/JSON file.`,
 		newMergeCmd(),
 		newCheckCmd(),
 		newExportCmd(),
+		newModelsCmd(),
+		newStatsCmd(),
 	)
 	return root
 }

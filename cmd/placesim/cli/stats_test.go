@@ -1,0 +1,94 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/floats/scalar"
+
+	"placesim/devices"
+	"placesim/workloads"
+	"placesim/workloads/zoo"
+)
+
+func TestStatsCCR(t *testing.T) {
+	const spec = "zoo:inception_v3?batch=8&training=true"
+	code, out, errs := run(t, "stats", spec, "--cluster", "4xV100-pcie", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var o struct {
+		Ops, Edges int
+		ParamBytes int64
+		SavedBytes int64
+		CCR        *struct{ Value float64 }
+		Training   bool
+		Batch      int
+	}
+	if err := json.Unmarshal([]byte(out), &o); err != nil {
+		t.Fatal(err)
+	}
+	g, err := zoo.Build(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := devices.NewPreset("4xV100-pcie")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// eq. 1 by hand: transfers between the first two GPUs, compute on the first
+	var comm, comp float64
+	for _, e := range g.Edges {
+		comm += c.TransferTime(0, 1, e.Bytes)
+	}
+	for i := range g.Ops {
+		w, err := c.OpTime(&g.Ops[i], 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		comp += w
+	}
+	s := workloads.ComputeStats(g)
+	switch {
+	case o.Ops != len(g.Ops) || o.Edges != len(g.Edges) || !o.Training || o.Batch != 8:
+		t.Errorf("ops %d edges %d training %v batch %d, want %d %d true 8", o.Ops, o.Edges, o.Training, o.Batch, len(g.Ops), len(g.Edges))
+	case o.ParamBytes != s.ParamBytes || o.SavedBytes != s.SavedBytes || o.SavedBytes == 0:
+		t.Errorf("param bytes %d saved %d, want %d %d (> 0)", o.ParamBytes, o.SavedBytes, s.ParamBytes, s.SavedBytes)
+	case o.CCR == nil || !scalar.EqualWithinAbsOrRel(o.CCR.Value, comm/comp, 1e-9, 1e-9):
+		t.Errorf("CCR %+v, want %g", o.CCR, comm/comp)
+	}
+	code, out, _ = run(t, "stats", spec, "-c", "4xV100-pcie")
+	for _, want := range []string{"ops                ", "CCR                ", "Celeritas eq. 1 on 4xV100-pcie", "kept for backward"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("exit %d, text output lacks %q:\n%s", code, want, out)
+		}
+	}
+}
+
+func TestStatsErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no workload", []string{"stats"}, "accepts 1 arg(s), received 0"},
+		{"unknown model", []string{"stats", "zoo:alexnet"}, `unknown zoo model "alexnet"`},
+		{"bad parameter", []string{"stats", "zoo:gnmt?hidden=0"}, `parameter hidden="0"`},
+		{"one device", []string{"stats", "zoo:mlp", "-c", "1xV100"}, `CCR of "zoo:mlp" on cluster "1xV100": it needs two devices`},
+		{"unknown cluster", []string{"stats", "zoo:mlp", "-c", "3xTPU"}, "3xTPU"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errs := run(t, tc.args...)
+			if code != 1 || !strings.Contains(errs, tc.want) {
+				t.Fatalf("exit %d, stderr %q, want 1 and %q", code, errs, tc.want)
+			}
+		})
+	}
+	// without a cluster there is no CCR, and that is not an error
+	code, out, errs := run(t, "stats", "zoo:mlp")
+	if code != 0 || !strings.Contains(out, "CCR                - (give --cluster)") {
+		t.Fatalf("exit %d: %s%s", code, out, errs)
+	}
+}
