@@ -12,8 +12,8 @@ type ETFConfig struct {
 	// Required.
 	Level []float64
 	// MemoryAware excludes a device on which the op's colocation unit
-	// would overflow the memory (Baechi's m-ETF); when no device is left
-	// for a ready op, ETF fails with Book.NoFit.
+	// would overflow the memory (Baechi's m-ETF); when a ready op has no
+	// device left, ETF fails with Book.NoFit.
 	MemoryAware bool
 	// FavParent, when set, is each op's favourite parent (-1 for none)
 	// from small communication time scheduling (Hanen and Munier 1995; see
@@ -28,71 +28,250 @@ type ETFConfig struct {
 // the pair with the earliest start time is scheduled, without insertion
 // (a device is available from the finish of its last op); ties go to the
 // higher Level, then the smaller op ID, then the smaller device index.
-// The schedule s and book b must be empty; ETF fills them. The data-ready
-// time of a ready op on each device is computed once, when it becomes
-// ready, so a step costs O(ready ops x devices).
+// The schedule s and book b must be empty; ETF fills them.
+//
+// The start of ready op v on device d is max(dr(v, d), avail(d)), where
+// the data-ready time dr is fixed once v is ready and avail only grows. So
+// each device keeps two heaps of its ready ops: those whose data is not
+// there yet, by dr, and those that could start as soon as the device is
+// free, by level; a device's best op is the top of the second heap, or
+// else of the first. A step costs O(devices x log(ready ops)); entries made
+// stale by scheduling, colocation or memory are dropped when they surface.
 func ETF(ctx context.Context, s *Schedule, b *Book, cfg ETFConfig) error {
-	d := s.DAG
-	n, nDev := d.Len(), len(s.Lines)
-	indeg := make([]int32, n)
-	dr := make([]float64, n*nDev)
-	var ready []int
-	makeReady := func(v int) {
-		for dev := 0; dev < nDev; dev++ {
-			dr[v*nDev+dev] = s.DataReady(v, dev)
+	e := newETF(s, b, cfg)
+	return e.run(ctx)
+}
+
+type etf struct {
+	s     *Schedule
+	b     *Book
+	cfg   ETFConfig
+	nDev  int
+	dr    []float64 // op x device data-ready times, set when the op is ready
+	done  []bool
+	ready []bool
+	alive []int32 // device heaps an unforced op is still a candidate in
+	wait  []opHeap
+	avail []opHeap
+	fav   [][]int32 // per device: ready ops whose favourite parent ran there
+}
+
+func newETF(s *Schedule, b *Book, cfg ETFConfig) *etf {
+	n, nDev := s.DAG.Len(), len(s.Lines)
+	e := &etf{s: s, b: b, cfg: cfg, nDev: nDev, dr: make([]float64, n*nDev),
+		done: make([]bool, n), ready: make([]bool, n), alive: make([]int32, n),
+		wait: make([]opHeap, nDev), avail: make([]opHeap, nDev)}
+	lvl := cfg.Level
+	for d := 0; d < nDev; d++ {
+		d := d
+		e.wait[d].less = func(a, b int32) bool {
+			x, y := e.dr[int(a)*nDev+d], e.dr[int(b)*nDev+d]
+			if x != y {
+				return x < y
+			}
+			if lvl[a] != lvl[b] {
+				return lvl[a] > lvl[b]
+			}
+			return a < b
 		}
-		ready = append(ready, v)
+		e.avail[d].less = func(a, b int32) bool {
+			if lvl[a] != lvl[b] {
+				return lvl[a] > lvl[b]
+			}
+			return a < b
+		}
 	}
+	if cfg.FavParent != nil {
+		e.fav = make([][]int32, nDev)
+	}
+	return e
+}
+
+func (e *etf) run(ctx context.Context) error {
+	d := e.s.DAG
+	n := d.Len()
+	indeg := make([]int32, n)
 	for v := 0; v < n; v++ {
 		indeg[v] = int32(d.InDegree(v))
 		if indeg[v] == 0 {
-			makeReady(v)
+			e.makeReady(v)
 		}
 	}
-	for step := 0; len(ready) > 0; step++ {
+	for step := 0; step < n; step++ {
 		if step&255 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		bi, bd, bt := -1, -1, math.Inf(1)
-		var one [1]int
-		for i, v := range ready {
-			cands := b.t.Of(v)
-			if f := b.Forced(v); f >= 0 {
-				one[0] = f
-				cands = one[:]
+		bv, bd, bt := int32(-1), -1, math.Inf(1)
+		for dev := 0; dev < e.nDev; dev++ {
+			v, t, err := e.best(dev)
+			if err != nil {
+				return err
 			}
-			feasible := false
-			for _, dev := range cands {
-				if cfg.MemoryAware && !b.Fits(v, dev) {
-					continue
-				}
-				feasible = true
-				t := max(dr[v*nDev+dev], s.Lines[dev].End())
-				if bi < 0 || t < bt || (t == bt && better(cfg.Level, v, ready[bi])) {
-					bi, bd, bt = i, dev, t
-				}
+			if v < 0 {
+				continue
 			}
-			if !feasible {
-				return b.NoFit(v)
+			if bv < 0 || t < bt || (t == bt && better(e.cfg.Level, int(v), int(bv))) {
+				bv, bd, bt = v, dev, t
 			}
 		}
-		if cfg.FavParent != nil {
-			bi, bt = urgentChild(s, b, cfg, ready, dr, bi, bd, bt)
+		if bv < 0 {
+			// every ready op was dropped: one that fits nowhere
+			for v := 0; v < n; v++ {
+				if e.ready[v] && !e.done[v] {
+					return e.b.NoFit(v)
+				}
+			}
+			return ErrNoDevice
 		}
-		v := ready[bi]
-		s.Assign(v, bd, bt)
-		b.Place(v, bd)
-		ready[bi] = ready[len(ready)-1]
-		ready = ready[:len(ready)-1]
+		if e.fav != nil {
+			bv, bt = e.urgentChild(bv, bd, bt)
+		}
+		v := int(bv)
+		e.s.Assign(v, bd, bt)
+		e.done[v] = true
+		if e.b.Forced(v) < 0 {
+			e.b.Place(v, bd)
+			// the unit's other ready ops may have been dropped from bd
+			for _, x := range e.b.t.Units[e.b.t.UnitOf[v]] {
+				if x != v && e.ready[x] && !e.done[x] {
+					e.push(bd, int32(x))
+				}
+			}
+		}
 		for _, c := range d.Succ(v) {
 			if indeg[c]--; indeg[c] == 0 {
-				makeReady(int(c))
+				e.makeReady(int(c))
 			}
 		}
 	}
 	return nil
+}
+
+func (e *etf) makeReady(v int) {
+	e.ready[v] = true
+	for dev := 0; dev < e.nDev; dev++ {
+		e.dr[v*e.nDev+dev] = e.s.DataReady(v, dev)
+	}
+	if f := e.b.Forced(v); f >= 0 {
+		e.push(f, int32(v))
+	} else {
+		cands := e.b.t.Of(v)
+		e.alive[v] = int32(len(cands))
+		for _, dev := range cands {
+			e.push(dev, int32(v))
+		}
+	}
+	if e.fav != nil {
+		if fp := e.cfg.FavParent[v]; fp >= 0 {
+			d := e.s.Dev[fp]
+			e.fav[d] = append(e.fav[d], int32(v))
+		}
+	}
+}
+
+func (e *etf) push(dev int, v int32) {
+	if e.dr[int(v)*e.nDev+dev] <= e.s.Lines[dev].End() {
+		e.avail[dev].push(v)
+	} else {
+		e.wait[dev].push(v)
+	}
+}
+
+// valid reports whether v may still go to dev now; an op that no longer
+// fits dev is dropped for good (memory only shrinks while its unit is
+// unplaced), and an error is returned when that was its last device.
+func (e *etf) valid(dev int, v int32) (bool, error) {
+	if e.done[v] {
+		return false, nil
+	}
+	if f := e.b.Forced(int(v)); f >= 0 {
+		return f == dev, nil
+	}
+	if e.cfg.MemoryAware && !e.b.Fits(int(v), dev) {
+		if e.alive[v]--; e.alive[v] == 0 {
+			return false, e.b.NoFit(int(v))
+		}
+		return false, nil
+	}
+	return true, nil
+}
+
+// best is dev's best ready op and its start time (-1 when none).
+func (e *etf) best(dev int) (int32, float64, error) {
+	end := e.s.Lines[dev].End()
+	w, a := &e.wait[dev], &e.avail[dev]
+	for w.len() > 0 && e.dr[int(w.top())*e.nDev+dev] <= end {
+		a.push(w.pop())
+	}
+	for a.len() > 0 {
+		v := a.top()
+		ok, err := e.valid(dev, v)
+		if err != nil {
+			return -1, 0, err
+		}
+		if ok {
+			return v, end, nil
+		}
+		a.pop()
+	}
+	for w.len() > 0 {
+		v := w.top()
+		ok, err := e.valid(dev, v)
+		if err != nil {
+			return -1, 0, err
+		}
+		if ok {
+			return v, e.dr[int(v)*e.nDev+dev], nil
+		}
+		w.pop()
+	}
+	return -1, 0, nil
+}
+
+// urgentChild applies the favourite-child rule of SCT to ETF's choice (v
+// on dev at t): a ready op whose favourite parent ran on dev, that may go
+// to dev and that could start there before v would finish takes dev first
+// (the earliest such; ties by level, then ID). It returns the op to
+// schedule on dev and its start.
+func (e *etf) urgentChild(v int32, dev int, t float64) (int32, float64) {
+	if fp := e.cfg.FavParent[v]; fp >= 0 && e.s.Dev[fp] == dev {
+		return v, t
+	}
+	limit := t + e.s.Dur(int(v), dev)
+	end := e.s.Lines[dev].End()
+	list := e.fav[dev]
+	uv, ut := int32(-1), math.Inf(1)
+	keep := list[:0]
+	for _, j := range list {
+		if e.done[j] {
+			continue
+		}
+		keep = append(keep, j)
+		if j == v {
+			continue
+		}
+		if f := e.b.Forced(int(j)); f >= 0 {
+			if f != dev {
+				continue
+			}
+		} else if !contains(e.b.t.Of(int(j)), dev) || (e.cfg.MemoryAware && !e.b.Fits(int(j), dev)) {
+			continue
+		}
+		tj := max(e.dr[int(j)*e.nDev+dev], end)
+		if tj >= limit {
+			continue
+		}
+		if uv < 0 || tj < ut || (tj == ut && better(e.cfg.Level, int(j), int(uv))) {
+			uv, ut = j, tj
+		}
+	}
+	e.fav[dev] = keep
+	if uv < 0 {
+		return v, t
+	}
+	return uv, ut
 }
 
 // better reports whether op a goes before op b at an equal start time.
@@ -103,47 +282,6 @@ func better(level []float64, a, b int) bool {
 	return a < b
 }
 
-// urgentChild applies the favourite-child rule of SCT to ETF's choice
-// (ready[bi] on device bd at bt): a ready op whose favourite parent ran on
-// bd, that may go to bd, and that could start there before the chosen op
-// would finish, takes bd first (the earliest such; ties by level). It
-// returns the index in ready and start time of the op to schedule on bd.
-func urgentChild(s *Schedule, b *Book, cfg ETFConfig, ready []int, dr []float64, bi, bd int, bt float64) (int, float64) {
-	nDev := len(s.Lines)
-	v := ready[bi]
-	if fp := cfg.FavParent[v]; fp >= 0 && s.Dev[fp] == bd {
-		return bi, bt // the choice is itself bd's favourite child
-	}
-	limit := bt + s.Dur(v, bd)
-	ui, ut := -1, math.Inf(1)
-	for i, j := range ready {
-		fp := cfg.FavParent[j]
-		if fp < 0 || s.Dev[fp] != bd || i == bi {
-			continue
-		}
-		if f := b.Forced(j); f >= 0 && f != bd {
-			continue
-		}
-		if cfg.MemoryAware && !b.Fits(j, bd) {
-			continue
-		}
-		if f := b.Forced(j); f < 0 && !contains(b.t.Of(j), bd) {
-			continue
-		}
-		t := max(dr[j*nDev+bd], s.Lines[bd].End())
-		if t >= limit {
-			continue
-		}
-		if ui < 0 || t < ut || (t == ut && better(cfg.Level, j, ready[ui])) {
-			ui, ut = i, t
-		}
-	}
-	if ui < 0 {
-		return bi, bt
-	}
-	return ui, ut
-}
-
 func contains(xs []int, x int) bool {
 	for _, y := range xs {
 		if y == x {
@@ -151,4 +289,50 @@ func contains(xs []int, x int) bool {
 		}
 	}
 	return false
+}
+
+// opHeap is a binary heap of op IDs ordered by less.
+type opHeap struct {
+	items []int32
+	less  func(a, b int32) bool
+}
+
+func (h *opHeap) len() int   { return len(h.items) }
+func (h *opHeap) top() int32 { return h.items[0] }
+
+func (h *opHeap) push(v int32) {
+	h.items = append(h.items, v)
+	s := h.items
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h.less(s[i], s[p]) {
+			break
+		}
+		s[p], s[i] = s[i], s[p]
+		i = p
+	}
+}
+
+func (h *opHeap) pop() int32 {
+	s := h.items
+	v := s[0]
+	last := len(s) - 1
+	s[0] = s[last]
+	s = s[:last]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(s) && h.less(s[l], s[m]) {
+			m = l
+		}
+		if r < len(s) && h.less(s[r], s[m]) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+	h.items = s
+	return v
 }

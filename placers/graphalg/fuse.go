@@ -28,15 +28,11 @@ const (
 
 // ParseFusionOptions reads coarsen, range and memfrac from opts.
 func ParseFusionOptions(opts placers.Options, coarsen bool) (FusionOptions, error) {
-	fo := FusionOptions{Coarsen: coarsen}
-	if v, ok := opts["coarsen"]; ok {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return fo, fmt.Errorf("%w: coarsen=%q (valid: true, false)", placers.ErrBadOption, v)
-		}
-		fo.Coarsen = b
-	}
+	fo := FusionOptions{}
 	var err error
+	if fo.Coarsen, err = Bool(opts, "coarsen", coarsen); err != nil {
+		return fo, err
+	}
 	if fo.Range, err = opts.Int("range", DefaultRange, 1, 1<<30); err != nil {
 		return fo, err
 	}
@@ -93,4 +89,17 @@ func PlaceCoarse(ctx context.Context, p *Problem, fo FusionOptions, inner func(c
 		return nil, fmt.Errorf("coarse plan has %d devices for %d coarse ops", len(plan.Device), len(c.Graph.Ops))
 	}
 	return c.Expand(plan), nil
+}
+
+// Bool reads a true|false option, def when absent.
+func Bool(opts placers.Options, key string, def bool) (bool, error) {
+	v, ok := opts[key]
+	if !ok {
+		return def, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("%w: %s=%q (valid: true, false)", placers.ErrBadOption, key, v)
+	}
+	return b, nil
 }

@@ -47,3 +47,6 @@ func (t *Targets) Of(op int) []int {
 	}
 	return t.Acc
 }
+
+// NeedsCPU reports whether op's unit must go to a CPU device.
+func (t *Targets) NeedsCPU(op int) bool { return t.needCPU[t.UnitOf[op]] }

@@ -1,0 +1,45 @@
+package baechi
+
+import (
+	"context"
+
+	"placesim/engine"
+	"placesim/placers"
+	"placesim/placers/graphalg"
+)
+
+var _ placers.Placer = (*METF)(nil)
+
+// METF is Baechi's m-ETF: earliest-task-first list scheduling with
+// communication (graphalg.ETF; Hwang et al. 1989) in which a device whose
+// memory would overflow with the op's colocation unit is not a candidate.
+// Ties between ops that could start together go to the higher b-level.
+// When a ready op fits no device, Place fails with an error wrapping
+// placers.ErrDoesNotFit. The plan carries the schedule's order as
+// priorities.
+type METF struct{ fo graphalg.FusionOptions }
+
+// NewMETF makes an m-ETF placer; options: coarsen, range, memfrac.
+func NewMETF(opts placers.Options) (placers.Placer, error) {
+	fo, err := graphalg.ParseFusionOptions(opts, false)
+	if err != nil {
+		return nil, err
+	}
+	return &METF{fo: fo}, nil
+}
+
+// Name implements placers.Placer.
+func (*METF) Name() string { return "m-etf" }
+
+// Place implements placers.Placer.
+func (m *METF) Place(ctx context.Context, req *placers.Request) (*engine.Plan, error) {
+	return place(ctx, req, m.fo, placeMETF)
+}
+
+func placeMETF(ctx context.Context, p *graphalg.Problem) (*engine.Plan, error) {
+	s := p.Schedule()
+	if err := graphalg.ETF(ctx, s, p.Book(), graphalg.ETFConfig{Level: p.BLevel(), MemoryAware: true}); err != nil {
+		return nil, err
+	}
+	return s.Plan(), nil
+}

@@ -1,0 +1,66 @@
+package baechi
+
+import (
+	"context"
+	"fmt"
+
+	"placesim/engine"
+	"placesim/placers"
+	"placesim/placers/graphalg"
+)
+
+var _ placers.Placer = (*MSCT)(nil)
+
+// MSCT is Baechi's m-SCT: small communication time scheduling (Hanen and
+// Munier 1995) made memory-aware. The linear programming relaxation
+// (favouriteParents) gives each op at most one favourite child, which
+// should run right after it on its device; list scheduling is then m-ETF
+// with SCT's rule that a device is kept for the favourite child of the op
+// it ran whenever the earliest-start choice would delay that child there
+// (graphalg.ETFConfig.FavParent). A device whose memory would overflow is
+// never a candidate, the child's included. Options: lp (auto, gonum, cbc:
+// the LP back end), window (ops per LP window; 0, the default, is 24 for
+// gonum and 1,000 for cbc), coarsen, range, memfrac.
+type MSCT struct {
+	fo      graphalg.FusionOptions
+	backend string
+	window  int
+}
+
+// NewMSCT makes an m-SCT placer.
+func NewMSCT(opts placers.Options) (placers.Placer, error) {
+	fo, err := graphalg.ParseFusionOptions(opts, false)
+	if err != nil {
+		return nil, err
+	}
+	m := &MSCT{fo: fo, backend: opts.String("lp", lpAuto)}
+	switch m.backend {
+	case lpAuto, lpGonum, lpCBC:
+	default:
+		return nil, fmt.Errorf("%w: lp=%q (valid: auto, gonum, cbc)", placers.ErrBadOption, m.backend)
+	}
+	if m.window, err = opts.Int("window", 0, 0, 1<<30); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Name implements placers.Placer.
+func (*MSCT) Name() string { return "m-sct" }
+
+// Place implements placers.Placer.
+func (m *MSCT) Place(ctx context.Context, req *placers.Request) (*engine.Plan, error) {
+	return place(ctx, req, m.fo, m.placeProblem)
+}
+
+func (m *MSCT) placeProblem(ctx context.Context, p *graphalg.Problem) (*engine.Plan, error) {
+	fav, err := favouriteParents(ctx, p, m.backend, m.window)
+	if err != nil {
+		return nil, err
+	}
+	s := p.Schedule()
+	if err := graphalg.ETF(ctx, s, p.Book(), graphalg.ETFConfig{Level: p.BLevel(), MemoryAware: true, FavParent: fav}); err != nil {
+		return nil, err
+	}
+	return s.Plan(), nil
+}

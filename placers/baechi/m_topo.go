@@ -1,0 +1,122 @@
+package baechi
+
+import (
+	"context"
+
+	"placesim/engine"
+	"placesim/placers"
+	"placesim/placers/graphalg"
+)
+
+var _ placers.Placer = (*MTopo)(nil)
+
+// MTopo is Baechi's m-TOPO: the ops in the breadth-first topological order
+// of Kahn's algorithm (a FIFO queue of ready ops; Celeritas section 4.2.2),
+// each on the current device until that device's memory reaches its share
+// of the graph's memory (the total over the number of accelerators), then
+// on the next device; the last device takes the rest. An op whose unit does
+// not fit the current device (its capacity) moves on to the next device;
+// when no later device has room the first device with room takes it, and
+// when none has, Place fails with an error wrapping placers.ErrDoesNotFit.
+// Units of CPU-only ops go to the CPU device with the most free memory.
+type MTopo struct{ fo graphalg.FusionOptions }
+
+// NewMTopo makes an m-TOPO placer; options: coarsen, range, memfrac.
+func NewMTopo(opts placers.Options) (placers.Placer, error) {
+	fo, err := graphalg.ParseFusionOptions(opts, false)
+	if err != nil {
+		return nil, err
+	}
+	return &MTopo{fo: fo}, nil
+}
+
+// Name implements placers.Placer.
+func (*MTopo) Name() string { return "m-topo" }
+
+// Place implements placers.Placer.
+func (m *MTopo) Place(ctx context.Context, req *placers.Request) (*engine.Plan, error) {
+	return place(ctx, req, m.fo, placeMTopo)
+}
+
+func placeMTopo(ctx context.Context, p *graphalg.Problem) (*engine.Plan, error) {
+	b := p.Book()
+	acc := p.Targets.Acc
+	var total int64
+	seen := make([]bool, len(p.Targets.Units))
+	for op, u := range p.Targets.UnitOf {
+		if !seen[u] {
+			seen[u] = true
+			total += b.UnitMemory(op)
+		}
+	}
+	share := total / int64(len(acc))
+	plan := placers.NewPlan(p.Req.Graph)
+	cur := 0
+	for i, op := range p.Topo {
+		if i&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		d := b.Forced(op)
+		switch {
+		case d >= 0:
+		case p.Targets.NeedsCPU(op):
+			d = mostFree(b, p.Targets.Of(op))
+			if !b.Fits(op, d) {
+				return nil, b.NoFit(op)
+			}
+		default:
+			charge := b.Charge(op)
+			for cur < len(acc)-1 && (b.Used[acc[cur]]+charge > share || !b.Fits(op, acc[cur])) {
+				cur++
+			}
+			d = acc[cur]
+			if !b.Fits(op, d) {
+				d = -1
+				for _, x := range acc {
+					if b.Fits(op, x) {
+						d = x
+						break
+					}
+				}
+				if d < 0 {
+					return nil, b.NoFit(op)
+				}
+			}
+		}
+		b.Place(op, d)
+		plan.Device[op] = d
+	}
+	return plan, nil
+}
+
+// mostFree is the device of devs with the most free memory (ties: first).
+func mostFree(b *graphalg.Book, devs []int) int {
+	best := devs[0]
+	for _, d := range devs[1:] {
+		if b.Free[d] > b.Free[best] {
+			best = d
+		}
+	}
+	return best
+}
+
+// place prepares the problem and runs f on it, or on the coarse graph of
+// Celeritas' fusion when fo.Coarsen is set.
+func place(ctx context.Context, req *placers.Request, fo graphalg.FusionOptions, f func(context.Context, *graphalg.Problem) (*engine.Plan, error)) (*engine.Plan, error) {
+	p, err := graphalg.NewProblem(req)
+	if err != nil {
+		return nil, err
+	}
+	if !fo.Coarsen {
+		return f(ctx, p)
+	}
+	return graphalg.PlaceCoarse(ctx, p, fo, func(ctx context.Context, r *placers.Request) (*engine.Plan, error) {
+		cp, err := graphalg.NewProblem(r)
+		if err != nil {
+			return nil, err
+		}
+		return f(ctx, cp)
+	})
+}
