@@ -109,7 +109,7 @@ func (u *unrolled) allReduceRound(st, round, mb int, buckets [][]gradient) {
 		devs[r] = l.repDev[r][l.stageDev[st]]
 	}
 	var barrier []int32
-	if !l.overlp {
+	if !l.overlap {
 		// every bucket waits for the stage's whole backward pass
 		barrier = make([]int32, n)
 		for r := 0; r < n; r++ {

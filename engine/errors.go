@@ -26,7 +26,9 @@ type OOM struct {
 	Op         int     `json:"op"`
 	OpName     string  `json:"opName"`
 	Time       float64 `json:"time"`
-	// What was being allocated: "parameters", "output", "temp" or "recv".
+	// What was being allocated: "parameters", "output", "temp", "recv",
+	// or in a pipelined / data-parallel plan "weight stash" or
+	// "all-reduce chunk".
 	What      string `json:"what"`
 	Requested int64  `json:"requested"`
 	InUse     int64  `json:"inUse"`

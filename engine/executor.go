@@ -289,7 +289,11 @@ func (s *sim) makeReady(op int32) {
 // (a collective's step, a weight stash), so it starts as soon as it is ready.
 func (s *sim) startSide(op int32) {
 	s.res.OpStart[op] = s.now
-	s.alloc(s.dev[op], s.outB[op], op, "output")
+	what := "all-reduce chunk"
+	if s.un.kind[op] == NodeStash {
+		what = "weight stash"
+	}
+	s.alloc(s.dev[op], s.outB[op], op, what)
 	s.q.schedule(s.now+s.cost[op], evSideEnd, op, 0)
 }
 

@@ -23,9 +23,9 @@ type layout struct {
 	reps      int
 	// repDev[r][d]: the device replica r uses for replica 0's device d
 	// (-1 where the plan does not use d)
-	repDev [][]int
-	bucket int64
-	overlp bool
+	repDev  [][]int
+	bucket  int64 // all-reduce bucket bytes (0: one per stage)
+	overlap bool  // buckets start when their gradients are ready
 }
 
 // layout checks p's Pipeline and DataParallel against g and c and returns
@@ -260,7 +260,7 @@ func (l *layout) setReplicas(p *Plan, c *devices.Cluster) error {
 	if dp.BucketBytes < 0 {
 		return fmt.Errorf("%w: field dataParallel.bucketBytes = %d (valid range: >= 0; 0 = one bucket per stage)", ErrInvalidPlan, dp.BucketBytes)
 	}
-	l.reps, l.bucket, l.overlp = dp.Replicas, dp.BucketBytes, dp.Overlap
+	l.reps, l.bucket, l.overlap = dp.Replicas, dp.BucketBytes, dp.Overlap
 	taken := make([]bool, nd)
 	for _, d := range used {
 		taken[d] = true

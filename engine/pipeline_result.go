@@ -53,9 +53,9 @@ type DataParallelStats struct {
 
 // AllReduceStats is one ring all-reduce of a stage's gradient bucket.
 type AllReduceStats struct {
-	// Stage (a device of the plan without a pipeline: one per device it
-	// uses, in the order of their first forward op), bucket within it,
-	// and update round (0; the micro-batch with PipeDream).
+	// Stage (without a pipeline, stages are derived as for one: a part of
+	// a device that is contiguous in topological order), bucket within
+	// it, and update round (0; the micro-batch with PipeDream).
 	Stage  int   `json:"stage"`
 	Bucket int   `json:"bucket"`
 	Round  int   `json:"round"`
