@@ -2,10 +2,8 @@ package native
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 )
@@ -48,165 +46,164 @@ func (e *Error) Unwrap() []error {
 	return []error{ErrFormat}
 }
 
-// reader walks the JSON token stream strictly, keeping the field path.
+// reader walks the JSON text strictly, keeping the field path.
 type reader struct {
 	file string
-	data []byte
-	dec  *json.Decoder
+	lex  *lexer
+	// valLine is the line where the last value read began.
+	valLine int
 }
 
 func newReader(data []byte, file string) *reader {
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	return &reader{file: file, data: data, dec: d}
+	return &reader{file: file, lex: newLexer(data), valLine: 1}
 }
 
 // line is the 1-based line of byte offset off.
 func (r *reader) line(off int64) int {
-	if off > int64(len(r.data)) {
-		off = int64(len(r.data))
-	}
-	if off < 0 {
-		off = 0
-	}
-	return 1 + bytes.Count(r.data[:off], []byte{'\n'})
+	d := r.lex.data
+	off = min(max(off, 0), int64(len(d)))
+	return 1 + bytes.Count(d[:off], []byte{'\n'})
 }
 
-// errf is an error at the current position of the decoder.
+// errf is an error about the value read last.
 func (r *reader) errf(path, format string, args ...any) error {
-	return &Error{File: r.file, Line: r.line(r.dec.InputOffset()), Path: path, Msg: fmt.Sprintf(format, args...)}
+	return &Error{File: r.file, Line: r.valLine, Path: path, Msg: fmt.Sprintf(format, args...)}
 }
 
-// next reads one token; syntax errors and truncation become Errors.
-func (r *reader) next(path string) (json.Token, error) {
-	tok, err := r.dec.Token()
-	if err == nil {
-		return tok, nil
+// syntax turns a lexer error into an Error at path.
+func (r *reader) syntax(path string, err error) error {
+	se, ok := err.(*syntaxError)
+	if !ok {
+		return err
 	}
-	var se *json.SyntaxError
-	switch {
-	case errors.As(err, &se):
-		return nil, &Error{File: r.file, Line: r.line(se.Offset), Path: path,
-			Msg: fmt.Sprintf("JSON syntax error at byte offset %d: %v", se.Offset, se)}
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return nil, &Error{File: r.file, Line: r.line(int64(len(r.data))), Path: path,
-			Msg: fmt.Sprintf("unexpected end of file after %d bytes (truncated file?)", len(r.data))}
+	if se.eof {
+		return &Error{File: r.file, Line: se.line, Path: path,
+			Msg: fmt.Sprintf("unexpected end of file after %d bytes (truncated file?): %s", len(r.lex.data), se.msg)}
 	}
-	return nil, &Error{File: r.file, Line: r.line(r.dec.InputOffset()), Path: path, Msg: err.Error()}
+	return &Error{File: r.file, Line: se.line, Path: path,
+		Msg: fmt.Sprintf("JSON syntax error at byte offset %d, column %d: %s", se.off, se.col, se.msg)}
 }
 
-// describe names a token's JSON type (and shows short values).
-func describe(tok json.Token) string {
-	switch v := tok.(type) {
-	case json.Delim:
-		switch v {
-		case '{':
-			return "object"
-		case '[':
-			return "array"
-		}
-		return fmt.Sprintf("%q", string(v))
-	case string:
-		if len(v) > 40 {
-			v = v[:40] + "..."
-		}
-		return fmt.Sprintf("string %q", v)
-	case json.Number:
-		return "number " + string(v)
-	case bool:
-		return fmt.Sprintf("boolean %t", v)
-	case nil:
-		return "null"
+// start skips to the next value and records its line.
+func (r *reader) start() byte {
+	c := r.lex.peek()
+	r.valLine = r.lex.line
+	return c
+}
+
+// mismatch reports a value of the wrong JSON type, describing it.
+func (r *reader) mismatch(path, want string) error {
+	line := r.lex.line
+	got, err := r.lex.skipValue(0)
+	if err != nil {
+		return r.syntax(path, err)
 	}
-	return fmt.Sprintf("%T", tok)
+	r.valLine = line
+	return r.errf(path, "want %s, got %s", want, got)
 }
 
 // object reads an object, calling field for each key with the key's path;
 // a key given twice is an error.
 func (r *reader) object(path string, field func(key, path string) error) error {
-	tok, err := r.next(path)
-	if err != nil {
-		return err
+	if r.start() != '{' {
+		return r.mismatch(path, "an object")
 	}
-	if tok != json.Delim('{') {
-		return r.errf(path, "want an object, got %s", describe(tok))
+	r.lex.pos++
+	var seen []string
+	if r.lex.peek() == '}' {
+		r.lex.pos++
+		return nil
 	}
-	seen := map[string]bool{}
-	for r.dec.More() {
-		tok, err := r.next(path)
-		if err != nil {
-			return err
+	for {
+		if r.start() != '"' {
+			return r.syntax(path, r.lex.unexpected("a field name"))
 		}
-		key, ok := tok.(string)
-		if !ok {
-			return r.errf(path, "want a field name, got %s", describe(tok))
+		key, err := r.lex.str()
+		if err != nil {
+			return r.syntax(path, err)
 		}
 		kp := key
 		if path != "" {
 			kp = path + "." + key
 		}
-		if seen[key] {
-			return r.errf(kp, "field given twice")
+		for _, k := range seen {
+			if k == key {
+				return r.errf(kp, "field given twice")
+			}
 		}
-		seen[key] = true
+		seen = append(seen, key)
+		if err := r.lex.expect(':', "':' after a field name"); err != nil {
+			return r.syntax(kp, err)
+		}
 		if err := field(key, kp); err != nil {
 			return err
 		}
+		switch r.lex.peek() {
+		case ',':
+			r.lex.pos++
+		case '}':
+			r.lex.pos++
+			return nil
+		default:
+			return r.syntax(path, r.lex.unexpected("',' or '}'"))
+		}
 	}
-	_, err = r.next(path) // the closing brace
-	return err
 }
 
 // array reads an array, calling elem for each element with its path.
 func (r *reader) array(path string, elem func(i int, path string) error) error {
-	tok, err := r.next(path)
-	if err != nil {
-		return err
+	if r.start() != '[' {
+		return r.mismatch(path, "an array")
 	}
-	if tok != json.Delim('[') {
-		return r.errf(path, "want an array, got %s", describe(tok))
+	r.lex.pos++
+	if r.lex.peek() == ']' {
+		r.lex.pos++
+		return nil
 	}
-	for i := 0; r.dec.More(); i++ {
-		if err := elem(i, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+	for i := 0; ; i++ {
+		if err := elem(i, path+"["+strconv.Itoa(i)+"]"); err != nil {
 			return err
 		}
+		switch r.lex.peek() {
+		case ',':
+			r.lex.pos++
+		case ']':
+			r.lex.pos++
+			return nil
+		default:
+			return r.syntax(path, r.lex.unexpected("',' or ']'"))
+		}
 	}
-	_, err = r.next(path)
-	return err
 }
 
 func (r *reader) str(path string) (string, error) {
-	tok, err := r.next(path)
-	if err != nil {
-		return "", err
+	if r.start() != '"' {
+		return "", r.mismatch(path, "a string")
 	}
-	s, ok := tok.(string)
-	if !ok {
-		return "", r.errf(path, "want a string, got %s", describe(tok))
+	s, err := r.lex.str()
+	if err != nil {
+		return "", r.syntax(path, err)
 	}
 	return s, nil
 }
 
 func (r *reader) boolean(path string) (bool, error) {
-	tok, err := r.next(path)
-	if err != nil {
-		return false, err
+	switch r.start() {
+	case 't':
+		return true, r.syntax(path, r.lex.literal("true"))
+	case 'f':
+		return false, r.syntax(path, r.lex.literal("false"))
 	}
-	b, ok := tok.(bool)
-	if !ok {
-		return false, r.errf(path, "want a boolean (true or false), got %s", describe(tok))
-	}
-	return b, nil
+	return false, r.mismatch(path, "a boolean (true or false)")
 }
 
-func (r *reader) number(path string) (json.Number, error) {
-	tok, err := r.next(path)
-	if err != nil {
-		return "", err
+func (r *reader) number(path string) (string, error) {
+	if c := r.start(); c != '-' && (c < '0' || c > '9') {
+		return "", r.mismatch(path, "a number")
 	}
-	n, ok := tok.(json.Number)
-	if !ok {
-		return "", r.errf(path, "want a number, got %s", describe(tok))
+	n, err := r.lex.number()
+	if err != nil {
+		return "", r.syntax(path, err)
 	}
 	return n, nil
 }
@@ -217,7 +214,7 @@ func (r *reader) integer(path string, lo, hi int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	v, perr := strconv.ParseInt(string(n), 10, 64)
+	v, perr := strconv.ParseInt(n, 10, 64)
 	if perr != nil || v < lo || v > hi {
 		rng := fmt.Sprintf(">= %d", lo)
 		if hi != math.MaxInt64 {
@@ -240,7 +237,7 @@ func (r *reader) nonNegFloat(path string) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	v, perr := strconv.ParseFloat(string(n), 64)
+	v, perr := strconv.ParseFloat(n, 64)
 	if perr != nil || v < 0 || math.IsInf(v, 0) {
 		return 0, r.errf(path, "%s (valid range: finite, >= 0)", n)
 	}
@@ -249,12 +246,12 @@ func (r *reader) nonNegFloat(path string) (float64, error) {
 
 // end checks that nothing but white space follows the top-level value.
 func (r *reader) end() error {
-	tok, err := r.dec.Token()
-	if err == io.EOF {
+	if r.start() == 0 && r.lex.pos >= len(r.lex.data) {
 		return nil
 	}
+	what, err := r.lex.skipValue(0)
 	if err != nil {
-		return r.errf("", "after the top-level object: %v", err)
+		what = fmt.Sprintf("%q", r.lex.data[r.lex.pos:min(r.lex.pos+10, len(r.lex.data))])
 	}
-	return r.errf("", "unexpected %s after the top-level object", describe(tok))
+	return r.errf("", "unexpected %s after the top-level object", what)
 }

@@ -2,6 +2,7 @@ package native_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
@@ -85,6 +86,9 @@ func FuzzNative(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g, err := native.Parse(data, "fuzz.json")
 		if err != nil {
+			if msg := err.Error(); json.Valid(data) && (strings.Contains(msg, "JSON syntax") || strings.Contains(msg, "end of file")) {
+				t.Fatalf("syntax error on what encoding/json reads as valid: %v", err)
+			}
 			if !errors.Is(err, native.ErrFormat) || !strings.HasPrefix(err.Error(), `workload "fuzz.json": `) {
 				t.Fatalf("error without ErrFormat or file name: %v", err)
 			}
@@ -92,6 +96,23 @@ func FuzzNative(f *testing.F) {
 		}
 		if err := g.Validate(); err != nil {
 			t.Fatalf("Parse returned an invalid graph: %v", err)
+		}
+		// the hand-written lexer agrees with encoding/json on validity and
+		// on how strings decode
+		var ref struct {
+			Name string
+			Ops  []struct{ Name, Type string }
+		}
+		if err := json.Unmarshal(data, &ref); err != nil {
+			t.Fatalf("Parse accepted what encoding/json refuses: %v", err)
+		}
+		if ref.Name != g.Name || len(ref.Ops) != len(g.Ops) {
+			t.Fatalf("name %q, %d ops; encoding/json reads %q, %d", g.Name, len(g.Ops), ref.Name, len(ref.Ops))
+		}
+		for i, o := range ref.Ops {
+			if o.Name != g.Ops[i].Name || o.Type != g.Ops[i].Type {
+				t.Fatalf("ops[%d] %q/%q; encoding/json reads %q/%q", i, g.Ops[i].Name, g.Ops[i].Type, o.Name, o.Type)
+			}
 		}
 		out, err := native.Marshal(g)
 		if err != nil {

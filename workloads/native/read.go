@@ -48,7 +48,7 @@ func Detect(data []byte) bool {
 type edgeRef struct {
 	from, to string
 	bytes    int64
-	line     int
+	line     int // where the edge begins, for errors
 }
 
 // Parse decodes a native workload; file names the source in errors. Every
@@ -226,7 +226,8 @@ func (r *reader) op(path string) (workloads.Op, error) {
 }
 
 func (r *reader) edge(path string) (edgeRef, error) {
-	var e edgeRef
+	r.lex.peek()
+	e := edgeRef{line: r.lex.line}
 	var hasFrom, hasTo bool
 	err := r.object(path, func(key, path string) error {
 		var err error
@@ -244,7 +245,6 @@ func (r *reader) edge(path string) (edgeRef, error) {
 		}
 		return err
 	})
-	e.line = r.line(r.dec.InputOffset())
 	if err == nil && !hasFrom {
 		err = r.errf(path+".from", "required field is missing")
 	}
