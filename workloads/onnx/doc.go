@@ -11,7 +11,12 @@
 // by its name's path ("/encoder/layer.0/attention/MatMul" is in layer
 // "encoder/layer.0/attention"). An edge joins the producer and the consumer
 // of each tensor and carries its size in bytes (two tensors between the
-// same pair of ops make one edge carrying both).
+// same pair of ops make one edge carrying both). An op's Type is the
+// lower-case ONNX op type, except for the names the zoo uses: conv1d,
+// conv2d, conv3d (and conv2d-transpose...), matmul (MatMul and Gemm),
+// batchnorm, layernorm, instancenorm, max-pool, avg-pool, global-avg-pool,
+// global-max-pool, embedding (a Gather from a parameter) and bias-add (an
+// Add of an activation and a parameter).
 //
 // Parameters are the floating-point initializers. One that a single op
 // reads adds to that op's ParamBytes; one that several ops read (a tied

@@ -128,6 +128,9 @@ func (c *nodeCtx) broadcastOp(name string, cmp bool, typeFrom int, perElem float
 	}
 	n := numel(out)
 	c.flops = float64(n) * perElem
+	if name == "Add" && len(c.in) == 2 && c.in[0].param != c.in[1].param {
+		c.typ = "bias-add" // an activation plus a parameter, as the zoo names it
+	}
 	c.set(0, dt, out, foldBroadcast(name, out, c.in))
 	return nil
 }

@@ -3,10 +3,10 @@ package onnx
 import "fmt"
 
 func addPoolNorm(h map[string]handler) {
-	h["MaxPool"] = handler{infer: func(c *nodeCtx) error { return inferPool(c, "maxpool", 2) }}
-	h["AveragePool"] = handler{infer: func(c *nodeCtx) error { return inferPool(c, "avgpool", 1) }}
-	h["GlobalAveragePool"] = handler{infer: func(c *nodeCtx) error { return inferGlobalPool(c, "global-avgpool") }}
-	h["GlobalMaxPool"] = handler{infer: func(c *nodeCtx) error { return inferGlobalPool(c, "global-maxpool") }}
+	h["MaxPool"] = handler{infer: func(c *nodeCtx) error { return inferPool(c, "max-pool", 2) }}
+	h["AveragePool"] = handler{infer: func(c *nodeCtx) error { return inferPool(c, "avg-pool", 1) }}
+	h["GlobalAveragePool"] = handler{infer: func(c *nodeCtx) error { return inferGlobalPool(c, "global-avg-pool") }}
+	h["GlobalMaxPool"] = handler{infer: func(c *nodeCtx) error { return inferGlobalPool(c, "global-max-pool") }}
 	h["BatchNormalization"] = handler{infer: inferBatchNorm}
 	h["LayerNormalization"] = handler{infer: inferLayerNorm}
 	h["InstanceNormalization"] = handler{infer: inferInstanceNorm}
