@@ -40,6 +40,7 @@ func ExampleSimulate_pipeline() {
 	fmt.Printf("period %.2f ms per micro-batch, bubble %.0f%%\n", p.Period*1e3, 100*p.BubbleFraction)
 	// f + b = 0.5 + 1 ms per micro-batch and stage, plus the transfers;
 	// the bubble is about (p-1)/(m+p-1) = 27 %
+
 	// Output:
 	// 4 stages, 8 micro-batches
 	// period 1.51 ms per micro-batch, bubble 28%

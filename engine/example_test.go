@@ -27,5 +27,6 @@ func ExampleSimulate() {
 		r.StepTime*1e3, r.TransferCount, r.BytesMoved>>20, r.OOM != nil)
 	// a ends at 1 ms; a->gpu1 through the switch takes 2 us + 64 MiB / 15.75 GB/s
 	// = 4.263 ms; c runs 5.263-6.263 ms; c->gpu0 lands at 10.526; d ends 11.526.
+
 	// Output: step 11.526 ms, 2 transfers, 128 MiB moved, OOM: false
 }
