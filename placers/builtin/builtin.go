@@ -5,6 +5,7 @@ package builtin
 import (
 	"placesim/placers"
 	"placesim/placers/baseline"
+	"placesim/placers/fastt"
 )
 
 // NewRegistry returns a registry with every built-in placer.
@@ -12,6 +13,7 @@ func NewRegistry() (*placers.Registry, error) {
 	r := placers.NewRegistry()
 	for _, register := range []func(*placers.Registry) error{
 		baseline.Register,
+		fastt.Register,
 	} {
 		if err := register(r); err != nil {
 			return nil, err

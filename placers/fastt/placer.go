@@ -1,0 +1,219 @@
+package fastt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"placesim/engine"
+	"placesim/placers"
+)
+
+var (
+	_ placers.Reporter = (*FastT)(nil)
+	_ placers.Placer   = (*FastT)(nil)
+)
+
+// Start strategies: the graph DPOS starts from (section 5.2).
+const (
+	// StartDataParallel replicates the model on every accelerator when it
+	// fits one device (else the model's DAG), as FastT does.
+	StartDataParallel = "data-parallel"
+	// StartModel schedules the model's DAG itself.
+	StartModel = "model"
+)
+
+// DefaultMaxTrials bounds OS-DPOS's split search (DPOS runs) by default.
+const DefaultMaxTrials = 48
+
+// FastT is the placer of FastT: DPOS ("fastt-dpos"), or OS-DPOS
+// ("fastt-os-dpos") when it splits ops. Options:
+//
+//	enforce-order=true|false   the schedule's order as priorities (default true; section 6.1)
+//	start=data-parallel|model  the graph DPOS starts from (default data-parallel)
+//	rollback=true|false        keep the start strategy (data parallelism) or, for
+//	                           OS-DPOS, the unsplit DPOS plan when it is faster in
+//	                           the placer's own simulation (default true; section 4)
+//	dims=batch,channel         OS-DPOS: the split dimensions tried (default both)
+//	max-trials=N               OS-DPOS: at most N DPOS runs in the split search
+//	                           (default 48; 0: no bound)
+//	bucket=BYTES, overlap=true|false   the data-parallel start plan's all-reduce
+type FastT struct {
+	name     string
+	split    bool
+	enforce  bool
+	start    string
+	rollback bool
+	os       osConfig
+	bucket   int64
+	overlap  bool
+}
+
+// NewDPOS makes the fastt-dpos placer.
+func NewDPOS(opts placers.Options) (placers.Placer, error) {
+	return newFastT("fastt-dpos", false, opts)
+}
+
+// NewOSDPOS makes the fastt-os-dpos placer.
+func NewOSDPOS(opts placers.Options) (placers.Placer, error) {
+	return newFastT("fastt-os-dpos", true, opts)
+}
+
+func newFastT(name string, split bool, opts placers.Options) (*FastT, error) {
+	keys := []string{"enforce-order", "start", "rollback", "bucket", "overlap"}
+	if split {
+		keys = append(keys, "dims", "max-trials")
+	}
+	if err := checkKeys(opts, keys...); err != nil {
+		return nil, err
+	}
+	f := &FastT{name: name, split: split, os: osConfig{dims: Dims()}}
+	var err error
+	if f.enforce, err = boolOption(opts, "enforce-order", true); err != nil {
+		return nil, err
+	}
+	if f.rollback, err = boolOption(opts, "rollback", true); err != nil {
+		return nil, err
+	}
+	if f.overlap, err = boolOption(opts, "overlap", true); err != nil {
+		return nil, err
+	}
+	b, err := opts.Int("bucket", DefaultBucketBytes, 0, 1<<40)
+	if err != nil {
+		return nil, err
+	}
+	f.bucket = int64(b)
+	switch f.start = opts.String("start", StartDataParallel); f.start {
+	case StartDataParallel, StartModel:
+	default:
+		return nil, fmt.Errorf("%w: start=%q (valid: data-parallel, model)", placers.ErrBadOption, f.start)
+	}
+	if split {
+		if f.os.maxTrials, err = opts.Int("max-trials", DefaultMaxTrials, 0, 1<<30); err != nil {
+			return nil, err
+		}
+		if v, ok := opts["dims"]; ok {
+			f.os.dims = nil
+			for _, s := range strings.Split(v, ",") {
+				d, err := ParseDim(strings.TrimSpace(s))
+				if err != nil {
+					return nil, fmt.Errorf("%w: dims=%q: %v", placers.ErrBadOption, v, err)
+				}
+				if !containsDim(f.os.dims, d) {
+					f.os.dims = append(f.os.dims, d)
+				}
+			}
+		}
+	}
+	return f, nil
+}
+
+// Name implements placers.Placer.
+func (f *FastT) Name() string { return f.name }
+
+// Place implements placers.Placer.
+func (f *FastT) Place(ctx context.Context, req *placers.Request) (*engine.Plan, error) {
+	p, _, err := f.PlaceReport(ctx, req)
+	return p, err
+}
+
+// PlaceReport implements placers.Reporter: the report's Value is FT(o_exit)
+// of the returned schedule, the placer's own estimate of the step time (for
+// a plan rolled back to data parallelism, its simulated step time).
+func (f *FastT) PlaceReport(ctx context.Context, req *placers.Request) (*engine.Plan, *placers.Report, error) {
+	if req == nil || req.Graph == nil || req.Cluster == nil || req.Estimates == nil {
+		return nil, nil, fmt.Errorf("placement request needs a graph, a cluster and estimates")
+	}
+	if req.Estimates.Graph != req.Graph && (req.Estimates.Graph == nil || len(req.Estimates.Graph.Ops) != len(req.Graph.Ops)) {
+		return nil, nil, fmt.Errorf("estimates are not for graph %q", req.Graph.Name)
+	}
+	if err := req.Graph.Validate(); err != nil {
+		return nil, nil, err
+	}
+	cm, err := NewCostModel(req.Estimates)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep := &placers.Report{Objective: "estimated step time FT(o_exit)"}
+	w, note, err := f.startGraph(req, cm)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep.Notes = append(rep.Notes, note)
+	p0, err := newProblem(w, cm)
+	if err != nil {
+		return nil, nil, err
+	}
+	sc, err := dpos(ctx, p0)
+	if err != nil && errors.Is(err, placers.ErrDoesNotFit) && w.replicas > 1 {
+		// the replicas do not fit with the memory model: the model's DAG
+		w = modelWork(req.Graph)
+		rep.Notes = append(rep.Notes, "replicated graph does not fit: start from the model's DAG")
+		if p0, err = newProblem(w, cm); err != nil {
+			return nil, nil, err
+		}
+		sc, err = dpos(ctx, p0)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	rep.Notes = append(rep.Notes, fmt.Sprintf("DPOS: %d ops, FT(o_exit) %.6g s, critical path of %d ops", len(w.g.Ops), sc.finish, len(sc.cp)))
+	cands := []candidate{{"DPOS", w, sc.times, sc.plan(f.enforce, req.Graph), sc.finish}}
+	if f.split {
+		final, sp, trials, err := osdpos(ctx, cm, p0, sc, f.os)
+		if err != nil {
+			return nil, nil, err
+		}
+		rep.Notes = append(rep.Notes, fmt.Sprintf("OS-DPOS: %d splits after %d DPOS runs, FT(o_exit) %.6g s", len(sp), trials, final.finish))
+		for _, s := range sp {
+			rep.Notes = append(rep.Notes, "split "+s.String())
+		}
+		if final != sc {
+			cands = append(cands, candidate{"OS-DPOS", final.w, final.times, final.plan(f.enforce, req.Graph), final.finish})
+		}
+	}
+	best := cands[len(cands)-1]
+	rep.Value = best.ft
+	if f.rollback {
+		best, err = f.rollBack(req, cm, cands, rep)
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return best.plan, rep, nil
+}
+
+// startGraph is the graph DPOS starts from: the data-parallel graph with a
+// replica per accelerator (as many as the largest divisor of the batch not
+// above their number) when the model fits one device in FastT's memory
+// model, else the model's DAG.
+func (f *FastT) startGraph(req *placers.Request, cm *CostModel) (*work, string, error) {
+	g := req.Graph
+	acc, _ := placers.Targets(req.Cluster)
+	n := len(acc)
+	if f.start == StartModel || n < 2 {
+		return modelWork(g), "start: the model's DAG", nil
+	}
+	mem, reserve := memory(g)
+	var total int64
+	for _, m := range mem {
+		total += m
+	}
+	capacity := int64(math.MaxInt64)
+	for _, d := range acc {
+		capacity = min(capacity, req.Cluster.Devices[d].Memory)
+	}
+	if total+reserve > capacity {
+		return modelWork(g), fmt.Sprintf("start: the model's DAG (needs %d MiB, a device has %d MiB)", (total+reserve)>>20, capacity>>20), nil
+	}
+	if n = replicasFor(g.Batch, n); n < 2 {
+		return modelWork(g), fmt.Sprintf("start: the model's DAG (batch %d does not divide among the accelerators)", g.Batch), nil
+	}
+	w, err := replicate(g, n)
+	if err != nil {
+		return nil, "", err
+	}
+	return w, fmt.Sprintf("start: data-parallel graph, %d replicas", n), nil
+}

@@ -1,0 +1,58 @@
+package fastt
+
+import (
+	"fmt"
+	"math"
+
+	"placesim/engine"
+	"placesim/placers"
+)
+
+// candidate is a strategy FastT may activate.
+type candidate struct {
+	name  string
+	w     *work
+	times []float64
+	plan  *engine.Plan
+	// ft is the strategy's FT(o_exit), or its simulated time for the
+	// data-parallel start.
+	ft float64
+}
+
+// rollBack is FastT's activation rule (section 4): a new strategy replaces
+// the previous one only when its per-iteration time is smaller, else the
+// previous one stays. The strategies, in the order FastT computes them,
+// are the data-parallel start (when the graph can be trained data
+// parallel), DPOS's plan and OS-DPOS's; each is timed by simulating it on
+// the cost model's times (CostModel.simulate). It returns the one kept and
+// notes the times in rep.
+func (f *FastT) rollBack(req *placers.Request, cm *CostModel, cands []candidate, rep *placers.Report) (candidate, error) {
+	var all []candidate
+	acc, _ := placers.Targets(req.Cluster)
+	if len(acc) > 1 {
+		if dp, err := dataParallelPlan(req.Graph, req.Cluster, f.bucket, f.overlap); err == nil {
+			w := modelWork(req.Graph)
+			all = append(all, candidate{name: "data parallel", w: w, times: cm.opTimes(w), plan: dp})
+		}
+	}
+	all = append(all, cands...)
+	best, bestT := -1, math.Inf(1)
+	for i, c := range all {
+		t, err := cm.simulate(c.w, c.times, c.plan)
+		if err != nil {
+			return candidate{}, fmt.Errorf("time the %s strategy: %w", c.name, err)
+		}
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%s: simulated step %.6g s", c.name, t))
+		if best < 0 || t < bestT {
+			best, bestT = i, t
+		}
+	}
+	kept := all[best]
+	if kept.name == "data parallel" {
+		rep.Value = bestT
+	} else {
+		rep.Value = kept.ft
+	}
+	rep.Notes = append(rep.Notes, "kept: "+kept.name)
+	return kept, nil
+}
