@@ -11,7 +11,7 @@
 // 2·B·Ho·Wo·Cout·kh·kw·Cin, a matmul [M,K]x[K,N] is 2·M·K·N. Elementwise
 // arithmetic (add, sub, mul, div, ReLU, bias-add) is 1 FLOP per output
 // element; transcendental functions (tanh, sigmoid, rsqrt, cos, sin) 4;
-// softmax 5; reductions 1 per input element; k x k pooling k² per output
+// GELU 8; softmax 5; reductions 1 per input element; k x k pooling k² per output
 // element; a 2-D FFT of N points 5·N·log2 N per sample. BytesAccessed is
 // every input read, parameter read and output written (reads + writes);
 // OutputBytes is the output tensor; ParamBytes the op's own parameters.

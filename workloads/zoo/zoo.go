@@ -132,8 +132,10 @@ func Names() []string {
 
 // Build generates a graph from a spec "NAME[?key=value&...]" (a leading
 // "zoo:" is accepted). Common keys: batch, granularity (layer|op),
-// training (true|false); any other key is model-specific, and an unknown
-// key is an error.
+// training (true|false) and, with training=true, optimizer
+// (sgd|momentum|adam, default the model's) and grads (persistent|transient
+// gradient buffers, default persistent); any other key is model-specific,
+// and an unknown key is an error. The same spec always gives the same graph.
 func Build(spec string) (*workloads.Graph, error) {
 	spec = strings.TrimPrefix(spec, "zoo:")
 	name, query, _ := strings.Cut(spec, "?")
