@@ -130,3 +130,43 @@ func TestRunPipelineAndDataParallel(t *testing.T) {
 		t.Error("the pipeline plan keeps an order or priority")
 	}
 }
+
+// FuzzParseStages: any input is a stage split that covers the graph once,
+// or an error; never a panic.
+func FuzzParseStages(f *testing.F) {
+	for _, seed := range []string{
+		`{"stages": [{"device": "gpu3", "layers": ["input", "fc1"]}, {"device": "gpu1", "layers": ["fc2", "fc3", "fc4"]}]}`,
+		`{"stages": [{"layers": ["input", "fc1", "fc2"]}, {"layers": ["fc3"], "ops": ["fc4/matmul", "fc4/bias", "fc4/relu"]}]}`,
+		`{"stages": []}`, `{"stages": [{}]}`, `{`, `null`, `{"stages": [{"ops": ["fc4/relu/grad"], "layers": ["input"]}]}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	g, err := study.LoadWorkload("zoo:mlp?training=true&batch=64")
+	if err != nil {
+		f.Fatal(err)
+	}
+	c, err := devices.NewPreset("4xV100-pcie")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dev, stages, err := study.ParseStages(data, "fuzz.json", g, c)
+		if err != nil {
+			return
+		}
+		seen := make([]int, len(g.Ops))
+		for _, ops := range stages {
+			for _, v := range ops {
+				seen[v]++
+				if dev[v] < 0 || dev[v] >= len(c.Devices) {
+					t.Fatalf("op %d on device %d", v, dev[v])
+				}
+			}
+		}
+		for v, n := range seen {
+			if n != 1 {
+				t.Fatalf("op %q in %d stages", g.Ops[v].Name, n)
+			}
+		}
+	})
+}
