@@ -31,6 +31,9 @@ type CostModel struct {
 	// alpha and beta are the intercept (s) and slope (s/byte) per ordered
 	// pair [src*n+dst].
 	alpha, beta []float64
+	// xs and ys are each pair's profiled transfers (bytes, seconds) the
+	// regression is fitted on.
+	xs, ys [][]float64
 }
 
 // NewCostModel builds the cost model of the estimates' graph and cluster.
@@ -53,27 +56,76 @@ func NewCostModel(est *devices.Estimates) (*CostModel, error) {
 		}
 		m.kindOf[d] = i
 	}
-	x := make([]float64, len(profileSizes))
-	y := make([]float64, len(profileSizes))
-	for i, s := range profileSizes {
-		x[i] = float64(s)
-	}
+	m.xs, m.ys = make([][]float64, n*n), make([][]float64, n*n)
 	for a := 0; a < n; a++ {
 		for b := 0; b < n; b++ {
 			if a == b {
 				continue
 			}
-			for i, s := range profileSizes {
-				y[i] = est.TransferTime(a, b, s)
+			k := a*n + b
+			for _, s := range profileSizes {
+				m.xs[k] = append(m.xs[k], float64(s))
+				m.ys[k] = append(m.ys[k], est.TransferTime(a, b, s))
 			}
-			al, be := stat.LinearRegression(x, y, nil, false)
-			if math.IsNaN(al) || math.IsNaN(be) {
-				return nil, fmt.Errorf("fastt cost model: transfer times from %s to %s are not finite", c.Devices[a].Name, c.Devices[b].Name)
+			if err := m.fit(a, b); err != nil {
+				return nil, err
 			}
-			m.alpha[a*n+b], m.beta[a*n+b] = math.Max(al, 0), math.Max(be, 0)
 		}
 	}
 	return m, nil
+}
+
+// fit computes the regression of pair (a, b) from its samples.
+func (m *CostModel) fit(a, b int) error {
+	k := a*len(m.c.Devices) + b
+	al, be := stat.LinearRegression(m.xs[k], m.ys[k], nil, false)
+	if math.IsNaN(al) || math.IsNaN(be) || math.IsInf(al, 0) || math.IsInf(be, 0) {
+		return fmt.Errorf("fastt cost model: transfer times from %s to %s are not finite", m.c.Devices[a].Name, m.c.Devices[b].Name)
+	}
+	m.alpha[k], m.beta[k] = math.Max(al, 0), math.Max(be, 0)
+	return nil
+}
+
+// Transfer is one profiled tensor transfer: its bytes and the time from
+// its send to the end of its receive, waits for busy links included.
+type Transfer struct {
+	Src, Dst int
+	Bytes    int64
+	Seconds  float64
+}
+
+// Update returns the cost model with the profiled transfers added to their
+// pairs' samples and those pairs' regressions re-computed ("in each update
+// of the cost model, newly collected data are fed and parameters of the
+// linear model are re-computed", section 4), so that the model captures
+// the congestion a strategy meets on each path. m is not changed.
+func (m *CostModel) Update(ts []Transfer) (*CostModel, error) {
+	n := len(m.c.Devices)
+	u := *m
+	u.alpha = append([]float64(nil), m.alpha...)
+	u.beta = append([]float64(nil), m.beta...)
+	u.xs = append([][]float64(nil), m.xs...)
+	u.ys = append([][]float64(nil), m.ys...)
+	touched := map[int]bool{}
+	for _, t := range ts {
+		if t.Src == t.Dst || t.Src < 0 || t.Dst < 0 || t.Src >= n || t.Dst >= n || !(t.Seconds >= 0) {
+			continue
+		}
+		k := t.Src*n + t.Dst
+		if !touched[k] {
+			touched[k] = true
+			u.xs[k] = append([]float64(nil), u.xs[k]...)
+			u.ys[k] = append([]float64(nil), u.ys[k]...)
+		}
+		u.xs[k] = append(u.xs[k], float64(t.Bytes))
+		u.ys[k] = append(u.ys[k], t.Seconds)
+	}
+	for k := range touched {
+		if err := u.fit(k/n, k%n); err != nil {
+			return nil, err
+		}
+	}
+	return &u, nil
 }
 
 // Transfer is the communication model's time to move bytes from device

@@ -67,8 +67,8 @@ func TestDPOSHandComputed(t *testing.T) {
 		}
 		const s, a, b, e = 0, 1, 2, 3
 		tests := []struct {
-			name         string
-			op, dev      int
+			name          string
+			op, dev       int
 			start, finish float64
 		}{
 			{"S on the critical path", s, 0, 0, 1e-3},

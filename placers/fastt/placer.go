@@ -25,13 +25,20 @@ const (
 	StartModel = "model"
 )
 
+// DefaultProfileRounds is how often DPOS is re-run on a communication
+// model refitted on its own strategy's profiled transfers.
+const DefaultProfileRounds = 2
+
 // DefaultMaxTrials bounds OS-DPOS's split search (DPOS runs) by default.
 const DefaultMaxTrials = 48
 
 // FastT is the placer of FastT: DPOS ("fastt-dpos"), or OS-DPOS
 // ("fastt-os-dpos") when it splits ops. Options:
 //
-//	enforce-order=true|false   the schedule's order as priorities (default true; section 6.1)
+//	enforce-order=true|false   the schedule's order as priorities (default true;
+//	                           section 6.1); with rollback=false, false gives the
+//	                           same placement without priorities (the ablation of
+//	                           section 6.3, Figure 2)
 //	start=data-parallel|model  the graph DPOS starts from (default data-parallel)
 //	rollback=true|false        keep the start strategy (data parallelism) or, for
 //	                           OS-DPOS, the unsplit DPOS plan when it is faster in
@@ -39,6 +46,10 @@ const DefaultMaxTrials = 48
 //	dims=batch,channel         OS-DPOS: the split dimensions tried (default both)
 //	max-trials=N               OS-DPOS: at most N DPOS runs in the split search
 //	                           (default 48; 0: no bound)
+//	profile-rounds=N           profile each DPOS strategy in simulation and refit
+//	                           the communication model on its transfers, N times,
+//	                           keeping the fastest strategy (default 2; 0: the
+//	                           uncontended model only; section 4)
 //	bucket=BYTES, overlap=true|false   the data-parallel start plan's all-reduce
 type FastT struct {
 	name     string
@@ -49,6 +60,7 @@ type FastT struct {
 	os       osConfig
 	bucket   int64
 	overlap  bool
+	rounds   int
 }
 
 // NewDPOS makes the fastt-dpos placer.
@@ -62,7 +74,7 @@ func NewOSDPOS(opts placers.Options) (placers.Placer, error) {
 }
 
 func newFastT(name string, split bool, opts placers.Options) (*FastT, error) {
-	keys := []string{"enforce-order", "start", "rollback", "bucket", "overlap"}
+	keys := []string{"enforce-order", "start", "rollback", "bucket", "overlap", "profile-rounds"}
 	if split {
 		keys = append(keys, "dims", "max-trials")
 	}
@@ -78,6 +90,9 @@ func newFastT(name string, split bool, opts placers.Options) (*FastT, error) {
 		return nil, err
 	}
 	if f.overlap, err = boolOption(opts, "overlap", true); err != nil {
+		return nil, err
+	}
+	if f.rounds, err = opts.Int("profile-rounds", DefaultProfileRounds, 0, 100); err != nil {
 		return nil, err
 	}
 	b, err := opts.Int("bucket", DefaultBucketBytes, 0, 1<<40)
@@ -160,6 +175,11 @@ func (f *FastT) PlaceReport(ctx context.Context, req *placers.Request) (*engine.
 		return nil, nil, err
 	}
 	rep.Notes = append(rep.Notes, fmt.Sprintf("DPOS: %d ops, FT(o_exit) %.6g s, critical path of %d ops", len(w.g.Ops), sc.finish, len(sc.cp)))
+	if f.rounds > 0 {
+		if cm, p0, sc, err = f.profileRounds(ctx, req, cm, p0, sc, rep); err != nil {
+			return nil, nil, err
+		}
+	}
 	cands := []candidate{{"DPOS", w, sc.times, sc.plan(f.enforce, req.Graph), sc.finish}}
 	if f.split {
 		final, sp, trials, err := osdpos(ctx, cm, p0, sc, f.os)

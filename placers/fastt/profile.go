@@ -1,9 +1,13 @@
 package fastt
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"math"
 
 	"placesim/engine"
+	"placesim/placers"
 )
 
 // simulate estimates a plan's per-iteration time the way FastT measures a
@@ -13,6 +17,14 @@ import (
 // sees only its estimates), with the cluster's links. An out-of-memory
 // plan is +Inf.
 func (m *CostModel) simulate(w *work, times []float64, plan *engine.Plan) (float64, error) {
+	t, _, err := m.profile(w, times, plan, false)
+	return t, err
+}
+
+// profile is simulate that, with trace, also returns the plan's tensor
+// transfers as FastT's profiler records them (section 4, Cost Models):
+// each from its send to its receive, waits for busy links included.
+func (m *CostModel) profile(w *work, times []float64, plan *engine.Plan, trace bool) (float64, []Transfer, error) {
 	g := w.g.Clone()
 	K := len(m.kinds)
 	for v := range g.Ops {
@@ -31,12 +43,69 @@ func (m *CostModel) simulate(w *work, times []float64, plan *engine.Plan) (float
 	}
 	pl := *plan
 	pl.Graph = g
-	res, err := engine.Simulate(g, m.c, &pl, engine.Options{})
+	res, err := engine.Simulate(g, m.c, &pl, engine.Options{Trace: trace})
 	if err != nil {
-		return 0, err
+		return 0, nil, err
+	}
+	var ts []Transfer
+	if trace && res.Trace != nil {
+		for _, r := range res.Trace.Transfers {
+			if len(r.Hops) == 0 {
+				continue
+			}
+			ts = append(ts, Transfer{Src: r.Src, Dst: r.Dst, Bytes: r.Bytes, Seconds: r.Hops[len(r.Hops)-1].End - r.Hops[0].Enqueue})
+		}
 	}
 	if res.OOM != nil {
-		return math.Inf(1), nil
+		return math.Inf(1), ts, nil
 	}
-	return res.StepTime, nil
+	return res.StepTime, ts, nil
+}
+
+// profileRounds is FastT's pre-training loop (section 4): the strategy is
+// run (simulated with a trace), the communication model is updated with
+// the transfers it profiled, and DPOS computes a new strategy with it; a
+// new strategy is kept only when it is faster than the best so far. The
+// strategies are played with their order enforced whatever the option
+// enforce-order says, so that the option changes only the priorities of
+// the plan returned, never its placement. It returns the cost model,
+// problem and schedule of the best strategy.
+func (f *FastT) profileRounds(ctx context.Context, req *placers.Request, cm *CostModel, p *problem, sc *schedule, rep *placers.Report) (*CostModel, *problem, *schedule, error) {
+	best, bestP, bestSc := cm, p, sc
+	bestT := math.Inf(1)
+	cur, curSc := cm, sc
+	for i := 0; i < f.rounds; i++ {
+		t, ts, err := cur.profile(p.w, curSc.times, curSc.plan(true, req.Graph), true)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("profile round %d: %w", i+1, err)
+		}
+		if i == 0 {
+			bestT = t
+			rep.Notes = append(rep.Notes, fmt.Sprintf("profile: DPOS strategy simulates at %.6g s, %d transfers", t, len(ts)))
+		}
+		if cur, err = cur.Update(ts); err != nil {
+			return nil, nil, nil, err
+		}
+		np, err := newProblem(p.w, cur)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		s, err := dpos(ctx, np)
+		if errors.Is(err, placers.ErrDoesNotFit) {
+			break
+		}
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		t2, err := cur.simulate(p.w, s.times, s.plan(true, req.Graph))
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		rep.Notes = append(rep.Notes, fmt.Sprintf("profile round %d: refitted model, DPOS FT(o_exit) %.6g s, simulates at %.6g s", i+1, s.finish, t2))
+		if t2 < bestT {
+			best, bestP, bestSc, bestT = cur, np, s, t2
+		}
+		curSc = s
+	}
+	return best, bestP, bestSc, nil
 }
