@@ -1,0 +1,59 @@
+package placers
+
+import (
+	"context"
+
+	"placesim/engine"
+)
+
+// Report is what a placer can tell about the plan it returned beyond the
+// plan itself: its own objective's value, the parts it split the graph
+// into, the bottleneck, notes such as "the solver stopped at its time
+// limit". Times are seconds.
+type Report struct {
+	// Objective names what the placer minimised ("max-load", "latency").
+	Objective string `json:"objective,omitempty"`
+	// Value is the objective's value at the plan, in the placer's own cost
+	// model (seconds; per sample for max-load).
+	Value float64 `json:"value"`
+	// MaxLoad is the max-load (time per sample, seconds) of the plan in
+	// the max-load model of Tarnawski et al., for placers that compute it.
+	MaxLoad float64 `json:"maxLoad,omitempty"`
+	// Bottleneck names the device with the largest load.
+	Bottleneck string `json:"bottleneck,omitempty"`
+	// Devices describes each device's share, in cluster order.
+	Devices []DeviceShare `json:"devices,omitempty"`
+	// Explain is a human-readable account of the loads.
+	Explain string `json:"-"`
+	// Notes are facts about the search (solver status, gap, ideals).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// DeviceShare is one device's part of a split.
+type DeviceShare struct {
+	Device string  `json:"device"`
+	Ops    int     `json:"ops"`
+	Load   float64 `json:"load"`
+	Memory int64   `json:"memory"`
+}
+
+// MaxLoader is implemented by anything that knows a plan's max-load
+// (seconds per sample).
+type MaxLoader interface{ MaxLoad() float64 }
+
+// Reporter is implemented by placers that describe their plan.
+type Reporter interface {
+	Placer
+	// PlaceReport is Place with a report on the plan.
+	PlaceReport(ctx context.Context, req *Request) (*engine.Plan, *Report, error)
+}
+
+// PlaceWithReport runs p on req and returns its report when it is a
+// Reporter (nil otherwise).
+func PlaceWithReport(ctx context.Context, p Placer, req *Request) (*engine.Plan, *Report, error) {
+	if r, ok := p.(Reporter); ok {
+		return r.PlaceReport(ctx, req)
+	}
+	plan, err := p.Place(ctx, req)
+	return plan, nil, err
+}
