@@ -74,9 +74,12 @@ func placeOn(t *testing.T, f placers.Factory, opts placers.Options, g *workloads
 }
 
 func TestMemoryAwareAvoidsSmallDevice(t *testing.T) {
-	// four independent chains of 4 MiB outputs: ETF spreads them over both
-	// devices, but gpu0 holds only 6 MiB: one op
-	g := workloads.ForkJoin(4, 3, 1e-3, 4<<20)
+	// four independent chains of ops with 4 MiB of parameters each: ETF
+	// spreads them over both devices, but gpu0 holds only 6 MiB: one op
+	g := workloads.ForkJoin(4, 3, 1e-3, 64<<10)
+	for i := range g.Ops {
+		g.Ops[i].ParamBytes = 4 << 20
+	}
 	c := twoGPUs(t, 6<<20)
 	if err := g.Validate(); err != nil {
 		t.Fatal(err)

@@ -15,17 +15,18 @@ var _ placers.Placer = (*METF)(nil)
 // memory would overflow with the op's colocation unit is not a candidate.
 // Ties between ops that could start together go to the higher b-level.
 // When a ready op fits no device, Place fails with an error wrapping
-// placers.ErrDoesNotFit. The plan carries the schedule's order as
-// priorities.
-type METF struct{ fo graphalg.FusionOptions }
+// placers.ErrDoesNotFit. With priorities=true the plan carries the
+// schedule's order.
+type METF struct{ o options }
 
-// NewMETF makes an m-ETF placer; options: coarsen, range, memfrac.
+// NewMETF makes an m-ETF placer; options: coarsen, range, memfrac,
+// priorities.
 func NewMETF(opts placers.Options) (placers.Placer, error) {
-	fo, err := graphalg.ParseFusionOptions(opts, false)
+	o, err := parseOptions(opts)
 	if err != nil {
 		return nil, err
 	}
-	return &METF{fo: fo}, nil
+	return &METF{o: o}, nil
 }
 
 // Name implements placers.Placer.
@@ -33,7 +34,7 @@ func (*METF) Name() string { return "m-etf" }
 
 // Place implements placers.Placer.
 func (m *METF) Place(ctx context.Context, req *placers.Request) (*engine.Plan, error) {
-	return place(ctx, req, m.fo, placeMETF)
+	return m.o.place(ctx, req, placeMETF)
 }
 
 func placeMETF(ctx context.Context, p *graphalg.Problem) (*engine.Plan, error) {

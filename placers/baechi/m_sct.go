@@ -20,20 +20,21 @@ var _ placers.Placer = (*MSCT)(nil)
 // (graphalg.ETFConfig.FavParent). A device whose memory would overflow is
 // never a candidate, the child's included. Options: lp (auto, gonum, cbc:
 // the LP back end), window (ops per LP window; 0, the default, is 24 for
-// gonum and 1,000 for cbc), coarsen, range, memfrac.
+// gonum and 1,000 for cbc), coarsen, range, memfrac, priorities (the
+// schedule's order on the plan; default false).
 type MSCT struct {
-	fo      graphalg.FusionOptions
+	o       options
 	backend string
 	window  int
 }
 
 // NewMSCT makes an m-SCT placer.
 func NewMSCT(opts placers.Options) (placers.Placer, error) {
-	fo, err := graphalg.ParseFusionOptions(opts, false)
+	o, err := parseOptions(opts)
 	if err != nil {
 		return nil, err
 	}
-	m := &MSCT{fo: fo, backend: opts.String("lp", lpAuto)}
+	m := &MSCT{o: o, backend: opts.String("lp", lpAuto)}
 	switch m.backend {
 	case lpAuto, lpGonum, lpCBC:
 	default:
@@ -50,7 +51,7 @@ func (*MSCT) Name() string { return "m-sct" }
 
 // Place implements placers.Placer.
 func (m *MSCT) Place(ctx context.Context, req *placers.Request) (*engine.Plan, error) {
-	return place(ctx, req, m.fo, m.placeProblem)
+	return m.o.place(ctx, req, m.placeProblem)
 }
 
 func (m *MSCT) placeProblem(ctx context.Context, p *graphalg.Problem) (*engine.Plan, error) {

@@ -19,15 +19,15 @@ var _ placers.Placer = (*MTopo)(nil)
 // when no later device has room the first device with room takes it, and
 // when none has, Place fails with an error wrapping placers.ErrDoesNotFit.
 // Units of CPU-only ops go to the CPU device with the most free memory.
-type MTopo struct{ fo graphalg.FusionOptions }
+type MTopo struct{ o options }
 
 // NewMTopo makes an m-TOPO placer; options: coarsen, range, memfrac.
 func NewMTopo(opts placers.Options) (placers.Placer, error) {
-	fo, err := graphalg.ParseFusionOptions(opts, false)
+	o, err := parseOptions(opts)
 	if err != nil {
 		return nil, err
 	}
-	return &MTopo{fo: fo}, nil
+	return &MTopo{o: o}, nil
 }
 
 // Name implements placers.Placer.
@@ -35,7 +35,7 @@ func (*MTopo) Name() string { return "m-topo" }
 
 // Place implements placers.Placer.
 func (m *MTopo) Place(ctx context.Context, req *placers.Request) (*engine.Plan, error) {
-	return place(ctx, req, m.fo, placeMTopo)
+	return m.o.place(ctx, req, placeMTopo)
 }
 
 func placeMTopo(ctx context.Context, p *graphalg.Problem) (*engine.Plan, error) {
@@ -102,21 +102,51 @@ func mostFree(b *graphalg.Book, devs []int) int {
 	return best
 }
 
+// options are the settings the three placers share.
+type options struct {
+	fo graphalg.FusionOptions
+	// priorities attaches the estimated schedule's order to the plan (m-ETF
+	// and m-SCT); off by default: Baechi outputs a placement, which
+	// TensorFlow's executor runs in its own order.
+	priorities bool
+}
+
+func parseOptions(opts placers.Options) (options, error) {
+	var o options
+	var err error
+	if o.fo, err = graphalg.ParseFusionOptions(opts, false); err != nil {
+		return o, err
+	}
+	if o.priorities, err = graphalg.Bool(opts, "priorities", false); err != nil {
+		return o, err
+	}
+	return o, nil
+}
+
 // place prepares the problem and runs f on it, or on the coarse graph of
-// Celeritas' fusion when fo.Coarsen is set.
-func place(ctx context.Context, req *placers.Request, fo graphalg.FusionOptions, f func(context.Context, *graphalg.Problem) (*engine.Plan, error)) (*engine.Plan, error) {
+// Celeritas' fusion when fusion is on, and drops priorities unless asked.
+func (o options) place(ctx context.Context, req *placers.Request, f func(context.Context, *graphalg.Problem) (*engine.Plan, error)) (*engine.Plan, error) {
 	p, err := graphalg.NewProblem(req)
 	if err != nil {
 		return nil, err
 	}
-	if !fo.Coarsen {
-		return f(ctx, p)
+	var plan *engine.Plan
+	if o.fo.Coarsen {
+		plan, err = graphalg.PlaceCoarse(ctx, p, o.fo, func(ctx context.Context, r *placers.Request) (*engine.Plan, error) {
+			cp, err := graphalg.NewProblem(r)
+			if err != nil {
+				return nil, err
+			}
+			return f(ctx, cp)
+		})
+	} else {
+		plan, err = f(ctx, p)
 	}
-	return graphalg.PlaceCoarse(ctx, p, fo, func(ctx context.Context, r *placers.Request) (*engine.Plan, error) {
-		cp, err := graphalg.NewProblem(r)
-		if err != nil {
-			return nil, err
-		}
-		return f(ctx, cp)
-	})
+	if err != nil {
+		return nil, err
+	}
+	if !o.priorities {
+		plan.Priority = nil
+	}
+	return plan, nil
 }

@@ -4,7 +4,9 @@ package builtin
 
 import (
 	"placesim/placers"
+	"placesim/placers/baechi"
 	"placesim/placers/baseline"
+	"placesim/placers/celeritas"
 	"placesim/placers/fastt"
 )
 
@@ -14,6 +16,8 @@ func NewRegistry() (*placers.Registry, error) {
 	for _, register := range []func(*placers.Registry) error{
 		baseline.Register,
 		fastt.Register,
+		baechi.Register,
+		celeritas.Register,
 	} {
 		if err := register(r); err != nil {
 			return nil, err

@@ -19,8 +19,12 @@ import (
 // Colocation follows the rule of Book: a colocation unit goes where its
 // first op (in cluster order) goes, so a unit's whole memory is charged to
 // the coarse op holding that first op, and the coarse graph itself has no
-// colocation groups. A placer that keeps memory per coarse op therefore
-// keeps it for the fine graph once the plan is expanded.
+// colocation groups. A coarse op's ParamBytes is the memory charged to it
+// (the OpMemories of the units it decides) and its TempBytes the largest
+// transient footprint (output plus workspace) of its members, so that
+// OpMemories and Reserve of the coarse graph give the fine graph's: a
+// placer that keeps memory per coarse op keeps it for the fine graph once
+// the plan is expanded. The coarse graph is for placing, not simulating.
 type Coarse struct {
 	// Graph is the coarse graph, validated.
 	Graph *workloads.Graph
@@ -74,6 +78,7 @@ func NewCoarse(g *workloads.Graph, d *DAG, est *devices.Estimates, t *Targets, c
 			kindDev = append(kindDev, i)
 		}
 	}
+	mem := OpMemories(g, est)
 	cg := workloads.NewGraph(g.Name+"/coarse", g.Batch)
 	cg.Training = g.Training
 	cg.Ops = make([]workloads.Op, 0, nc)
@@ -101,11 +106,12 @@ func NewCoarse(g *workloads.Graph, d *DAG, est *devices.Estimates, t *Targets, c
 				op.CPUOnly = true
 			}
 			for _, x := range t.Units[u] {
-				p, o, tmp := est.OpMemory(x)
-				op.ParamBytes += p
-				op.OutputBytes += o
-				op.TempBytes += tmp
+				op.ParamBytes += mem[x]
 			}
+		}
+		for _, m := range ops {
+			_, o, tmp := est.OpMemory(m)
+			op.TempBytes = max(op.TempBytes, o+tmp)
 		}
 		cg.AddOp(op)
 	}

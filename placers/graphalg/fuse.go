@@ -50,10 +50,7 @@ func Fuse(ctx context.Context, p *Problem, fo FusionOptions) (*Coarse, error) {
 		return nil, err
 	}
 	est := p.Req.Estimates
-	mem := make([]int64, p.DAG.Len())
-	for i := range mem {
-		mem[i] = OpMemory(est, i)
-	}
+	mem := OpMemories(p.Req.Graph, est)
 	var minMem int64 = -1
 	for _, d := range p.Targets.Acc {
 		if m := p.Req.Cluster.Devices[d].Memory; minMem < 0 || m < minMem {

@@ -294,10 +294,7 @@ func TestCoarsenRandom(t *testing.T) {
 			costs := graphalg.MeanCosts(d, est, tg)
 			topo, _ := graphalg.KahnOrder(d)
 			cpd, _ := graphalg.CPDTopo(d, graphalg.CPath(graphalg.TLevel(d, costs, topo), graphalg.BLevel(d, costs, topo)))
-			mem := make([]int64, d.Len())
-			for i := range mem {
-				mem[i] = graphalg.OpMemory(est, i)
-			}
+			mem := graphalg.OpMemories(g, est)
 			cl, cut, err := graphalg.OptimalFusion(context.Background(), d, cpd, costs.Comm, mem, graphalg.FusionConfig{Range: 40, MaxMemory: 64 << 20})
 			if err != nil {
 				t.Fatal(err)

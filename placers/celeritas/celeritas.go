@@ -1,0 +1,44 @@
+package celeritas
+
+import (
+	"context"
+
+	"placesim/engine"
+	"placesim/placers"
+	"placesim/placers/graphalg"
+)
+
+var _ placers.Placer = (*Celeritas)(nil)
+
+// Celeritas is the Celeritas placer (Figure 2): the graph is fused into a
+// coarse graph by optimal operation fusion over the CPD-TOPO order
+// (Algorithm 1 with R = 200 and M a quarter of a device's memory), the
+// coarse graph is placed by Adjusting Placement (Algorithm 2), and the
+// placement is mapped back to the original ops, colocation units following
+// their first op (section 6.1). It places with whatever estimates the
+// request carries; the paper's are Standard Evaluation's
+// (devices.StandardEvaluation, --estimates standard-eval). Options:
+// coarsen (default true; false runs Adjusting Placement on the original
+// graph), range, memfrac, besteffort (default true; false fails with
+// placers.ErrDoesNotFit when every device is full), priorities (default
+// false: attach the estimated schedule's order to the plan).
+type Celeritas struct{ o options }
+
+// NewCeleritas makes a Celeritas placer.
+func NewCeleritas(opts placers.Options) (placers.Placer, error) {
+	o, err := parseOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Celeritas{o: o}, nil
+}
+
+// Name implements placers.Placer.
+func (*Celeritas) Name() string { return "celeritas" }
+
+// Place implements placers.Placer.
+func (c *Celeritas) Place(ctx context.Context, req *placers.Request) (*engine.Plan, error) {
+	return c.o.place(ctx, req, func(ctx context.Context, p *graphalg.Problem) (*engine.Plan, error) {
+		return adjustingPlacement(ctx, p, c.o.bestEffort)
+	})
+}

@@ -1,0 +1,187 @@
+package celeritas_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"placesim/devices"
+	"placesim/engine"
+	"placesim/placers"
+	"placesim/placers/celeritas"
+	"placesim/placers/placertest"
+	"placesim/workloads"
+)
+
+func TestConformance(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		f        placers.Factory
+		opts     placers.Options
+		memAware bool
+	}{
+		{"celeritas", celeritas.NewCeleritas, nil, false},
+		{"celeritas-fine", celeritas.NewCeleritas, placers.Options{"coarsen": "false"}, false},
+		{"celeritas-strict", celeritas.NewCeleritas, placers.Options{"besteffort": "false", "range": "3"}, true},
+		{"celeritas-priorities", celeritas.NewCeleritas, placers.Options{"priorities": "true", "range": "5"}, false},
+		{"order-place", celeritas.NewOrderPlace, nil, false},
+		{"order-place-strict", celeritas.NewOrderPlace, placers.Options{"besteffort": "false", "range": "3"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := tc.f(tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			placertest.Run(t, p, placertest.Config{MemoryAware: tc.memAware})
+		})
+	}
+}
+
+// fork is s -> x and s -> y, x and y 10 ms each, both feeding z with out
+// bytes.
+func fork(out int64) *workloads.Graph {
+	g := workloads.NewGraph("fork", 1)
+	add := func(name string, t float64, out int64) int {
+		return g.AddOp(workloads.Op{Name: name, Type: "compute", OutputBytes: out,
+			Measured: map[string]float64{workloads.MeasuredAny: t}})
+	}
+	s := add("s", 1e-3, 1<<10)
+	x := add("x", 10e-3, out)
+	y := add("y", 10e-3, out)
+	z := add("z", 1e-3, 1<<10)
+	g.AddEdge(s, x, 1<<10)
+	g.AddEdge(s, y, 1<<10)
+	g.AddEdge(y, z, out)
+	g.AddEdge(x, z, out)
+	return g
+}
+
+func place(t *testing.T, f placers.Factory, opts placers.Options, g *workloads.Graph, c *devices.Cluster) (*engine.Plan, error) {
+	t.Helper()
+	if err := g.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := f(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	est, err := devices.NewEstimates(g, c, devices.EstimateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Place(context.Background(), &placers.Request{Graph: g, Cluster: c, Estimates: est})
+}
+
+// TestBackCost checks eq. 9 by hand. s goes to gpu0; x too (x and y tie
+// in CPD-TOPO order, x has the smaller ID; it can start on gpu0 at once).
+// y could start on gpu0 only after x, at 11 ms, or on another GPU right
+// after s's 1 KiB arrive (1 ms and a few us): it moves when that 10 ms gain
+// exceeds back_cost, the time to send its output on to z, and stays on
+// gpu0 otherwise.
+func TestBackCost(t *testing.T) {
+	c, _ := devices.NewPreset("4xV100-pcie")
+	tests := []struct {
+		name  string
+		out   int64
+		moved bool
+	}{
+		// 1 KiB back: a few microseconds < 10 ms
+		{"cheap back", 1 << 10, true},
+		// 512 MiB over PCIe 3 (about 12 GB/s, two hops): over 40 ms > 10 ms
+		{"dear back", 512 << 20, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := fork(tc.out)
+			plan, err := place(t, celeritas.NewCeleritas, placers.Options{"coarsen": "false"}, g, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if plan.Device[0] != 0 || plan.Device[1] != 0 {
+				t.Fatalf("s and x on %d and %d, want gpu0", plan.Device[0], plan.Device[1])
+			}
+			if moved := plan.Device[2] != 0; moved != tc.moved {
+				t.Fatalf("y on device %d: moved %v, want %v (plan %v)", plan.Device[2], moved, tc.moved, plan.Device)
+			}
+		})
+	}
+}
+
+func TestBestEffort(t *testing.T) {
+	// a chain whose parameters are twice the cluster's memory
+	c, _ := devices.NewPreset("4xV100-pcie")
+	g := workloads.Chain(16, []float64{1e-3}, 1<<20)
+	per := 2 * c.TotalMemory() / 16
+	for i := range g.Ops {
+		g.Ops[i].ParamBytes = per
+	}
+	for _, f := range []placers.Factory{celeritas.NewCeleritas, celeritas.NewOrderPlace} {
+		plan, err := place(t, f, placers.Options{"coarsen": "false"}, g, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// best effort spreads the overflow: the least used device each time
+		count := make([]int, 4)
+		for _, d := range plan.Device {
+			count[d]++
+		}
+		for d, n := range count {
+			if n < 3 {
+				t.Fatalf("device %d got %d of 16 ops (%v): best effort should spread them", d, n, count)
+			}
+		}
+		if _, err := place(t, f, placers.Options{"coarsen": "false", "besteffort": "false"}, g, c); !errors.Is(err, placers.ErrDoesNotFit) {
+			t.Fatalf("besteffort=false: %v, want ErrDoesNotFit", err)
+		}
+	}
+}
+
+func TestOrderPlaceFillsInOrder(t *testing.T) {
+	// 12 ops of 10 GiB parameters in a chain on 4 x 32 GB: Order-Place
+	// fills gpu0 with the first ops of the chain, then gpu1, ...
+	c, _ := devices.NewPreset("4xV100-pcie")
+	g := workloads.Chain(12, []float64{1e-3}, 1<<20)
+	for i := range g.Ops {
+		g.Ops[i].ParamBytes = 10 << 30
+	}
+	plan, err := place(t, celeritas.NewOrderPlace, placers.Options{"coarsen": "false"}, g, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(plan.Device); i++ {
+		if plan.Device[i] < plan.Device[i-1] {
+			t.Fatalf("device order %v goes back", plan.Device)
+		}
+	}
+	if plan.Device[0] != 0 || plan.Device[11] != 3 {
+		t.Fatalf("plan %v: want gpu0 first and gpu3 last", plan.Device)
+	}
+}
+
+func TestCoarseCeleritasSimulates(t *testing.T) {
+	c, _ := devices.NewPreset("4xV100-pcie")
+	g := workloads.RandomLayered(3000, 40, 3)
+	for _, f := range []placers.Factory{celeritas.NewCeleritas, celeritas.NewOrderPlace} {
+		plan, err := place(t, f, placers.Options{"range": "50"}, g, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := engine.Simulate(g, c, plan, engine.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(res.StepTime > 0) || res.OOM != nil {
+			t.Fatalf("step %g, OOM %v", res.StepTime, res.OOM)
+		}
+	}
+}
+
+func TestOptions(t *testing.T) {
+	for _, o := range []placers.Options{{"besteffort": "yes"}, {"priorities": "2"}, {"range": "-1"}, {"memfrac": "0"}} {
+		for _, f := range []placers.Factory{celeritas.NewCeleritas, celeritas.NewOrderPlace} {
+			if _, err := f(o); !errors.Is(err, placers.ErrBadOption) {
+				t.Fatalf("options %v: %v, want ErrBadOption", o, err)
+			}
+		}
+	}
+}

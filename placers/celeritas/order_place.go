@@ -1,0 +1,82 @@
+package celeritas
+
+import (
+	"context"
+
+	"placesim/engine"
+	"placesim/placers"
+	"placesim/placers/graphalg"
+)
+
+var _ placers.Placer = (*OrderPlace)(nil)
+
+// OrderPlace is Celeritas' Order-Place (sections 5.2 and 6.2.2): the ops
+// of the coarse graph from operation fusion in CPD-TOPO order, placed on
+// one device until it reaches its memory limit, then on the next; the
+// order keeps the fused graph's communication low. When no device is left,
+// the best-effort rule puts an op on the device with the least memory in
+// use (section 6.3), or with besteffort=false Place fails with
+// placers.ErrDoesNotFit. Colocation units go where their first op goes
+// (section 6.1). Options: coarsen (default true), range, memfrac,
+// besteffort, priorities.
+type OrderPlace struct{ o options }
+
+// NewOrderPlace makes an Order-Place placer.
+func NewOrderPlace(opts placers.Options) (placers.Placer, error) {
+	o, err := parseOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &OrderPlace{o: o}, nil
+}
+
+// Name implements placers.Placer.
+func (*OrderPlace) Name() string { return "order-place" }
+
+// Place implements placers.Placer.
+func (op *OrderPlace) Place(ctx context.Context, req *placers.Request) (*engine.Plan, error) {
+	return op.o.place(ctx, req, op.placeProblem)
+}
+
+func (op *OrderPlace) placeProblem(ctx context.Context, p *graphalg.Problem) (*engine.Plan, error) {
+	order, err := p.CPDOrder()
+	if err != nil {
+		return nil, err
+	}
+	b := p.Book()
+	plan := placers.NewPlan(p.Req.Graph)
+	plan.Priority = make([]float64, len(order))
+	acc := p.Targets.Acc
+	cur := 0
+	for i, v := range order {
+		if i&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		plan.Priority[v] = -float64(i)
+		d := b.Forced(v)
+		if d < 0 {
+			devs := acc
+			k := &cur
+			if p.Targets.NeedsCPU(v) {
+				devs = p.Targets.Of(v)
+				k = new(int)
+			}
+			for *k < len(devs) && !b.Fits(v, devs[*k]) {
+				*k++
+			}
+			switch {
+			case *k < len(devs):
+				d = devs[*k]
+			case op.o.bestEffort:
+				d = b.LeastUsed(devs)
+			default:
+				return nil, b.NoFit(v)
+			}
+		}
+		b.Place(v, d)
+		plan.Device[v] = d
+	}
+	return plan, nil
+}
