@@ -137,24 +137,23 @@ func TestBestEffort(t *testing.T) {
 }
 
 func TestOrderPlaceFillsInOrder(t *testing.T) {
-	// 12 ops of 10 GiB parameters in a chain on 4 x 32 GB: Order-Place
-	// fills gpu0 with the first ops of the chain, then gpu1, ...
+	// 10 ops of 9 GiB parameters in a chain on 4 x 32 GB (28.8 GB each
+	// after the reserve): Order-Place puts the first three ops of the chain
+	// on gpu0, the next three on gpu1, ..., the last on gpu3
 	c, _ := devices.NewPreset("4xV100-pcie")
-	g := workloads.Chain(12, []float64{1e-3}, 1<<20)
+	g := workloads.Chain(10, []float64{1e-3}, 1<<20)
 	for i := range g.Ops {
-		g.Ops[i].ParamBytes = 10 << 30
+		g.Ops[i].ParamBytes = 9 << 30
 	}
 	plan, err := place(t, celeritas.NewOrderPlace, placers.Options{"coarsen": "false"}, g, c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 1; i < len(plan.Device); i++ {
-		if plan.Device[i] < plan.Device[i-1] {
-			t.Fatalf("device order %v goes back", plan.Device)
+	want := []int{0, 0, 0, 1, 1, 1, 2, 2, 2, 3}
+	for i := range want {
+		if plan.Device[i] != want[i] {
+			t.Fatalf("plan %v, want %v", plan.Device, want)
 		}
-	}
-	if plan.Device[0] != 0 || plan.Device[11] != 3 {
-		t.Fatalf("plan %v: want gpu0 first and gpu3 last", plan.Device)
 	}
 }
 

@@ -2,54 +2,109 @@ package graphalg
 
 import (
 	"fmt"
+	"math"
 
 	"placesim/devices"
 	"placesim/placers"
 	"placesim/workloads"
 )
 
-// OpMemories is the memory the placers charge for each op: what the op
-// keeps on its device for the whole step, as estimated. That is its
-// parameters, plus its output when the graph is a training step, the op is
-// a forward op and a backward or update op reads the output (activations
-// kept for the backward pass live until their backward op ends). Other
-// outputs and workspaces are transient (freed once their readers end) and
-// are covered by the Reserve each device keeps instead. Baechi and
-// Celeritas sum a profiled per-op memory the same way; summing every
-// output instead would ask for several times the memory a step ever holds
-// (262 GiB against a 45 GiB peak for Inception-V3 at batch 512).
+// OpMemories is the memory the placers charge for each op, as estimated:
+// its parameters, plus the outputs of its predecessors that wait long for
+// it. A tensor waits long for a reader when the graph is a training step,
+// the producer is a forward op and the reader is not (an activation kept
+// for the backward pass), or when the reader is estimated to end more than
+// LongWait of the critical path after the producer ends (finish times
+// from t-levels with the least op times and mean communication): gradients
+// of a weight shared over time steps waiting for their sum, say. Such a
+// tensor is charged once, to its reader with the latest end: that is the
+// device holding it longest (the reader's own, or a copy received there),
+// at the larger of the producer's estimated output and the bytes its
+// edges to waiting readers carry (what a received copy takes).
+// Other outputs are transient, freed soon after they are made, and are
+// covered by the Reserve each device keeps. Baechi and Celeritas sum a
+// profiled per-op memory the same way; summing every output instead would
+// ask for several times what a step ever holds (262 GiB against a 45 GiB
+// peak for Inception-V3 at batch 512).
 func OpMemories(g *workloads.Graph, est *devices.Estimates) []int64 {
-	mem := make([]int64, len(g.Ops))
+	n := len(g.Ops)
+	mem := make([]int64, n)
 	for i := range g.Ops {
-		p, o, _ := est.OpMemory(i)
+		p, _, _ := est.OpMemory(i)
 		mem[i] = p
-		if g.Training && g.Ops[i].Role == workloads.Forward {
-			for _, eid := range g.Out(i) {
-				if g.Ops[g.Edges[eid].To].Role != workloads.Forward {
-					mem[i] += o
-					break
-				}
+	}
+	d := NewDAG(g)
+	topo, err := KahnOrder(d)
+	if err != nil {
+		return mem // a cycle: the placer reports it
+	}
+	c := &Costs{W: make([]float64, n), Comm: make([]float64, d.NumDeps())}
+	for v := range c.W {
+		if w := est.MinOpTime(v); !math.IsInf(w, 1) {
+			c.W[v] = w
+		}
+	}
+	acc, _ := placers.Targets(est.Cluster)
+	if len(acc) < 2 {
+		acc = nil
+		for i := range est.Cluster.Devices {
+			acc = append(acc, i)
+		}
+	}
+	mc := newMeanComm(est, acc)
+	for k := range c.Comm {
+		c.Comm[k] = mc.time(d.BytesAt(k))
+	}
+	tl := TLevel(d, c, topo)
+	fin := make([]float64, n)
+	cp := 0.0
+	for v := range fin {
+		fin[v] = tl[v] + c.W[v]
+		cp = math.Max(cp, fin[v])
+	}
+	wait := LongWait * cp
+	for u := 0; u < n; u++ {
+		_, o, _ := est.OpMemory(u)
+		reader, size := -1, int64(0)
+		lo, hi := d.SuccRange(u)
+		for j := lo; j < hi; j++ {
+			v := d.SuccAt(j)
+			kept := g.Training && g.Ops[u].Role == workloads.Forward && g.Ops[v].Role != workloads.Forward
+			if !kept && !(fin[v]-fin[u] > wait) {
+				continue
 			}
+			if reader < 0 || fin[v] > fin[reader] {
+				reader = v
+			}
+			// the reader's copy is the edge's bytes when on another device
+			size = max(size, o, d.BytesAt(d.DepOfSucc(j)))
+		}
+		if reader >= 0 {
+			mem[reader] += size
 		}
 	}
 	return mem
 }
 
-// Reserve is the memory a memory-aware placer leaves free on each device
-// for transient tensors: twice the largest estimated output plus workspace
-// of an op (an op running while the output of another waits for its
-// readers), at most a quarter of the smallest device.
-func Reserve(g *workloads.Graph, est *devices.Estimates) int64 {
+// LongWait is the wait, as a fraction of the estimated critical path,
+// beyond which OpMemories charges a tensor to its reader.
+const LongWait = 0.02
+
+// Reserve is the memory a memory-aware placer leaves free on a device of
+// capacity c for transient tensors (outputs waiting for their readers,
+// received copies, workspaces), which OpMemories does not charge: a tenth
+// of the device, or twice the largest estimated output plus workspace of
+// an op if that is more, at most a quarter of the device. Filling devices
+// to the last byte of the charged memory runs out of memory: GNMT at batch
+// 512 on 4 x V100 32 GB with a reserve of twice its largest op (0.4 GiB)
+// needs 0.7 GiB more than that at its peak.
+func Reserve(g *workloads.Graph, est *devices.Estimates, c int64) int64 {
 	var m int64
 	for i := range g.Ops {
 		_, o, t := est.OpMemory(i)
 		m = max(m, o+t)
 	}
-	r := 2 * m
-	for _, d := range est.Cluster.Devices {
-		r = min(r, d.Memory/4)
-	}
-	return r
+	return min(max(2*m, c/10), c/4)
 }
 
 // Book keeps colocation and memory for a placer that places op by op.
@@ -73,9 +128,8 @@ type Book struct {
 // memory of OpMemories and each device's capacity less the Reserve.
 func NewBook(g *workloads.Graph, est *devices.Estimates, t *Targets) *Book {
 	b := NewBookWith(g, est.Cluster, t, OpMemories(g, est))
-	r := Reserve(g, est)
 	for d := range b.Free {
-		b.Free[d] -= r
+		b.Free[d] -= Reserve(g, est, est.Cluster.Devices[d].Memory)
 	}
 	return b
 }
