@@ -56,7 +56,7 @@ func Run(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *devi
 	if err != nil {
 		return nil, err
 	}
-	est, err := devices.NewEstimates(g, pc, s.Estimates)
+	est, err := NewEstimates(g, pc, s.Estimates)
 	if err != nil {
 		return nil, err
 	}

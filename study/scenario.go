@@ -120,9 +120,9 @@ func (s *Scenario) Validate(reg *placers.Registry) error {
 	}
 	if s.Estimates != nil {
 		switch devices.EstimateMode(s.Estimates.Mode) {
-		case devices.Exact, devices.Noisy:
+		case devices.Exact, devices.Noisy, devices.StandardEval:
 		default:
-			return fmt.Errorf("estimates.mode %q (valid: exact, noise)", s.Estimates.Mode)
+			return fmt.Errorf("estimates.mode %q (valid: exact, noise, standard-eval)", s.Estimates.Mode)
 		}
 	}
 	for i, set := range s.Settings {
