@@ -48,3 +48,41 @@ func TestStandardEvalEstimates(t *testing.T) {
 		t.Fatalf("file workload: %v", err)
 	}
 }
+
+// TestStandardEvalTable5 measures Standard Evaluation's mean relative
+// deviations on the models of Celeritas' Table 5 (the paper: memory 1.5-6
+// %, time 8-14 %).
+func TestStandardEvalTable5(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds four large training graphs at several batch sizes")
+	}
+	c, err := devices.NewPreset("4xV100-pcie")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []struct{ name, spec string }{
+		{"Inception_V3", "zoo:inception_v3?batch=512&training=true"},
+		{"NMT", "zoo:gnmt?layers=4&hidden=2048&batch=512&training=true"},
+		{"Transformer", "zoo:transformer?layers=12&heads=16&hidden=2048&batch=256&training=true"},
+		{"Tensor Holography", "zoo:tensor_holography?batch=32&training=true"},
+	} {
+		t.Run(m.name, func(t *testing.T) {
+			g, err := study.LoadWorkload(m.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			build, err := study.ZooBuilder(g.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, rep, err := devices.StandardEvaluation(g, c, build, devices.StandardEvalOptions{Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !(rep.TimeDev > 0 && rep.TimeDev < 1 && rep.MemDev > 0 && rep.MemDev < 1) {
+				t.Fatalf("deviations: time %g, memory %g (want in (0, 1))", rep.TimeDev, rep.MemDev)
+			}
+			t.Logf("%s: profiled at batches %v for %d: memory deviation %.2f %%, time %.2f %%", m.name, rep.Batches, rep.Target, 100*rep.MemDev, 100*rep.TimeDev)
+		})
+	}
+}
