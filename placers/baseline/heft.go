@@ -3,7 +3,6 @@ package baseline
 import (
 	"context"
 	"math"
-	"sort"
 
 	"placesim/engine"
 	"placesim/placers"
@@ -69,16 +68,7 @@ func placeHEFT(ctx context.Context, p *graphalg.Problem) (*engine.Plan, error) {
 // (ties: the first candidate). candidates lists an op's devices at the
 // time it is scheduled; place, when not nil, is told each choice.
 func ScheduleHEFT(ctx context.Context, s *graphalg.Schedule, rank []float64, topo []int, candidates func(v int) []int, place func(v, d int)) error {
-	order := append([]int(nil), topo...)
-	pos := graphalg.Positions(topo)
-	q := quantize(rank)
-	sort.SliceStable(order, func(i, j int) bool {
-		a, b := order[i], order[j]
-		if q[a] != q[b] {
-			return q[a] > q[b]
-		}
-		return pos[a] < pos[b]
-	})
+	order := graphalg.DecreasingRank(rank, topo)
 	for i, v := range order {
 		if i&255 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -101,22 +91,4 @@ func ScheduleHEFT(ctx context.Context, s *graphalg.Schedule, rank []float64, top
 		}
 	}
 	return nil
-}
-
-// quantize rounds ranks to 1e-12 of the largest, so that ranks equal in
-// exact arithmetic but not in floating point tie.
-func quantize(rank []float64) []float64 {
-	m := 0.0
-	for _, r := range rank {
-		m = math.Max(m, math.Abs(r))
-	}
-	q := make([]float64, len(rank))
-	if m == 0 {
-		return q
-	}
-	step := m * 1e-12
-	for i, r := range rank {
-		q[i] = math.Round(r / step)
-	}
-	return q
 }
