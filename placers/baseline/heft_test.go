@@ -15,6 +15,7 @@ import (
 	"placesim/placers/graphalg"
 	"placesim/placers/placertest"
 	"placesim/workloads"
+	"placesim/workloads/zoo"
 )
 
 // tol is the tolerance for schedule times computed two ways.
@@ -212,6 +213,36 @@ func TestListSchedulerOptions(t *testing.T) {
 					t.Fatalf("options %v accepted", tc.opts)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkPlaceTransformer is HEFT's and ETF's placement time on
+// Celeritas' Transformer training graph (12 layers, 16 heads, hidden 2048).
+func BenchmarkPlaceTransformer(b *testing.B) {
+	g, err := zoo.Build("zoo:transformer?layers=12&heads=16&hidden=2048&batch=64&training=true")
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, _ := devices.NewPreset("4xV100-pcie")
+	est, err := devices.NewEstimates(g, c, devices.EstimateOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		f    placers.Factory
+	}{{"heft", baseline.NewHEFT}, {"etf", baseline.NewETF}} {
+		b.Run(tc.name, func(b *testing.B) {
+			p, _ := tc.f(nil)
+			req := &placers.Request{Graph: g, Cluster: c, Estimates: est}
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, err := p.Place(context.Background(), req); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(g.Ops)), "ops")
 		})
 	}
 }

@@ -11,9 +11,15 @@ import (
 	"placesim/placers/celeritas"
 	"placesim/placers/placertest"
 	"placesim/workloads"
+	"placesim/workloads/zoo"
 )
 
 func TestConformance(t *testing.T) {
+	// one of the paper's models, at a small batch, beside the tiny graphs
+	inception, err := zoo.Build("zoo:inception_v3?batch=32&training=true")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name     string
 		f        placers.Factory
@@ -32,7 +38,7 @@ func TestConformance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			placertest.Run(t, p, placertest.Config{MemoryAware: tc.memAware})
+			placertest.Run(t, p, placertest.Config{MemoryAware: tc.memAware, Graphs: []*workloads.Graph{inception}})
 		})
 	}
 }
