@@ -18,8 +18,8 @@ import (
 
 	"placesim/devices"
 	"placesim/engine"
-	"placesim/internal/atomicfile"
 	"placesim/placers"
+	"placesim/reports"
 	"placesim/workloads"
 )
 
@@ -394,14 +394,14 @@ func WriteResults(path string, r *Results, timings []Timing) error {
 	if err := EncodeResults(&b, r); err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(path, b.Bytes()); err != nil {
+	if err := reports.WriteFileAtomic(path, b.Bytes()); err != nil {
 		return err
 	}
 	if timings == nil {
 		return nil
 	}
 	tb, _ := json.MarshalIndent(timings, "", "  ")
-	return atomicfile.WriteFile(strings.TrimSuffix(path, ".json")+".timings.json", append(tb, '\n'))
+	return reports.WriteFileAtomic(strings.TrimSuffix(path, ".json")+".timings.json", append(tb, '\n'))
 }
 
 // EncodeResults writes results as indented JSON.

@@ -10,13 +10,14 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"text/tabwriter"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
-	"placesim/internal/atomicfile"
 	"placesim/internal/units"
 	"placesim/placers/builtin"
+	"placesim/reports"
 	"placesim/study"
 )
 
@@ -55,7 +56,7 @@ func runScenario(cmd *cobra.Command, s *study.Scenario, dir string, sh study.Sha
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
-	if err := atomicfile.Clean(dir); err != nil {
+	if _, err := reports.CleanTemp(dir); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -89,15 +90,24 @@ func runScenario(cmd *cobra.Command, s *study.Scenario, dir string, sh study.Sha
 	return res, nil
 }
 
-// writeResultViews writes results.csv and table.txt beside results.json.
+// writeResultViews writes results.csv, table.txt and, for a sweep, its
+// charts beside results.json.
 func writeResultViews(dir string, res *study.Results) error {
 	var csv, tab strings.Builder
 	writeRecordsCSV(&csv, res)
 	writeRecordsTable(&tab, res)
-	if err := atomicfile.WriteFile(filepath.Join(dir, "results.csv"), []byte(csv.String())); err != nil {
+	if err := reports.WriteFileAtomic(filepath.Join(dir, "results.csv"), []byte(csv.String())); err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(filepath.Join(dir, "table.txt"), []byte(tab.String()))
+	if err := reports.WriteFileAtomic(filepath.Join(dir, "table.txt"), []byte(tab.String())); err != nil {
+		return err
+	}
+	figs, err := study.SweepFigures(res)
+	if err != nil {
+		return err
+	}
+	_, err = reports.WriteFigures(dir, figs)
+	return err
 }
 
 func settingsString(ss []study.Setting) string {
@@ -121,7 +131,8 @@ func writeRecordsCSV(w io.Writer, res *study.Results) {
 }
 
 func writeRecordsTable(w io.Writer, res *study.Results) {
-	fmt.Fprintf(w, "%-22s %-36s %-20s %-28s %12s %12s %s\n", "placer", "workload", "cluster", "settings", "step time", "max peak", "status")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "placer\tworkload\tcluster\tsettings\tseed\tstep time\tmax peak\tstatus")
 	for _, r := range res.Records {
 		status := "ok"
 		switch {
@@ -130,12 +141,17 @@ func writeRecordsTable(w io.Writer, res *study.Results) {
 		case r.OOM != nil:
 			status = "OOM on " + r.OOM.DeviceName
 		}
-		step := "-"
+		step, peak := "-", "-"
 		if r.Error == "" {
-			step = units.Seconds(r.StepTime)
+			step, peak = units.Seconds(r.StepTime), units.Bytes(r.MaxPeak())
 		}
-		fmt.Fprintf(w, "%-22s %-36s %-20s %-28s %12s %12s %s\n", r.Placer, r.Workload, r.Cluster, settingsString(r.Settings), step, units.Bytes(r.MaxPeak()), status)
+		set := settingsString(r.Settings)
+		if set == "" {
+			set = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.Placer, r.Workload, r.Cluster, set, r.Seed, step, peak, status)
 	}
+	tw.Flush()
 }
 
 func isTerminal(w io.Writer) bool {

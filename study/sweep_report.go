@@ -1,0 +1,91 @@
+package study
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"placesim/internal/units"
+	"placesim/reports"
+)
+
+// SweepFigures draws a swept scenario's results: step time per placer
+// against the varied setting and, with a baseline, the reduction over it.
+// Lines are per placer, and per workload and cluster when the scenario has
+// several. It returns nil for a scenario without a sweep axis.
+func SweepFigures(res *Results) ([]*reports.Figure, error) {
+	s := res.Scenario
+	if s.Vary == nil {
+		return nil, nil
+	}
+	multi := len(s.Workloads) > 1 || len(s.Clusters) > 1 || len(s.Settings) > 1 || len(s.Seeds) > 1
+	idx := map[string]int{}
+	var series []reports.SweepSeries
+	logX := true
+	for _, r := range res.Records {
+		n := len(r.Settings)
+		if n == 0 || r.Settings[n-1].Param != s.Vary.Param {
+			return nil, fmt.Errorf("record %d has no value of %s", r.Index, s.Vary.Param)
+		}
+		x, scale, err := settingValue(s.Vary.Param, r.Settings[n-1].Value)
+		if err != nil {
+			return nil, err
+		}
+		logX = logX && scale
+		name := r.Placer
+		if multi {
+			var extra []string
+			for _, b := range r.Settings[:n-1] {
+				extra = append(extra, b.String())
+			}
+			name = fmt.Sprintf("%s [%s @ %s %s seed %d]", r.Placer, r.Workload, r.Cluster, strings.Join(extra, " "), r.Seed)
+		}
+		i, ok := idx[name]
+		if !ok {
+			i = len(series)
+			idx[name] = i
+			series = append(series, reports.SweepSeries{Placer: name})
+		}
+		pt := reports.SweepPoint{X: x, StepTime: r.StepTime}
+		switch {
+		case r.Error != "":
+			pt.Failed = "error"
+		case r.OOM != nil:
+			pt.Failed = "OOM"
+		}
+		series[i].Points = append(series[i].Points, pt)
+	}
+	for i := range series {
+		sort.SliceStable(series[i].Points, func(a, b int) bool { return series[i].Points[a].X < series[i].Points[b].X })
+	}
+	figs := []*reports.Figure{reports.SweepChart(s.Vary.Param, series, logX)}
+	if s.Baseline != "" && !multi {
+		figs = append(figs, reports.ImprovementChart(s.Vary.Param, s.Baseline, series, logX))
+	}
+	return figs, nil
+}
+
+// settingValue turns a what-if value into a number for plotting; scale
+// reports whether it was a factor ("4x").
+func settingValue(param, v string) (x float64, scale bool, err error) {
+	if f, ok := strings.CutSuffix(v, "x"); ok {
+		x, err = strconv.ParseFloat(f, 64)
+		return x, true, err
+	}
+	switch {
+	case strings.HasSuffix(param, ".bandwidth"), strings.HasSuffix(param, ".membw"):
+		x, err = units.ParseRate(v)
+	case strings.HasSuffix(param, ".latency"):
+		x, err = units.ParseSeconds(v)
+	case strings.HasSuffix(param, ".flops"):
+		x, err = units.ParseFLOPS(v)
+	case strings.HasSuffix(param, ".memory"):
+		var b int64
+		b, err = units.ParseBytes(v)
+		x = float64(b)
+	default:
+		x, err = strconv.ParseFloat(v, 64)
+	}
+	return x, false, err
+}
