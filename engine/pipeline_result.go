@@ -73,8 +73,10 @@ type Instances struct {
 	// and Replica its data-parallel replica.
 	Op, MicroBatch, Replica []int32
 	Kind                    []NodeKind
-	Start, End              []float64
-	u                       *unrolled
+	// Device runs the node.
+	Device     []int32
+	Start, End []float64
+	u          *unrolled
 }
 
 // Index is the node of op's instance for micro-batch mb on replica r (an
@@ -102,7 +104,7 @@ func (in *Instances) RecomputeIndex(op, mb, replica int) int {
 // pipeline and data-parallel statistics.
 func (u *unrolled) result(s *sim, r *Result) {
 	in := &Instances{Op: u.opOf, MicroBatch: u.mbOf, Replica: u.repOf, Kind: u.kind,
-		Start: r.OpStart, End: r.OpEnd, u: u}
+		Device: s.dev, Start: r.OpStart, End: r.OpEnd, u: u}
 	r.Instances = in
 	r.OpStart, r.OpEnd = make([]float64, u.n), make([]float64, u.n)
 	for i := range r.OpStart {

@@ -71,10 +71,14 @@ func ChromeTrace(w io.Writer, o *Outcome, c *devices.Cluster) error {
 	}
 
 	var evs []TraceEvent
-	for i := range g.Ops {
-		op := &g.Ops[i]
-		evs = append(evs, TraceEvent{Name: op.Name, Cat: typeName(op) + "," + op.Role.String(), Ph: "X",
-			TS: res.OpStart[i] * us, Dur: dur((res.OpEnd[i] - res.OpStart[i]) * us), PID: tracePIDDevices, TID: o.Plan.Device[i],
+	for _, sp := range opSpans(o) {
+		op := &g.Ops[sp.op]
+		name := op.Name
+		if sp.label != "" {
+			name += " [" + sp.label + "]"
+		}
+		evs = append(evs, TraceEvent{Name: name, Cat: typeName(op) + "," + op.Role.String(), Ph: "X",
+			TS: sp.start * us, Dur: dur((sp.end - sp.start) * us), PID: tracePIDDevices, TID: sp.device,
 			Args: map[string]any{"type": typeName(op), "role": op.Role.String(), "layer": op.Layer, "flops": op.FLOPs}})
 	}
 	for _, tr := range res.Trace.Transfers {

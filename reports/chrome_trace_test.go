@@ -2,11 +2,17 @@ package reports_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"testing"
 
+	"placesim/devices"
+	"placesim/engine"
+	"placesim/placers/builtin"
 	"placesim/reports"
+	"placesim/study"
+	"placesim/workloads"
 )
 
 // traceEvent is what the test reads back, with pointers to tell a missing
@@ -31,6 +37,51 @@ type traceEvent struct {
 func TestChromeTraceFormat(t *testing.T) {
 	rows, c := fixture(t, true)
 	o := tracedBest(t, rows, c)
+	g := o.Graph
+	if o.Plan.Graph != nil {
+		g = o.Plan.Graph
+	}
+	checkChromeTrace(t, o, c, len(g.Ops))
+}
+
+// TestChromeTracePipelined: a pipelined, data-parallel run has one complete
+// event per op instance (per micro-batch, per replica).
+func TestChromeTracePipelined(t *testing.T) {
+	reg, err := builtin.NewRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := workloads.MLP(64, []int{256, 512, 512, 10})
+	g, err = workloads.DeriveTraining(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := devices.NewPreset("8xV100-nvlink")
+	const m, reps = 4, 2
+	o, err := study.Run(context.Background(), reg, g, c, study.Spec{Placer: "round-robin", Trace: true, Reproducible: true,
+		Pipeline: &engine.Pipeline{Schedule: engine.OneFOneB, MicroBatches: m}, Stages: "auto",
+		DataParallel: &engine.DataParallel{Replicas: reps}})
+	if err != nil || o.Error != "" || o.Result.Instances == nil {
+		t.Fatalf("pipelined run: %v %s", err, o.Error)
+	}
+	want := 0
+	for i := range g.Ops {
+		if g.Ops[i].Role == workloads.Update {
+			want += reps
+		} else {
+			want += m * reps
+		}
+	}
+	checkChromeTrace(t, o, c, want)
+	if _, err := reports.Gantt(o, c); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkChromeTrace validates o's trace against the trace event format and
+// counts wantOps op executions plus one event per transfer hop.
+func checkChromeTrace(t *testing.T, o *study.Outcome, c *devices.Cluster, wantOps int) {
+	t.Helper()
 	var buf bytes.Buffer
 	if err := reports.ChromeTrace(&buf, o, c); err != nil {
 		t.Fatal(err)
@@ -97,12 +148,8 @@ func TestChromeTraceFormat(t *testing.T) {
 			t.Fatalf("%s: phase %q (this trace uses X, C and M)", where, *e.Ph)
 		}
 	}
-	g := o.Graph
-	if o.Plan.Graph != nil {
-		g = o.Plan.Graph
-	}
-	if want := len(g.Ops) + hops; counts["X"] != want {
-		t.Errorf("%d complete events, want %d ops + %d hops", counts["X"], len(g.Ops), hops)
+	if want := wantOps + hops; counts["X"] != want {
+		t.Errorf("%d complete events, want %d op executions + %d hops", counts["X"], wantOps, hops)
 	}
 	samples := 0
 	for _, m := range o.Result.Trace.Memory {

@@ -92,9 +92,8 @@ func Gantt(o *Outcome, c *devices.Cluster) (*Figure, error) {
 	for d := range c.Devices {
 		lanes = append(lanes, lane{name: c.Devices[d].Name})
 	}
-	for i := range g.Ops {
-		d := o.Plan.Device[i]
-		lanes[d].spans = append(lanes[d].spans, hbar{From: res.OpStart[i] * scale, To: res.OpEnd[i] * scale, Fill: classes.colour(&g.Ops[i])})
+	for _, sp := range opSpans(o) {
+		lanes[sp.device].spans = append(lanes[sp.device].spans, hbar{From: sp.start * scale, To: sp.end * scale, Fill: classes.colour(&g.Ops[sp.op])})
 	}
 	linkLane := map[int]int{}
 	for _, id := range usedLinks(o) {
