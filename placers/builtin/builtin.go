@@ -8,6 +8,7 @@ import (
 	"placesim/placers/baseline"
 	"placesim/placers/celeritas"
 	"placesim/placers/fastt"
+	"placesim/placers/tarnawski"
 )
 
 // NewRegistry returns a registry with every built-in placer.
@@ -15,6 +16,7 @@ func NewRegistry() (*placers.Registry, error) {
 	r := placers.NewRegistry()
 	for _, register := range []func(*placers.Registry) error{
 		baseline.Register,
+		tarnawski.Register,
 		fastt.Register,
 		baechi.Register,
 		celeritas.Register,

@@ -23,6 +23,10 @@ type Options struct {
 	// RelGap stops the search once (incumbent - bound) / |incumbent| <=
 	// RelGap (0: CBC's default).
 	RelGap float64
+	// NodeLimit stops the branch and bound after that many nodes (0:
+	// none); unlike a time limit it stops a run at the same point every
+	// time.
+	NodeLimit int
 	// Threads for CBC's branch and bound (0 or 1: one thread, which keeps
 	// runs deterministic).
 	Threads int
@@ -53,9 +57,9 @@ const (
 // Solution is what CBC returned.
 type Solution struct {
 	Status Status
-	// TimedOut is true when the solver stopped on its time limit or on
-	// cancellation before proving optimality: Values is then its best
-	// incumbent.
+	// TimedOut is true when the solver stopped on its time or node limit
+	// or on cancellation before proving optimality: Values is then its
+	// best incumbent.
 	TimedOut bool
 	// Objective is the objective at Values (recomputed from them).
 	Objective float64
@@ -143,10 +147,14 @@ func Solve(ctx context.Context, m *Model, o Options) (*Solution, error) {
 		}
 	}
 	if o.TimeLimit > 0 {
-		args = append(args, "-sec", strconv.FormatFloat(math.Max(o.TimeLimit.Seconds(), 0.01), 'f', 2, 64))
+		// wall-clock seconds (CBC's default counts CPU time)
+		args = append(args, "-timeMode", "elapsed", "-sec", strconv.FormatFloat(math.Max(o.TimeLimit.Seconds(), 0.01), 'f', 2, 64))
 	}
 	if o.RelGap > 0 {
 		args = append(args, "-ratio", num(o.RelGap))
+	}
+	if o.NodeLimit > 0 {
+		args = append(args, "-maxNodes", strconv.Itoa(o.NodeLimit))
 	}
 	threads := max(o.Threads, 1)
 	solPath := filepath.Join(dir, "solution.txt")

@@ -1,0 +1,117 @@
+package tarnawski_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"placesim/devices"
+	"placesim/placers"
+	"placesim/placers/mip"
+	"placesim/placers/tarnawski"
+	"placesim/placers/tarnawski/maxload"
+	"placesim/workloads"
+)
+
+func TestBadInput(t *testing.T) {
+	factories := []struct {
+		name string
+		f    placers.Factory
+	}{
+		{"tarnawski-dp", tarnawski.NewDP},
+		{"tarnawski-dpl", tarnawski.NewDPL},
+		{"tarnawski-ip", tarnawski.NewIP},
+		{"tarnawski-ip-noncontig", tarnawski.NewIPNonContig},
+		{"pipedream", tarnawski.NewPipeDream},
+		{"greedy", tarnawski.NewGreedy},
+	}
+	chain := workloads.Chain(6, []float64{1e-3, 2e-3}, 1<<20)
+	big := workloads.Chain(6, []float64{1e-3}, 1<<20)
+	for i := range big.Ops {
+		big.Ops[i].ParamBytes = 1 << 30
+	}
+	big.Ops[3].ParamBytes = 3 << 30
+	big.Ops[3].Name = "huge"
+	cyclic := workloads.Chain(4, []float64{1e-3}, 1<<20)
+	cyclic.AddEdge(3, 1, 1<<20)
+	cpuOnly := workloads.Chain(3, []float64{1e-3}, 1<<20)
+	cpuOnly.Ops[1].CPUOnly = true
+	tests := []struct {
+		name    string
+		g       *workloads.Graph
+		k, l    int
+		mem     int64
+		wantIs  error
+		wantMsg []string
+	}{
+		{"no accelerator (k = 0)", chain, 0, 2, 1 << 30, maxload.ErrNoAccelerator, []string{"k = 0"}},
+		{"memory too small", big, 2, 0, 2 << 30, placers.ErrDoesNotFit, []string{"infeasible: ", `"huge"`, fmt.Sprintf("needs %d bytes", 3<<30+1<<20)}},
+		{"cycle", cyclic, 2, 1, 1 << 30, workloads.ErrCycle, []string{"cycle"}},
+		{"CPU-only op and no CPU", cpuOnly, 2, 0, 1 << 30, placers.ErrDoesNotFit, []string{"infeasible: ", `"op1"`}},
+	}
+	for _, f := range factories {
+		for _, tc := range tests {
+			t.Run(f.name+"/"+tc.name, func(t *testing.T) {
+				var opts placers.Options
+				if strings.HasPrefix(f.name, "tarnawski-ip") {
+					opts = placers.Options{"time-limit": "10"}
+				}
+				p, err := f.f(opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c, err := devices.AccCPU("bad", tc.k, tc.l, tc.mem)
+				if err != nil {
+					t.Fatal(err)
+				}
+				est, err := devices.NewEstimates(tc.g, c, devices.EstimateOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				plan, err := p.Place(context.Background(), &placers.Request{Graph: tc.g, Cluster: c, Estimates: est})
+				if errors.Is(err, mip.ErrNoSolver) {
+					t.Skip(err)
+				}
+				if err == nil {
+					t.Fatalf("no error; plan %v", plan.Device)
+				}
+				if !errors.Is(err, tc.wantIs) {
+					t.Errorf("error %v does not wrap %v", err, tc.wantIs)
+				}
+				for _, w := range tc.wantMsg {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("error %q does not contain %q", err, w)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestBadOptions(t *testing.T) {
+	tests := []struct {
+		name string
+		f    placers.Factory
+		opts placers.Options
+		want string
+	}{
+		{"dp unknown option", tarnawski.NewDP, placers.Options{"gap": "0.1"}, `no option "gap"`},
+		{"dp max-ideals", tarnawski.NewDP, placers.Options{"max-ideals": "0"}, "max-ideals"},
+		{"dp pipeline", tarnawski.NewDP, placers.Options{"pipeline": "zigzag"}, "pipeline="},
+		{"ip objective", tarnawski.NewIP, placers.Options{"objective": "energy"}, "objective="},
+		{"ip gap", tarnawski.NewIP, placers.Options{"gap": "-1"}, "gap="},
+		{"ip format", tarnawski.NewIP, placers.Options{"format": "xml"}, "format="},
+		{"ip slots on contiguous", tarnawski.NewIP, placers.Options{"slots": "2"}, `no option "slots"`},
+		{"ip warm start", tarnawski.NewIPNonContig, placers.Options{"warm-start": "maybe"}, "warm-start="},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := tc.f(tc.opts)
+			if !errors.Is(err, placers.ErrBadOption) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want ErrBadOption mentioning %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,7 @@
+package tarnawski
+
+import "errors"
+
+// ErrTooManyIdeals is returned when a graph has more ideals than the DP's
+// limit (option max-ideals).
+var ErrTooManyIdeals = errors.New("too many ideals for the DP")

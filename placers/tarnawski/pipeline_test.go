@@ -1,0 +1,55 @@
+package tarnawski_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"placesim/engine"
+	"placesim/placers"
+	"placesim/placers/tarnawski"
+)
+
+// pipeTol is the bound on |simulated period per sample - max-load|
+// / max-load for the DP's split under 1F1B with 256 micro-batches.
+const pipeTol = 0.02
+
+// TestPipelineMatchesMaxLoad simulates the DP's split of every layer
+// workload as a 1F1B pipeline of 256 micro-batches on the machine the file
+// describes and compares the steady-state period per sample with the DP's
+// max-load.
+func TestPipelineMatchesMaxLoad(t *testing.T) {
+	for _, tc := range fiddleCases {
+		if !strings.HasPrefix(tc.file, "LayerGraphs/") {
+			continue
+		}
+		t.Run(tc.file, func(t *testing.T) {
+			req := fiddleRequest(t, tc.file)
+			p, err := tarnawski.NewDP(placers.Options{"pipeline": "1f1b", "micro-batches": "256"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan, rep, err := p.(placers.Reporter).PlaceReport(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if plan.Pipeline == nil {
+				t.Fatalf("no pipeline in the plan: %v", rep.Notes)
+			}
+			res, err := engine.Simulate(req.Graph, req.Cluster, plan, engine.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.OOM != nil {
+				t.Fatalf("OOM: %v", res.OOM.Err())
+			}
+			perSample := res.Pipeline.Period * float64(plan.Pipeline.MicroBatches) / float64(req.Graph.Batch)
+			rel := (perSample - rep.MaxLoad) / rep.MaxLoad
+			t.Logf("max-load %.6f ms, simulated period per sample %.6f ms (%+.3f %%), step %.3f ms, bubble %.3f",
+				rep.MaxLoad*1e3, perSample*1e3, 100*rel, res.StepTime*1e3, res.Pipeline.BubbleFraction)
+			if rel > pipeTol || rel < -pipeTol {
+				t.Errorf("period per sample %.6f ms differs from the max-load %.6f ms by %.2f %%", perSample*1e3, rep.MaxLoad*1e3, 100*rel)
+			}
+		})
+	}
+}

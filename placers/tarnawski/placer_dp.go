@@ -1,0 +1,155 @@
+package tarnawski
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+
+	"placesim/engine"
+	"placesim/placers"
+	"placesim/placers/tarnawski/maxload"
+)
+
+var (
+	_ placers.Placer   = (*DP)(nil)
+	_ placers.Reporter = (*DP)(nil)
+)
+
+// DefaultMaxIdeals bounds the number of ideals the DP enumerates (option
+// max-ideals): its time grows with their square.
+const DefaultMaxIdeals = 200000
+
+// DP is the max-load dynamic program over ideals (section 5.1.1) for
+// contiguous splits, tarnawski-dp; with Linearize it is DPL (section
+// 5.1.2), tarnawski-dpl, which first adds a DFS path of artificial edges
+// so that the ideals are the |V|+1 prefixes of one topological order.
+type DP struct {
+	linearize bool
+	maxIdeals int
+	workers   int
+	pipe      pipelineOpts
+}
+
+// NewDP makes tarnawski-dp. Options: max-ideals (default 200000), workers
+// (goroutines filling the table; default GOMAXPROCS), pipeline
+// (gpipe|1f1b|pipedream|none; default 1f1b) and micro-batches (default 4
+// per stage).
+func NewDP(opts placers.Options) (placers.Placer, error) { return newDP("tarnawski-dp", false, opts) }
+
+// NewDPL makes tarnawski-dpl, the DP on the linearised graph (same options).
+func NewDPL(opts placers.Options) (placers.Placer, error) { return newDP("tarnawski-dpl", true, opts) }
+
+func newDP(name string, lin bool, opts placers.Options) (*DP, error) {
+	if err := checkOptions(name, opts, "max-ideals", "workers", "pipeline", "micro-batches"); err != nil {
+		return nil, err
+	}
+	mi, err := opts.Int("max-ideals", DefaultMaxIdeals, 1, 1<<26)
+	if err != nil {
+		return nil, err
+	}
+	w, err := opts.Int("workers", 0, 0, 1024)
+	if err != nil {
+		return nil, err
+	}
+	po, err := parsePipeline(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &DP{linearize: lin, maxIdeals: mi, workers: w, pipe: po}, nil
+}
+
+// Name implements placers.Placer.
+func (p *DP) Name() string {
+	if p.linearize {
+		return "tarnawski-dpl"
+	}
+	return "tarnawski-dp"
+}
+
+// Place implements placers.Placer.
+func (p *DP) Place(ctx context.Context, req *placers.Request) (*engine.Plan, error) {
+	plan, _, err := p.PlaceReport(ctx, req)
+	return plan, err
+}
+
+// PlaceReport implements placers.Reporter: the plan and its max-load.
+func (p *DP) PlaceReport(ctx context.Context, req *placers.Request) (*engine.Plan, *placers.Report, error) {
+	if req.Graph == nil {
+		return nil, nil, fmt.Errorf("%s: no graph", p.Name())
+	}
+	if _, err := req.Graph.TopoOrder(); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", p.Name(), err)
+	}
+	m, err := prepare(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	sol, err := p.solve(ctx, m)
+	if err != nil {
+		return nil, nil, err
+	}
+	notes := []string{fmt.Sprintf("%d DP nodes, %d ideals, %d ideal pairs, table %.1f MiB", sol.dg.n, sol.res.ideals, sol.res.pairs, sol.res.tableMB)}
+	return finish(m, sol.assign, p.pipe, "max-load", notes)
+}
+
+// dpSolution is a DP split mapped back to ops.
+type dpSolution struct {
+	dg     *dpGraph
+	res    *dpResult
+	assign []int // model device per op
+}
+
+// solve runs the preprocessing, the ideal enumeration and the DP.
+func (p *DP) solve(ctx context.Context, m *maxload.Model) (*dpSolution, error) {
+	dg, err := buildDPGraph(m)
+	if err != nil {
+		return nil, err
+	}
+	if p.linearize {
+		dg.linearize()
+	}
+	ids, err := enumerateIdeals(ctx, dg, p.maxIdeals)
+	if err != nil {
+		return nil, err
+	}
+	workers := p.workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	res, err := runDP(ctx, dg, ids, m.K(), m.L(), m.AccMem, m.CPUMem, workers)
+	if err != nil {
+		return nil, err
+	}
+	if math.IsInf(res.value, 1) {
+		what := "contiguous split"
+		if p.linearize {
+			what = "split along the linearised order"
+		}
+		return nil, infeasible(m, dg, what)
+	}
+	return &dpSolution{dg: dg, res: res, assign: assignParts(m, dg, res.parts)}, nil
+}
+
+// assignParts maps parts (in topological order) to model devices: the
+// accelerator parts to accelerators 0, 1, ... and the CPU parts to CPUs,
+// in that order.
+func assignParts(m *maxload.Model, dg *dpGraph, parts []part) []int {
+	assign := make([]int, len(m.Graph.Ops))
+	nextAcc, nextCPU := 0, 0
+	for _, pt := range parts {
+		d := nextAcc
+		if pt.cpu {
+			d = m.K() + nextCPU
+			nextCPU++
+		} else {
+			nextAcc++
+		}
+		for _, v := range pt.nodes {
+			for _, op := range dg.ops[v] {
+				assign[op] = d
+			}
+		}
+	}
+	return assign
+}

@@ -1,0 +1,222 @@
+package tarnawski
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"placesim/engine"
+	"placesim/placers"
+	"placesim/placers/mip"
+)
+
+var (
+	_ placers.Placer   = (*IP)(nil)
+	_ placers.Reporter = (*IP)(nil)
+)
+
+// IP is the Integer Programming placer of the paper, solved with CBC:
+// tarnawski-ip (contiguous splits) and tarnawski-ip-noncontig. With
+// objective=throughput (default) it minimises the max-load (Figure 7,
+// Appendix C); with objective=latency the single-sample latency (Figures 5
+// and 6, Appendix A).
+type IP struct {
+	contiguous bool
+	objective  string
+	mipOpts    mip.Options
+	warm       bool
+	slots      int
+	maxIdeals  int
+	pipe       pipelineOpts
+}
+
+// NewIP makes tarnawski-ip. Options:
+//
+//	objective=throughput|latency  what to minimise (default throughput)
+//	time-limit=SECONDS            CBC's time limit (default 60)
+//	node-limit=N                  CBC's branch-and-bound node limit (default none; deterministic)
+//	gap=REL                       relative optimality gap (default 0.01, the paper's 1 %)
+//	threads=N                     CBC threads (default 1: deterministic)
+//	warm-start=dp|none            start CBC from the DP's split (default dp)
+//	keep=DIR                      keep the model, start, solution and solver log in DIR
+//	format=mps|lp                 model file format (default mps)
+//	solver=PATH                   the cbc binary (default cbc on PATH)
+//	max-ideals=N                  the warm-start DP's ideal limit
+//	pipeline, micro-batches       as for tarnawski-dp
+func NewIP(opts placers.Options) (placers.Placer, error) { return newIP(true, opts) }
+
+// NewIPNonContig makes tarnawski-ip-noncontig: the same IP without the
+// contiguity constraints (section 5.2); with objective=latency every
+// accelerator holds up to slots=q contiguous subgraphs (default 2,
+// Figure 6).
+func NewIPNonContig(opts placers.Options) (placers.Placer, error) { return newIP(false, opts) }
+
+func newIP(contiguous bool, opts placers.Options) (*IP, error) {
+	name := "tarnawski-ip"
+	known := []string{"objective", "time-limit", "node-limit", "gap", "threads", "warm-start", "keep", "format", "solver", "max-ideals", "pipeline", "micro-batches"}
+	if !contiguous {
+		name = "tarnawski-ip-noncontig"
+		known = append(known, "slots")
+	}
+	if err := checkOptions(name, opts, known...); err != nil {
+		return nil, err
+	}
+	p := &IP{contiguous: contiguous}
+	switch p.objective = opts.String("objective", "throughput"); p.objective {
+	case "throughput", "latency":
+	default:
+		return nil, fmt.Errorf("%w: objective=%q (valid: throughput, latency)", placers.ErrBadOption, p.objective)
+	}
+	tl, err := opts.Float("time-limit", 60, 0.01, 1e7)
+	if err != nil {
+		return nil, err
+	}
+	gap, err := opts.Float("gap", 0.01, 0, 1)
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := opts.Int("node-limit", 0, 0, 1<<30)
+	if err != nil {
+		return nil, err
+	}
+	threads, err := opts.Int("threads", 1, 1, 256)
+	if err != nil {
+		return nil, err
+	}
+	switch w := opts.String("warm-start", "dp"); w {
+	case "dp":
+		p.warm = true
+	case "none":
+	default:
+		return nil, fmt.Errorf("%w: warm-start=%q (valid: dp, none)", placers.ErrBadOption, w)
+	}
+	format := mip.Format(opts.String("format", "mps"))
+	if format != mip.MPS && format != mip.LP {
+		return nil, fmt.Errorf("%w: format=%q (valid: mps, lp)", placers.ErrBadOption, format)
+	}
+	if p.slots, err = opts.Int("slots", 2, 1, 64); err != nil {
+		return nil, err
+	}
+	if contiguous {
+		p.slots = 1
+	}
+	if p.maxIdeals, err = opts.Int("max-ideals", DefaultMaxIdeals, 1, 1<<26); err != nil {
+		return nil, err
+	}
+	if p.pipe, err = parsePipeline(opts); err != nil {
+		return nil, err
+	}
+	p.mipOpts = mip.Options{TimeLimit: time.Duration(tl * float64(time.Second)), NodeLimit: nodes, RelGap: gap, Threads: threads,
+		Format: format, Binary: opts.String("solver", ""), Dir: opts.String("keep", "")}
+	return p, nil
+}
+
+// Name implements placers.Placer.
+func (p *IP) Name() string {
+	if p.contiguous {
+		return "tarnawski-ip"
+	}
+	return "tarnawski-ip-noncontig"
+}
+
+// Place implements placers.Placer.
+func (p *IP) Place(ctx context.Context, req *placers.Request) (*engine.Plan, error) {
+	plan, _, err := p.PlaceReport(ctx, req)
+	return plan, err
+}
+
+// PlaceReport implements placers.Reporter. A solve stopped by the time
+// limit returns its best incumbent and says so in the report's notes.
+func (p *IP) PlaceReport(ctx context.Context, req *placers.Request) (*engine.Plan, *placers.Report, error) {
+	if req.Graph == nil {
+		return nil, nil, fmt.Errorf("%s: no graph", p.Name())
+	}
+	if _, err := req.Graph.TopoOrder(); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", p.Name(), err)
+	}
+	if _, err := mip.LookPath(p.mipOpts.Binary); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", p.Name(), err)
+	}
+	m, err := prepare(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	dp, err := buildDPGraph(m)
+	if err != nil {
+		return nil, nil, err
+	}
+	// the warm start: the DP's split (DPL's when the graph has too many
+	// ideals); it also decides feasibility
+	var notes []string
+	var warm []int
+	if p.warm || p.contiguous {
+		sol, err := (&DP{maxIdeals: p.maxIdeals}).solve(ctx, m)
+		if errors.Is(err, ErrTooManyIdeals) {
+			sol, err = (&DP{maxIdeals: p.maxIdeals, linearize: true}).solve(ctx, m)
+		}
+		switch {
+		case errors.Is(err, placers.ErrDoesNotFit) && !p.contiguous:
+			// a non-contiguous split may still fit: solve without a start
+		case err != nil:
+			return nil, nil, err
+		default:
+			if p.warm {
+				warm = sol.assign
+				ml, _, _ := m.Evaluate(warm)
+				notes = append(notes, fmt.Sprintf("warm start: the DP's split, max-load %.6f ms", ml*1e3))
+			}
+		}
+	}
+	if p.objective == "latency" {
+		return p.placeLatency(ctx, m, dp, warm, notes)
+	}
+	nodes := dp
+	if !p.contiguous {
+		nodes = unitGraph(m)
+	}
+	ip := buildThroughputIP(m, nodes, p.contiguous)
+	assign, sol, err := solveIP(ctx, ip, nodes, len(m.Graph.Ops), m.K(), warm, p.mipOpts)
+	switch {
+	case err != nil && warm != nil && ctx.Err() == nil && !errors.Is(err, mip.ErrNoSolver):
+		// The warm start is a feasible split, so any failure (CBC 2.10
+		// can crash, or claim infeasibility, when its time limit strikes
+		// during preprocessing) leaves it the best known answer.
+		notes = append(notes, fmt.Sprintf("CBC failed (%s): the warm start is returned", firstLine(err.Error())))
+		assign = warm
+	case errors.Is(err, mip.ErrInfeasible):
+		return nil, nil, infeasible(m, nodes, "split")
+	case err != nil:
+		return nil, nil, fmt.Errorf("%s: %w", p.Name(), err)
+	default:
+		notes = append(notes, solveNotes(sol, "max-load", 1e3, "ms")...)
+	}
+	return finish(m, assign, p.pipe, "max-load", notes)
+}
+
+// solveNotes describes a CBC run: status, objective, bound, gap, time.
+func solveNotes(sol *mip.Solution, what string, scale float64, unit string) []string {
+	var notes []string
+	if sol.TimedOut {
+		notes = append(notes, fmt.Sprintf("CBC stopped at its time or node limit after %.1f s: best incumbent returned, not proven optimal", sol.Runtime.Seconds()))
+	} else {
+		notes = append(notes, fmt.Sprintf("CBC solved to the gap in %.1f s", sol.Runtime.Seconds()))
+	}
+	n := fmt.Sprintf("IP %s %.6f %s", what, sol.Objective*scale, unit)
+	if !math.IsNaN(sol.Bound) {
+		n += fmt.Sprintf(", bound %.6f %s, gap %.3g %%", sol.Bound*scale, unit, 100*sol.Gap)
+	}
+	if sol.WarmStarted {
+		n += ", warm start accepted"
+	}
+	return append(notes, n)
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
