@@ -11,31 +11,12 @@ import (
 )
 
 // pipelineOpts says how a split becomes a pipelined plan.
-type pipelineOpts struct {
-	// schedule is "" for no pipeline (device assignment only)
-	schedule     engine.Schedule
-	microBatches int // 0: 4 per stage
-}
+type pipelineOpts = maxload.PipelineOptions
 
-// parsePipeline reads the options pipeline=gpipe|1f1b|pipedream|none and
-// micro-batches=N.
+// parsePipeline reads the options pipeline (default 1f1b) and
+// micro-batches.
 func parsePipeline(opts placers.Options) (pipelineOpts, error) {
-	var p pipelineOpts
-	switch s := opts.String("pipeline", "1f1b"); s {
-	case "none":
-	default:
-		sched, err := engine.ParseSchedule(s)
-		if err != nil {
-			return p, fmt.Errorf("%w: pipeline=%q (valid: gpipe, 1f1b, pipedream, none)", placers.ErrBadOption, s)
-		}
-		p.schedule = sched
-	}
-	m, err := opts.Int("micro-batches", 0, 0, 1<<20)
-	if err != nil {
-		return p, err
-	}
-	p.microBatches = m
-	return p, nil
+	return maxload.ParsePipeline(opts, "1f1b")
 }
 
 // checkOptions refuses option keys outside known.
@@ -105,36 +86,11 @@ func infeasible(m *maxload.Model, dg *dpGraph, what string) error {
 // finish scores an assignment in the max-load model, builds the plan
 // (pipelined when po has a schedule) and the report.
 func finish(m *maxload.Model, assign []int, po pipelineOpts, objective string, notes []string) (*engine.Plan, *placers.Report, error) {
-	ml, at, err := m.Evaluate(assign)
+	rep, err := m.Report(assign, objective, notes)
 	if err != nil {
 		return nil, nil, fmt.Errorf("internal error: split is not valid: %w", err)
 	}
 	plan := m.Plan(assign)
-	loads, mem := m.Loads(assign)
-	rep := &placers.Report{Objective: objective, Value: ml, MaxLoad: ml, Bottleneck: m.DeviceName(at),
-		Explain: m.Explain(assign), Notes: notes}
-	counts := make([]int, len(loads))
-	for _, d := range assign {
-		counts[d]++
-	}
-	for d := range loads {
-		rep.Devices = append(rep.Devices, placers.DeviceShare{Device: m.DeviceName(d), Ops: counts[d], Load: loads[d], Memory: mem[d]})
-	}
-	if po.schedule != "" {
-		// one stage per device in topological order: the engine derives
-		// them from the devices (a non-contiguous part becomes several
-		// virtual stages on its device, section 5.2)
-		stages := 0
-		for _, c := range counts {
-			if c > 0 {
-				stages++
-			}
-		}
-		mb := po.microBatches
-		if mb == 0 {
-			mb = 4 * stages
-		}
-		plan.Pipeline = &engine.Pipeline{Schedule: po.schedule, MicroBatches: mb}
-	}
+	po.Apply(plan)
 	return plan, rep, nil
 }

@@ -1,0 +1,76 @@
+package maxload
+
+import (
+	"fmt"
+
+	"placesim/engine"
+	"placesim/placers"
+)
+
+// PipelineOptions say how a max-load placer's split becomes a pipelined
+// plan (section 5: the split is run as a pipeline whose period per sample
+// approaches the max-load).
+type PipelineOptions struct {
+	// Schedule is "" for no pipeline (device assignment only).
+	Schedule engine.Schedule
+	// MicroBatches per step (0: 4 per stage).
+	MicroBatches int
+}
+
+// ParsePipeline reads the placer options pipeline=gpipe|1f1b|pipedream|none
+// (default def) and micro-batches=N.
+func ParsePipeline(opts placers.Options, def string) (PipelineOptions, error) {
+	var p PipelineOptions
+	if s := opts.String("pipeline", def); s != "none" {
+		sched, err := engine.ParseSchedule(s)
+		if err != nil {
+			return p, fmt.Errorf("%w: pipeline=%q (valid: gpipe, 1f1b, pipedream, none)", placers.ErrBadOption, s)
+		}
+		p.Schedule = sched
+	}
+	m, err := opts.Int("micro-batches", 0, 0, 1<<20)
+	if err != nil {
+		return p, err
+	}
+	p.MicroBatches = m
+	return p, nil
+}
+
+// Apply makes plan a pipeline with one stage per device it uses, in
+// topological order (the engine derives the stages from the devices; a
+// non-contiguous part becomes several virtual stages on its device, as in
+// section 5.2). It does nothing without a schedule.
+func (p PipelineOptions) Apply(plan *engine.Plan) {
+	if p.Schedule == "" {
+		return
+	}
+	used := map[int]bool{}
+	for _, d := range plan.Device {
+		used[d] = true
+	}
+	mb := p.MicroBatches
+	if mb == 0 {
+		mb = 4 * len(used)
+	}
+	plan.Pipeline = &engine.Pipeline{Schedule: p.Schedule, MicroBatches: mb}
+}
+
+// Report scores an assignment and describes it: max-load, bottleneck,
+// each device's ops, load and memory, and an explanation.
+func (m *Model) Report(assign []int, objective string, notes []string) (*placers.Report, error) {
+	ml, at, err := m.Evaluate(assign)
+	if err != nil {
+		return nil, err
+	}
+	loads, mem := m.Loads(assign)
+	rep := &placers.Report{Objective: objective, Value: ml, MaxLoad: ml, Bottleneck: m.DeviceName(at),
+		Explain: m.Explain(assign), Notes: notes}
+	counts := make([]int, len(loads))
+	for _, d := range assign {
+		counts[d]++
+	}
+	for d := range loads {
+		rep.Devices = append(rep.Devices, placers.DeviceShare{Device: m.DeviceName(d), Ops: counts[d], Load: loads[d], Memory: mem[d]})
+	}
+	return rep, nil
+}
