@@ -33,7 +33,7 @@ func CSV(w io.Writer, rows []*Outcome) error {
 	rows = sorted(rows)
 	ref := reference(rows)
 	cw := csv.NewWriter(w)
-	header := []string{"placer", "status", "stepTime", "throughput", "placeTime", "bytesMoved", "transfers",
+	header := []string{"placer", "execution", "status", "stepTime", "throughput", "placeTime", "bytesMoved", "transfers",
 		"oomDevice", "oomOp", "oomRequested", "error"}
 	ndev := 0
 	if ref != nil {
@@ -50,16 +50,16 @@ func CSV(w io.Writer, rows []*Outcome) error {
 	}
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, o := range rows {
-		rec := []string{o.Placer, statusCode(o), "", "", "", "", "", "", "", "", oneLine(o.Error)}
+		rec := []string{o.Placer, Execution(o), statusCode(o), "", "", "", "", "", "", "", "", oneLine(o.Error)}
 		if simulated(o) {
-			rec[2], rec[3] = f(o.StepTime), f(o.Throughput)
-			rec[5], rec[6] = strconv.FormatInt(o.BytesMoved, 10), strconv.Itoa(o.Transfers)
+			rec[3], rec[4] = f(o.StepTime), f(o.Throughput)
+			rec[6], rec[7] = strconv.FormatInt(o.BytesMoved, 10), strconv.Itoa(o.Transfers)
 		}
 		if o.PlaceTime != nil {
-			rec[4] = f(*o.PlaceTime)
+			rec[5] = f(*o.PlaceTime)
 		}
 		if o.OOM != nil {
-			rec[7], rec[8], rec[9] = o.OOM.DeviceName, o.OOM.OpName, strconv.FormatInt(o.OOM.Requested, 10)
+			rec[8], rec[9], rec[10] = o.OOM.DeviceName, o.OOM.OpName, strconv.FormatInt(o.OOM.Requested, 10)
 		}
 		for _, vals := range [][]int64{o.PeakMemory, o.Capacity} {
 			for d := 0; d < ndev; d++ {

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"strings"
 
 	"placesim/internal/units"
 )
@@ -83,4 +84,22 @@ func bestStep(rows []*Outcome) float64 {
 		}
 	}
 	return best
+}
+
+// Execution says how a run played its step: "step" (one pass of the
+// graph), "1f1b x16" (a pipeline schedule and its micro-batches), "dp x8"
+// (data-parallel replicas), or both. Pipelined and data-parallel rows gain
+// from overlapping micro-batches or replicas, so the table shows it.
+func Execution(o *Outcome) string {
+	var parts []string
+	if p := o.Pipeline; p != nil {
+		parts = append(parts, fmt.Sprintf("%s x%d", p.Schedule, p.MicroBatches))
+	}
+	if d := o.DataParallel; d != nil {
+		parts = append(parts, fmt.Sprintf("dp x%d", d.Replicas))
+	}
+	if len(parts) == 0 {
+		return "step"
+	}
+	return strings.Join(parts, ", ")
 }

@@ -23,7 +23,7 @@ func newTable(w io.Writer, align tw.Alignment) *tablewriter.Table {
 }
 
 // summaryHeader is the comparison table's header.
-var summaryHeader = []string{"#", "placer", "step time", "vs best", "samples/s", "max peak memory", "moved", "status", "place time"}
+var summaryHeader = []string{"#", "placer", "execution", "step time", "vs best", "samples/s", "max peak memory", "moved", "status", "place time"}
 
 // summary returns the comparison table's cells for rows (sorted) and the
 // full error messages its status cells refer to by number.
@@ -50,12 +50,14 @@ func summary(rows []*Outcome) (cells [][]string, notes []string) {
 		if o.PlaceTime != nil {
 			pt = units.Seconds(*o.PlaceTime)
 		}
-		cells = append(cells, []string{fmt.Sprint(i + 1), o.Placer, step, vs, tput, peak, moved, st, pt})
+		cells = append(cells, []string{fmt.Sprint(i + 1), o.Placer, Execution(o), step, vs, tput, peak, moved, st, pt})
 	}
 	return cells, notes
 }
 
 // Table writes the comparison table: one row per run, sorted by step time
+// (its execution says whether the step was one pass or a micro-batch
+// pipeline or data-parallel replicas, which is not the same game)
 // (runs within memory first, then out-of-memory runs, then failed ones),
 // with the slowdown against the best run within memory, throughput, the largest peak
 // memory as a share of its device's capacity (the per-device breakdown is
@@ -64,7 +66,7 @@ func summary(rows []*Outcome) (cells [][]string, notes []string) {
 // rows say on which device.
 func Table(w io.Writer, rows []*Outcome) error {
 	R, L := tw.AlignRight, tw.AlignLeft
-	t := newTable(w, tw.Alignment{R, L, R, R, R, R, R, L, R})
+	t := newTable(w, tw.Alignment{R, L, L, R, R, R, R, R, L, R})
 	t.Header(summaryHeader)
 	cells, notes := summary(sorted(rows))
 	for _, c := range cells {

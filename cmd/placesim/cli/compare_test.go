@@ -49,7 +49,7 @@ func TestCompareKilledMidway(t *testing.T) {
 	// ~12k ops: writing the charts, trace and report takes a few hundred
 	// milliseconds, a wide window to kill in
 	args := []string{"compare", "-w", "zoo:mlp?batch=64&training=true&layers=1000&hidden=1024", "-c", "4xV100-pcie",
-		"--out", dir, "--quiet", "--format", "json"}
+		"--placers", "single,round-robin,random,m-etf", "--out", dir, "--quiet", "--format", "json"}
 	enc, _ := json.Marshal(args)
 	interrupted := 0
 	// kill after the first, the fourth and the ninth file is in place
