@@ -4,10 +4,10 @@
 GO       ?= go
 BIN      := bin/placesim
 OUT      ?= out
-# the main job: every placer on a zoo model that does not fit on one GPU
-# (a 24-layer MLP with 20480-wide layers, training: about 37 GiB on one
-# 32 GiB V100) and a preset cluster of four
-WORKLOAD ?= zoo:mlp?batch=256&training=true&layers=24&hidden=20480
+# the main job: every placer on the Celeritas Transformer (12 layers, 16 heads,
+# hidden 2048, batch 256, sequence 32, training, layer granularity), which
+# does not fit one V100 32 GB, on the Celeritas testbed (4 x V100 32 GB PCIe)
+WORKLOAD ?= zoo:transformer?layers=12&heads=16&hidden=2048&seq=32&batch=256&training=true&granularity=layer
 CLUSTER  ?= 4xV100-pcie
 # Debian packages the tests use: the MIP solver and the graph partitioners
 DEB_PKGS := coinor-cbc scotch metis
