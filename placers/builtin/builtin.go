@@ -8,6 +8,7 @@ import (
 	"placesim/placers/baseline"
 	"placesim/placers/celeritas"
 	"placesim/placers/fastt"
+	"placesim/placers/pesto"
 	"placesim/placers/tarnawski"
 )
 
@@ -20,6 +21,7 @@ func NewRegistry() (*placers.Registry, error) {
 		fastt.Register,
 		baechi.Register,
 		celeritas.Register,
+		pesto.Register,
 	} {
 		if err := register(r); err != nil {
 			return nil, err

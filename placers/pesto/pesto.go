@@ -1,0 +1,396 @@
+package pesto
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"placesim/engine"
+	"placesim/placers"
+	"placesim/placers/mip"
+)
+
+var (
+	_ placers.Placer   = (*Pesto)(nil)
+	_ placers.Reporter = (*Pesto)(nil)
+)
+
+// Schedule modes: how the plan carries the ILP's per-device order.
+const (
+	// ScheduleOrder fixes each device's sequence (Plan.Order): the engine
+	// plays the ILP's schedule, a coarse vertex's ops back to back in a
+	// topological order.
+	ScheduleOrder = "order"
+	// SchedulePriority ranks the ops by the ILP's order (Plan.Priority): a
+	// device runs any ready op rather than wait for the next in the order.
+	SchedulePriority = "priority"
+	// ScheduleNone keeps the placement only (the engine's default
+	// first-ready order; the paper's fallback for very coarse graphs).
+	ScheduleNone = "none"
+)
+
+// Config is Pesto's configuration.
+type Config struct {
+	// Coarsen: Target is the vertex count (option vertices=, default 200);
+	// GroupCap the share a placement group may grow to (groupcap=, default
+	// 1/(2k) for k accelerators).
+	Coarsen CoarsenOptions
+	// ILP: timelimit=, gap=, threads=, memory=, slack=, congestion=, dir=.
+	ILP ILPOptions
+	// WarmStart gives CBC m-ETF's schedule as its MIP start (warmstart=,
+	// default true).
+	WarmStart bool
+	// Schedule is ScheduleOrder (default), SchedulePriority or ScheduleNone
+	// (schedule=).
+	Schedule string
+}
+
+// Defaults of Config.
+const (
+	DefaultVertices  = 200
+	DefaultTimeLimit = 4 * time.Minute
+	DefaultSlack     = 0.2
+	DefaultVertexCap = 2
+)
+
+// ParseConfig reads Pesto's options.
+func ParseConfig(opts placers.Options) (Config, error) {
+	cfg := Config{WarmStart: true, Schedule: ScheduleOrder,
+		ILP: ILPOptions{TimeLimit: DefaultTimeLimit, Memory: MemoryBalance, Slack: DefaultSlack, Threads: 1}}
+	known := map[string]bool{"vertices": true, "groupcap": true, "timelimit": true, "gap": true, "threads": true,
+		"memory": true, "slack": true, "vertexcap": true, "congestion": true, "warmstart": true, "schedule": true, "dir": true}
+	for k := range opts {
+		if !known[k] {
+			return cfg, fmt.Errorf("%w: unknown option %q (valid: dir, congestion, gap, groupcap, memory, schedule, slack, threads, timelimit, vertexcap, vertices, warmstart)", placers.ErrBadOption, k)
+		}
+	}
+	var err error
+	if cfg.Coarsen.Target, err = opts.Int("vertices", DefaultVertices, 1, maxILPVertices); err != nil {
+		return cfg, err
+	}
+	if cfg.Coarsen.GroupCap, err = opts.Float("groupcap", 0, 0, 1); err != nil {
+		return cfg, err
+	}
+	if cfg.Coarsen.VertexCap, err = opts.Float("vertexcap", DefaultVertexCap, 0, 1e6); err != nil {
+		return cfg, err
+	}
+	if v, ok := opts["timelimit"]; ok {
+		d, perr := time.ParseDuration(v)
+		if perr != nil {
+			if s, ferr := strconv.ParseFloat(v, 64); ferr == nil {
+				d, perr = time.Duration(s*float64(time.Second)), nil
+			}
+		}
+		if perr != nil || d <= 0 {
+			return cfg, fmt.Errorf("%w: timelimit=%q (valid: a positive duration such as 90s or 4m, or seconds)", placers.ErrBadOption, v)
+		}
+		cfg.ILP.TimeLimit = d
+	}
+	if cfg.ILP.RelGap, err = opts.Float("gap", 0, 0, 1); err != nil {
+		return cfg, err
+	}
+	if cfg.ILP.Threads, err = opts.Int("threads", 1, 1, 256); err != nil {
+		return cfg, err
+	}
+	switch m := MemoryMode(opts.String("memory", string(MemoryBalance))); m {
+	case MemoryBalance, MemoryLimit, MemoryNone:
+		cfg.ILP.Memory = m
+	default:
+		return cfg, fmt.Errorf("%w: memory=%q (valid: balance, limit, none)", placers.ErrBadOption, m)
+	}
+	if cfg.ILP.Slack, err = opts.Float("slack", DefaultSlack, 0, 100); err != nil {
+		return cfg, err
+	}
+	for _, b := range []struct {
+		key string
+		dst *bool
+		neg bool
+	}{{"congestion", &cfg.ILP.NoCongestion, true}, {"warmstart", &cfg.WarmStart, false}} {
+		v, ok := opts[b.key]
+		if !ok {
+			continue
+		}
+		x, perr := strconv.ParseBool(v)
+		if perr != nil {
+			return cfg, fmt.Errorf("%w: %s=%q (valid: true, false)", placers.ErrBadOption, b.key, v)
+		}
+		*b.dst = x != b.neg
+	}
+	switch s := opts.String("schedule", ScheduleOrder); s {
+	case ScheduleOrder, SchedulePriority, ScheduleNone:
+		cfg.Schedule = s
+	default:
+		return cfg, fmt.Errorf("%w: schedule=%q (valid: order, priority, none)", placers.ErrBadOption, s)
+	}
+	cfg.ILP.Dir = opts.String("dir", "")
+	return cfg, nil
+}
+
+// Pesto is the Pesto placer: coarsening (section 3.3), then the ILP
+// (section 3.2.2) on CBC with m-ETF's schedule as warm start; the plan
+// carries the placement and the ILP's per-device order.
+type Pesto struct{ cfg Config }
+
+// New makes a Pesto placer from its options (see Config).
+func New(opts placers.Options) (placers.Placer, error) {
+	cfg, err := ParseConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Pesto{cfg: cfg}, nil
+}
+
+// NewWithConfig makes a Pesto placer from a configuration.
+func NewWithConfig(cfg Config) *Pesto { return &Pesto{cfg: cfg} }
+
+// Name implements placers.Placer.
+func (*Pesto) Name() string { return "pesto" }
+
+// Place implements placers.Placer.
+func (p *Pesto) Place(ctx context.Context, req *placers.Request) (*engine.Plan, error) {
+	r, err := p.Solve(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return r.Plan, nil
+}
+
+// PlaceReport implements placers.Reporter.
+func (p *Pesto) PlaceReport(ctx context.Context, req *placers.Request) (*engine.Plan, *placers.Report, error) {
+	r, err := p.Solve(ctx, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.Plan, r.Report(), nil
+}
+
+// Result is what Solve found.
+type Result struct {
+	Plan   *engine.Plan
+	Coarse *Coarse
+	// Makespan is the ILP's objective (seconds): the step time in its
+	// model. Evaluated is the step time of the plan's placement and order
+	// replayed in the ILP's model as early as possible (at most Makespan).
+	Makespan, Evaluated float64
+	// WarmStart is the m-ETF start's makespan in the ILP's model (NaN
+	// without one).
+	WarmStart float64
+	// Memory is the memory form the ILP used: the configured one, or
+	// MemoryLimit or MemoryNone when m-ETF found no placement within it.
+	Memory MemoryMode
+	// Solver is CBC's solution (nil when it found no incumbent and the
+	// warm start was used).
+	Solver *mip.Solution
+	// TimedOut: CBC stopped at its time limit (or the deadline) before it
+	// proved optimality; the plan is its best incumbent.
+	TimedOut bool
+	// UsedWarmStart: CBC returned no better incumbent and the plan is the
+	// warm start's; SolverError says why when CBC failed.
+	UsedWarmStart bool
+	SolverError   string
+	// Rows, Cols and Binaries size the ILP.
+	Rows, Cols, Binaries int
+	// CoarsenTime, BuildTime and SolveTime split the placement time.
+	CoarsenTime, BuildTime, SolveTime time.Duration
+}
+
+// Solve places req's graph: it coarsens the graph, builds and solves the
+// ILP and maps its solution back to the graph's ops.
+func (p *Pesto) Solve(ctx context.Context, req *placers.Request) (*Result, error) {
+	if req == nil || req.Graph == nil || req.Cluster == nil || req.Estimates == nil {
+		return nil, fmt.Errorf("pesto: the request needs a graph, a cluster and estimates")
+	}
+	if req.Estimates.Graph != nil && len(req.Estimates.Graph.Ops) != len(req.Graph.Ops) {
+		return nil, fmt.Errorf("pesto: estimates are for %d ops, graph %q has %d", len(req.Estimates.Graph.Ops), req.Graph.Name, len(req.Graph.Ops))
+	}
+	cfg := p.cfg
+	acc, _ := placers.Targets(req.Cluster)
+	if cfg.Coarsen.GroupCap == 0 && len(acc) > 1 {
+		cfg.Coarsen.GroupCap = 1 / (2 * float64(len(acc)))
+	}
+	if cfg.Coarsen.MemCap == 0 && len(acc) > 1 {
+		cfg.Coarsen.MemCap = 1 / float64(len(acc))
+	}
+	res := &Result{WarmStart: math.NaN()}
+	t0 := time.Now()
+	c, err := Coarsen(ctx, req.Graph, req.Estimates, cfg.Coarsen)
+	if err != nil {
+		return nil, fmt.Errorf("pesto: %w", err)
+	}
+	res.Coarse = c
+	pr, err := newProblem(c, req.Estimates)
+	if err != nil {
+		return nil, fmt.Errorf("pesto: %w", err)
+	}
+	res.CoarsenTime = time.Since(t0)
+	t1 := time.Now()
+	upper := pr.serialBound()
+	var warm *timing
+	var wdev []int
+	var worders [][]int
+	// memory: the configured form; when m-ETF cannot keep it (the balance
+	// is too tight for the groups), the capacities; failing those too, none
+	modes := []MemoryMode{cfg.ILP.Memory}
+	switch cfg.ILP.Memory {
+	case MemoryBalance:
+		modes = append(modes, MemoryLimit, MemoryNone)
+	case MemoryLimit:
+		modes = append(modes, MemoryNone)
+	}
+	for _, m := range modes {
+		cfg.ILP.Memory, cfg.ILP.bounds = m, pr.memBounds(m, cfg.ILP.Slack)
+		if !cfg.WarmStart {
+			break
+		}
+		wdev, worders, err = pr.warmStart(ctx, cfg.ILP.bounds)
+		if err == nil || !errors.Is(err, placers.ErrDoesNotFit) {
+			break
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pesto: %w", err)
+	}
+	res.Memory = cfg.ILP.Memory
+	if wdev != nil {
+		if pr.symmetric() {
+			wdev, worders = pr.relabel(wdev, worders)
+		}
+		if warm, err = pr.evaluate(wdev, worders); err != nil {
+			return nil, fmt.Errorf("pesto: m-ETF warm start: %w", err)
+		}
+		res.WarmStart = warm.makespan
+		// every solution at least as good as the start has its times within
+		// the start's makespan, which makes a tight big-M
+		upper = warm.makespan*(1+1e-6) + 1e-9
+	}
+	q, err := buildILP(pr, cfg.ILP, upper)
+	if err != nil {
+		return nil, fmt.Errorf("pesto: %w", err)
+	}
+	res.Rows, res.Cols, res.Binaries = len(q.m.Constraints), len(q.m.Vars), q.binaries
+	var start []float64
+	if warm != nil {
+		start = q.start(warm)
+	}
+	res.BuildTime = time.Since(t1)
+	t2 := time.Now()
+	sol, err := q.solve(ctx, start)
+	res.SolveTime = time.Since(t2)
+	var dev []int
+	var orders [][]int
+	switch {
+	case err == nil:
+		res.Solver, res.TimedOut = sol.sol, sol.sol.TimedOut
+		res.Makespan = sol.value
+		dev = sol.dev
+		orders = pr.orderByStart(dev, sol.start, sol.finish)
+	case mip.IsMissing(err) || ctx.Err() != nil && !errors.Is(err, mip.ErrNoIncumbent):
+		return nil, fmt.Errorf("pesto: %w", err)
+	case warm != nil:
+		// no incumbent before the limit, or CBC failed (it can crash or
+		// call a model infeasible when its limit cuts preprocessing short):
+		// the warm start is a solution of the model
+		res.UsedWarmStart, res.TimedOut = true, errors.Is(err, mip.ErrNoIncumbent)
+		res.SolverError, _, _ = strings.Cut(err.Error(), "\n")
+		res.Makespan = warm.makespan
+		dev, orders = wdev, worders
+	default:
+		return nil, fmt.Errorf("pesto: %w", err)
+	}
+	ev, err := pr.evaluate(dev, orders)
+	if err != nil {
+		return nil, fmt.Errorf("pesto: the ILP's schedule: %w", err)
+	}
+	res.Evaluated = ev.makespan
+	if warm != nil && !res.UsedWarmStart && warm.makespan < ev.makespan*(1-1e-9) {
+		// CBC ended on a worse schedule than its start (it drops a start
+		// it judges infeasible within its tolerances): keep the start
+		res.UsedWarmStart = true
+		dev, orders, res.Evaluated, res.Makespan = wdev, worders, warm.makespan, warm.makespan
+	}
+	res.Plan = p.plan(pr, dev, orders, cfg.Schedule)
+	return res, nil
+}
+
+// plan maps a vertex placement and per-device vertex orders to the fine
+// graph: every member of a vertex goes to its device; members run back to
+// back in the vertex's topological order (section 3.3: "individual
+// vertices of a merged-vertex are scheduled sequentially on the same
+// device").
+func (p *Pesto) plan(pr *problem, dev []int, orders [][]int, mode string) *engine.Plan {
+	c := pr.c
+	n := len(c.Fine.Ops)
+	plan := &engine.Plan{Device: make([]int, n)}
+	for op := range plan.Device {
+		plan.Device[op] = dev[c.Of[op]]
+	}
+	switch mode {
+	case ScheduleOrder:
+		plan.Order = make([][]int, pr.nDev)
+		for d, vs := range orders {
+			plan.Order[d] = []int{}
+			for _, v := range vs {
+				plan.Order[d] = append(plan.Order[d], c.Members[v]...)
+			}
+		}
+	case SchedulePriority:
+		plan.Priority = make([]float64, n)
+		// a device compares only its own ops' priorities: rank them by
+		// position in its order
+		rank := 0
+		for _, vs := range orders {
+			for _, v := range vs {
+				for _, op := range c.Members[v] {
+					plan.Priority[op] = -float64(rank)
+					rank++
+				}
+			}
+		}
+	}
+	return plan
+}
+
+// Report describes the solve.
+func (r *Result) Report() *placers.Report {
+	rep := &placers.Report{Objective: "makespan", Value: r.Makespan}
+	c := r.Coarse
+	rep.Notes = append(rep.Notes,
+		fmt.Sprintf("coarsened %d ops to %d vertices in %d batches, %d placement groups", len(c.Fine.Ops), c.Len(), c.Batches, c.NumGroups),
+		fmt.Sprintf("ILP: %d rows, %d columns, %d binaries", r.Rows, r.Cols, r.Binaries),
+		fmt.Sprintf("time: coarsen %.2fs, build %.2fs, solve %.2fs", r.CoarsenTime.Seconds(), r.BuildTime.Seconds(), r.SolveTime.Seconds()))
+	if !math.IsNaN(r.WarmStart) {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("m-ETF warm start: makespan %.6gs in the ILP's model", r.WarmStart))
+	}
+	rep.Notes = append(rep.Notes, fmt.Sprintf("memory constraints: %s", r.Memory))
+	if s := r.Solver; s != nil {
+		status := string(s.Status)
+		if r.TimedOut {
+			status = "time limit hit: best incumbent used"
+		}
+		rep.Notes = append(rep.Notes, fmt.Sprintf("CBC: %s, makespan %.6gs, bound %.6gs, gap %.2f%%, MIP start accepted: %v",
+			status, r.Makespan, s.Bound/scale, 100*s.Gap, s.WarmStarted))
+	}
+	if r.UsedWarmStart {
+		why := "CBC found no better incumbent before its limit"
+		if r.SolverError != "" {
+			why = "CBC gave no solution (" + r.SolverError + ")"
+		}
+		rep.Notes = append(rep.Notes, why+": the m-ETF warm start's schedule is used")
+	}
+	rep.Notes = append(rep.Notes, fmt.Sprintf("schedule replayed in the ILP's model: %.6gs", r.Evaluated))
+	return rep
+}
+
+// String summarises the result on one line.
+func (r *Result) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d vertices, ILP %.4gs (evaluated %.4gs, warm start %.4gs)", r.Coarse.Len(), r.Makespan, r.Evaluated, r.WarmStart)
+	if r.TimedOut {
+		b.WriteString(", time limit hit")
+	}
+	return b.String()
+}

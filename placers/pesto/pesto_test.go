@@ -1,0 +1,161 @@
+package pesto_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"placesim/devices"
+	"placesim/engine"
+	"placesim/placers"
+	"placesim/placers/mip/miptest"
+	"placesim/placers/pesto"
+	"placesim/placers/placertest"
+	"placesim/workloads"
+	"placesim/workloads/zoo"
+)
+
+func TestConformance(t *testing.T) {
+	miptest.Require(t)
+	small, err := zoo.Build("zoo:rnnlm?layers=2&hidden=64&seq=3&vocab=100&batch=4&training=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		opts placers.Options
+	}{
+		// placertest's graphs, colocation and the too-large check
+		// a 25 % gap stops CBC on its bound, not on the clock: the same
+		// plan every time (the big-M LP bound is weak: CBC takes minutes
+		// to close the gap on the 14-op fork-join)
+		{"order", placers.Options{"timelimit": "120s", "gap": "0.25", "vertices": "40"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := pesto.New(tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			placertest.Run(t, p, placertest.Config{Graphs: []*workloads.Graph{small}})
+		})
+	}
+}
+
+func TestExpertConformance(t *testing.T) {
+	p, err := pesto.NewExpert(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gs []*workloads.Graph
+	for _, spec := range []string{
+		"zoo:rnnlm?layers=2&hidden=64&seq=3&vocab=100&batch=4&training=true",
+		"zoo:nasnet?cells=1&filters=8&image=64&batch=2&training=true",
+	} {
+		g, err := zoo.Build(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gs = append(gs, g)
+	}
+	placertest.Run(t, p, placertest.Config{Graphs: gs})
+}
+
+func TestOptions(t *testing.T) {
+	tests := []struct {
+		name string
+		opts placers.Options
+		ok   bool
+	}{
+		{"defaults", nil, true},
+		{"all", placers.Options{"vertices": "150", "timelimit": "90s", "gap": "0.01", "memory": "limit", "slack": "0.5",
+			"congestion": "false", "warmstart": "false", "schedule": "none", "threads": "2", "groupcap": "0.2", "vertexcap": "3"}, true},
+		{"seconds", placers.Options{"timelimit": "30"}, true},
+		{"unknown key", placers.Options{"vertex": "10"}, false},
+		{"vertices zero", placers.Options{"vertices": "0"}, false},
+		{"bad time", placers.Options{"timelimit": "soon"}, false},
+		{"negative time", placers.Options{"timelimit": "-3s"}, false},
+		{"bad memory", placers.Options{"memory": "lots"}, false},
+		{"bad schedule", placers.Options{"schedule": "random"}, false},
+		{"bad bool", placers.Options{"congestion": "maybe"}, false},
+		{"gap above 1", placers.Options{"gap": "2"}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := pesto.New(tc.opts)
+			if (err == nil) != tc.ok {
+				t.Fatalf("err = %v, want ok = %v", err, tc.ok)
+			}
+			if err != nil && !errors.Is(err, placers.ErrBadOption) {
+				t.Fatalf("error %v does not wrap ErrBadOption", err)
+			}
+		})
+	}
+	if _, err := pesto.NewExpert(placers.Options{"file": "x"}); !errors.Is(err, placers.ErrBadOption) {
+		t.Fatalf("expert with an option: %v", err)
+	}
+}
+
+// TestReportAndSchedule places a small training graph and checks the
+// report, the plan's order (every op once, on its device, a valid
+// schedule) and that the engine plays it within the ILP's estimate.
+func TestReportAndSchedule(t *testing.T) {
+	miptest.Require(t)
+	g, err := zoo.Build("zoo:rnnlm?layers=2&hidden=256&seq=4&vocab=1000&batch=16&training=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := devices.NewPreset("2xV100-nvlink+cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	est, err := devices.NewEstimates(g, c, devices.EstimateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := pesto.New(placers.Options{"vertices": "30", "timelimit": "60s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, rep, err := p.(placers.Reporter).PlaceReport(context.Background(), &placers.Request{Graph: g, Cluster: c, Estimates: est})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Order == nil {
+		t.Fatal("plan has no order")
+	}
+	if err := plan.Validate(g, c); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Objective != "makespan" || !(rep.Value > 0) {
+		t.Fatalf("report %+v", rep)
+	}
+	joined := strings.Join(rep.Notes, "\n")
+	for _, want := range []string{"coarsened", "ILP:", "m-ETF warm start", "replayed"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("report notes lack %q:\n%s", want, joined)
+		}
+	}
+	res, err := engine.Simulate(g, c, plan, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the coarse model sends a vertex's outputs when the whole vertex is
+	// done, so it is pessimistic; the engine must not be slower
+	if res.StepTime > rep.Value*(1+1e-9) {
+		t.Fatalf("engine %.4f ms, ILP makespan %.4f ms", res.StepTime*1e3, rep.Value*1e3)
+	}
+}
+
+// TestNoSolver: without cbc on PATH, Pesto fails with a clear error.
+func TestNoSolver(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	g := workloads.Diamond(1e-3, 1<<20)
+	c, _ := devices.NewPreset("2xV100-nvlink+cpu")
+	est, _ := devices.NewEstimates(g, c, devices.EstimateOptions{})
+	p, _ := pesto.New(nil)
+	_, err := p.Place(context.Background(), &placers.Request{Graph: g, Cluster: c, Estimates: est})
+	if err == nil || !strings.Contains(err.Error(), "cbc") {
+		t.Fatalf("err = %v, want one naming cbc", err)
+	}
+}
