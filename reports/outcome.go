@@ -33,6 +33,10 @@ type Outcome struct {
 	// or data-parallel run (absent otherwise).
 	Pipeline     *engine.PipelineStats     `json:"pipeline,omitempty"`
 	DataParallel *engine.DataParallelStats `json:"dataParallel,omitempty"`
+	// MaxLoad is the placer's predicted time per sample in the max-load
+	// model of Tarnawski et al., in ms per sample, for placers that report
+	// one (placers.Reporter); absent otherwise.
+	MaxLoad *float64 `json:"maxLoad,omitempty"`
 
 	Result *engine.Result   `json:"-"`
 	Plan   *engine.Plan     `json:"-"`

@@ -61,10 +61,14 @@ func Run(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *devi
 		return nil, err
 	}
 	start := time.Now()
-	plan, err := p.Place(ctx, &placers.Request{Graph: g, Cluster: pc, Estimates: est, Seed: s.Seed})
+	plan, rep, err := placers.PlaceWithReport(ctx, p, &placers.Request{Graph: g, Cluster: pc, Estimates: est, Seed: s.Seed})
 	if !s.Reproducible {
 		el := time.Since(start).Seconds()
 		out.PlaceTime = &el
+	}
+	if rep != nil && rep.MaxLoad > 0 {
+		ms := rep.MaxLoad * 1e3
+		out.MaxLoad = &ms
 	}
 	if err != nil {
 		out.Error = fmt.Sprintf("place: %v", err)

@@ -21,9 +21,10 @@ var (
 // make the best single-node reassignment until none improves, restart
 // (10 times by default) and keep the best split. A node is a colocation
 // unit; the objective is the max-load of the paper's cost model (package
-// maxload), ties broken by the total load, so that moves that only cut
-// communication off non-bottleneck devices still count. Moves keep every
-// device within its memory. The splits are usually non-contiguous.
+// maxload), ties broken by the number of devices at the max-load (so that
+// one of several equally loaded bottlenecks may be relieved at a time).
+// Moves keep every device within its memory. The splits are usually
+// non-contiguous.
 type LocalSearch struct {
 	restarts int
 	maxMoves int
@@ -74,27 +75,34 @@ func (ls *LocalSearch) PlaceReport(ctx context.Context, req *placers.Request) (*
 	if err != nil {
 		return nil, nil, err
 	}
-	_, units := placers.Groups(req.Graph)
+	unitOf, units := placers.Groups(req.Graph)
+	um := m.Contract(unitOf, len(units)) // a node per colocation unit
 	rng := rand.New(rand.NewPCG(req.Seed, 0x10ca1))
 	var best []int
 	bestKey := [2]float64{math.Inf(1), math.Inf(1)}
 	moves := 0
 	for r := 0; r < ls.restarts; r++ {
-		start, err := randomStart(m, units, rng)
+		start, err := randomStart(um, rng)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("infeasible: local-search found no device with room for op %q (%d bytes with its colocation group) on cluster %q: %w",
+				m.Graph.Ops[units[err.unit][0]].Name, um.Size[err.unit], m.Cluster.Name, placers.ErrDoesNotFit)
 		}
-		s := m.NewState(start)
-		n, err := ls.descend(ctx, m, s, units)
-		if err != nil {
-			return nil, nil, err
+		s := um.NewState(start)
+		n, cerr := ls.descend(ctx, um, s)
+		if cerr != nil {
+			return nil, nil, cerr
 		}
 		moves += n
 		// score from scratch: the state's sums drift by rounding
-		if key := score(m, s.Assign); less(key, bestKey) {
+		if key := score(um, s.Assign); less(key, bestKey) {
 			bestKey, best = key, append([]int(nil), s.Assign...)
 		}
 	}
+	assign := make([]int, len(req.Graph.Ops))
+	for op, u := range unitOf {
+		assign[op] = best[u]
+	}
+	best = assign
 	notes := []string{fmt.Sprintf("%d restarts, %d moves in all", ls.restarts, moves)}
 	rep, err := m.Report(best, "max-load", notes)
 	if err != nil {
@@ -105,130 +113,138 @@ func (ls *LocalSearch) PlaceReport(ctx context.Context, req *placers.Request) (*
 	return plan, rep, nil
 }
 
-// randomStart puts each unit on a uniformly drawn device among those that
-// can run it and still have room, or fails naming a unit that fits none.
-func randomStart(m *maxload.Model, units [][]int, rng *rand.Rand) ([]int, error) {
-	nd := m.K() + m.L()
-	assign := make([]int, len(m.Graph.Ops))
+// noRoom names a unit that fits no device.
+type noRoom struct{ unit int }
+
+// randomStart puts each unit (a node of the contracted model) on a
+// uniformly drawn device among those that can run it and still have room.
+func randomStart(um *maxload.Model, rng *rand.Rand) ([]int, *noRoom) {
+	nd := um.K() + um.L()
+	assign := make([]int, len(um.Size))
 	mem := make([]int64, nd)
-	for _, u := range units {
-		var size int64
-		for _, op := range u {
-			size += m.Size[op]
-		}
+	for u := range assign {
 		placed := false
 		for _, d := range rng.Perm(nd) {
-			if !fits(m, u, d, mem[d]+size) {
+			if !fits(um, u, d, mem[d]+um.Size[u]) {
 				continue
 			}
-			for _, op := range u {
-				assign[op] = d
-			}
-			mem[d] += size
+			assign[u] = d
+			mem[d] += um.Size[u]
 			placed = true
 			break
 		}
 		if !placed {
-			return nil, fmt.Errorf("infeasible: local-search found no device with room for op %q (%d bytes with its colocation group) on cluster %q: %w",
-				m.Graph.Ops[u[0]].Name, size, m.Cluster.Name, placers.ErrDoesNotFit)
+			return nil, &noRoom{u}
 		}
 	}
 	return assign, nil
 }
 
-func fits(m *maxload.Model, unit []int, d int, mem int64) bool {
-	limit := m.CPUMem
-	if m.IsAcc(d) {
-		limit = m.AccMem
+// fits reports whether unit u can run on device d with d's memory at mem.
+func fits(um *maxload.Model, u, d int, mem int64) bool {
+	if um.IsAcc(d) {
+		return mem <= um.AccMem && !math.IsInf(um.AccTime[u], 1)
 	}
-	if mem > limit {
-		return false
-	}
-	for _, op := range unit {
-		t := m.CPUTime[op]
-		if m.IsAcc(d) {
-			t = m.AccTime[op]
-		}
-		if math.IsInf(t, 1) {
-			return false
-		}
-	}
-	return true
+	return mem <= um.CPUMem && !math.IsInf(um.CPUTime[u], 1)
 }
 
 // descend makes best-improvement single-unit moves until none improves
-// (max-load, then total load) and returns the number of moves.
-func (ls *LocalSearch) descend(ctx context.Context, m *maxload.Model, s *maxload.State, units [][]int) (int, error) {
-	nd := m.K() + m.L()
+// the key (max-load, number of devices at the max-load) and returns the
+// number of moves. Only a move off a device at the max-load, or onto one
+// by a unit that shares a hyperedge with it, can lower the max-load or
+// that count (a device's load changes only with its own units and the
+// cuts of its hyperedges), so only those moves are tried.
+func (ls *LocalSearch) descend(ctx context.Context, um *maxload.Model, s *maxload.State) (int, error) {
+	nd := um.K() + um.L()
+	n := len(um.Size)
 	loads := make([]float64, nd)
 	mem := make([]int64, nd)
-	for op, d := range s.Assign {
-		mem[d] += m.Size[op]
-	}
-	sizes := make([]int64, len(units))
-	for i, u := range units {
-		for _, op := range u {
-			sizes[i] += m.Size[op]
-		}
+	for u, d := range s.Assign {
+		mem[d] += um.Size[u]
 	}
 	s.Loads(loads)
 	cur := key(loads)
+	atMax := make([]bool, nd)
+	touches := make([]bool, nd) // scratch: devices a unit's hyperedges reach
+	try := func(u, d int, bestKey *[2]float64, bestU, bestD *int) {
+		from := s.Assign[u]
+		s.Move(u, d)
+		s.Loads(loads)
+		if k := key(loads); less(k, *bestKey) && improves(k, cur) {
+			*bestKey, *bestU, *bestD = k, u, d
+		}
+		s.Move(u, from)
+	}
 	for moves := 0; moves < ls.maxMoves; moves++ {
 		if err := ctx.Err(); err != nil {
 			return moves, err
 		}
+		for d, l := range loads {
+			atMax[d] = l >= cur[0]*(1-keyEps)
+		}
 		bestKey, bestU, bestD := cur, -1, -1
-		for ui, u := range units {
-			from := s.Assign[u[0]]
+		for u := 0; u < n; u++ {
+			from := s.Assign[u]
+			if atMax[from] {
+				for d := 0; d < nd; d++ {
+					if d != from && fits(um, u, d, mem[d]+um.Size[u]) {
+						try(u, d, &bestKey, &bestU, &bestD)
+					}
+				}
+				continue
+			}
+			clear(touches)
+			for _, h := range um.CommOf[u] {
+				for _, v := range um.Comm[h].Ops {
+					touches[s.Assign[v]] = true
+				}
+			}
 			for d := 0; d < nd; d++ {
-				if d == from || !fits(m, u, d, mem[d]+sizes[ui]) {
-					continue
-				}
-				for _, op := range u {
-					s.Move(op, d)
-				}
-				s.Loads(loads)
-				if k := key(loads); less(k, bestKey) && improves(k, cur) {
-					bestKey, bestU, bestD = k, ui, d
-				}
-				for _, op := range u {
-					s.Move(op, from)
+				if d != from && atMax[d] && touches[d] && fits(um, u, d, mem[d]+um.Size[u]) {
+					try(u, d, &bestKey, &bestU, &bestD)
 				}
 			}
 		}
 		if bestU < 0 {
 			return moves, nil
 		}
-		u := units[bestU]
-		mem[s.Assign[u[0]]] -= sizes[bestU]
-		mem[bestD] += sizes[bestU]
-		for _, op := range u {
-			s.Move(op, bestD)
-		}
+		mem[s.Assign[bestU]] -= um.Size[bestU]
+		mem[bestD] += um.Size[bestU]
+		s.Move(bestU, bestD)
+		s.Loads(loads)
 		cur = bestKey
 	}
 	return ls.maxMoves, nil
 }
 
-// key is (max-load, total load).
+// keyEps is the relative margin within which loads count as equal, so that
+// rounding in the incremental sums neither invents nor hides a gain.
+const keyEps = 1e-12
+
+// key is (max-load, number of devices within keyEps of it).
 func key(loads []float64) [2]float64 {
-	var mx, sum float64
+	var mx float64
 	for _, l := range loads {
 		mx = math.Max(mx, l)
-		sum += l
 	}
-	return [2]float64{mx, sum}
+	n := 0
+	for _, l := range loads {
+		if l >= mx*(1-keyEps) {
+			n++
+		}
+	}
+	return [2]float64{mx, float64(n)}
 }
 
 func less(a, b [2]float64) bool { return a[0] < b[0] || (a[0] == b[0] && a[1] < b[1]) }
 
-// improves asks for a gain above rounding noise, so the descent ends.
+// improves asks for a gain above rounding noise: a lower max-load, or as
+// high a max-load on fewer devices.
 func improves(k, cur [2]float64) bool {
-	const eps = 1e-12
-	if k[0] < cur[0]*(1-eps) {
+	if k[0] < cur[0]*(1-keyEps) {
 		return true
 	}
-	return k[0] <= cur[0]*(1+eps) && k[1] < cur[1]*(1-eps)
+	return k[0] <= cur[0]*(1+keyEps) && k[1] < cur[1]
 }
 
 func score(m *maxload.Model, assign []int) [2]float64 {

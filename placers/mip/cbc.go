@@ -159,7 +159,17 @@ func Solve(ctx context.Context, m *Model, o Options) (*Solution, error) {
 	threads := max(o.Threads, 1)
 	solPath := filepath.Join(dir, "solution.txt")
 	args = append(args, "-threads", strconv.Itoa(threads), "-solve", "-solu", solPath)
-	cmd := exec.CommandContext(ctx, bin, args...)
+	// CBC checks its time limit only between phases, and can spend far
+	// longer in the root LP of a large model: the limit is enforced from
+	// here too, with a grace period, by interrupting it.
+	runCtx := ctx
+	if o.TimeLimit > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeout(ctx, o.TimeLimit+o.TimeLimit/2+5*time.Second)
+		defer cancel()
+	}
+	cmd := exec.CommandContext(runCtx, bin, args...)
+	dieWithParent(cmd)
 	// On cancellation interrupt CBC, which then stops and writes its
 	// incumbent, and kill it only if it does not exit soon after.
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
@@ -179,6 +189,9 @@ func Solve(ctx context.Context, m *Model, o Options) (*Solution, error) {
 	}
 	data, readErr := os.ReadFile(solPath)
 	if readErr != nil {
+		if runCtx.Err() != nil && ctx.Err() == nil {
+			return sol, fmt.Errorf("%w: cbc overran its %v time limit and was stopped before it wrote a solution", ErrNoIncumbent, o.TimeLimit)
+		}
 		if runErr != nil {
 			return sol, fmt.Errorf("cbc failed: %v; log tail:\n%s", runErr, tail(sol.Log, 20))
 		}
@@ -188,7 +201,7 @@ func Solve(ctx context.Context, m *Model, o Options) (*Solution, error) {
 		return sol, err
 	}
 	parseLog(sol, m)
-	if ctx.Err() != nil && sol.Status == Optimal && strings.Contains(sol.Log, "Stopped") {
+	if runCtx.Err() != nil && sol.Status == Optimal && strings.Contains(sol.Log, "Stopped") {
 		sol.Status, sol.TimedOut = Stopped, true
 	}
 	return sol, nil

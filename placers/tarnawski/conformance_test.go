@@ -21,8 +21,8 @@ func TestConformance(t *testing.T) {
 		{"pipedream", tarnawski.NewPipeDream, nil, false},
 		{"greedy", tarnawski.NewGreedy, nil, false},
 		// a node limit keeps the runs short and deterministic
-		{"tarnawski-ip", tarnawski.NewIP, placers.Options{"node-limit": "200", "time-limit": "120"}, true},
-		{"tarnawski-ip-noncontig", tarnawski.NewIPNonContig, placers.Options{"node-limit": "200", "time-limit": "120"}, true},
+		{"tarnawski-ip", tarnawski.NewIP, placers.Options{"node-limit": "50", "time-limit": "120"}, true},
+		{"tarnawski-ip-noncontig", tarnawski.NewIPNonContig, placers.Options{"node-limit": "50", "time-limit": "120"}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

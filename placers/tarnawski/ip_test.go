@@ -19,13 +19,15 @@ const longEnv = "PLACESIM_LONG_TESTS"
 // DP, with a short time limit: the contiguous IP must return the DP's
 // optimum (within CBC's tolerances: it searches the same space), the
 // non-contiguous one a split no worse. The notes carry CBC's bound and
-// gap. By default it runs the layer graphs and the smallest operator
-// graph; PLACESIM_LONG_TESTS=1 runs all eight.
+// gap. By default it runs the three smallest workloads (CBC's root node
+// alone takes seconds on the others); PLACESIM_LONG_TESTS=1 runs all
+// eight.
 func TestIPSharedWorkloads(t *testing.T) {
 	miptest.Require(t)
 	for _, tc := range fiddleCases {
 		t.Run(tc.file, func(t *testing.T) {
-			if os.Getenv(longEnv) != "1" && strings.HasPrefix(tc.file, "OperatorGraphs/") && tc.file != "OperatorGraphs/bert_l-3_inference.json" {
+			quick := map[string]bool{"LayerGraphs/bert24_inference.json": true, "LayerGraphs/bert24_training.json": true, "OperatorGraphs/bert_l-3_inference.json": true}
+			if os.Getenv(longEnv) != "1" && !quick[tc.file] {
 				t.Skipf("slow (CBC's root node takes seconds); %s=1 runs it", longEnv)
 			}
 			req := fiddleRequest(t, tc.file)

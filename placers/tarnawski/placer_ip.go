@@ -36,7 +36,7 @@ type IP struct {
 // NewIP makes tarnawski-ip. Options:
 //
 //	objective=throughput|latency  what to minimise (default throughput)
-//	time-limit=SECONDS            CBC's time limit (default 60)
+//	time-limit=SECONDS            CBC's time limit (default 30; enforced with a grace of half of it plus 5 s)
 //	node-limit=N                  CBC's branch-and-bound node limit (default none; deterministic)
 //	gap=REL                       relative optimality gap (default 0.01, the paper's 1 %)
 //	threads=N                     CBC threads (default 1: deterministic)
@@ -70,7 +70,7 @@ func newIP(contiguous bool, opts placers.Options) (*IP, error) {
 	default:
 		return nil, fmt.Errorf("%w: objective=%q (valid: throughput, latency)", placers.ErrBadOption, p.objective)
 	}
-	tl, err := opts.Float("time-limit", 60, 0.01, 1e7)
+	tl, err := opts.Float("time-limit", 30, 0.01, 1e7)
 	if err != nil {
 		return nil, err
 	}

@@ -82,6 +82,7 @@ Clusters: a preset name (placesim list clusters) or a YAML/JSON file.`,
 		newExportCmd(),
 		newModelsCmd(),
 		newStatsCmd(),
+		newPlaceCmd(),
 	)
 	return root
 }

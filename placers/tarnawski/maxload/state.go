@@ -1,5 +1,10 @@
 package maxload
 
+import (
+	"fmt"
+	"slices"
+)
+
 // State is an assignment whose loads are kept up to date under single-op
 // moves, for local search: a move's effect is computed from the op's own
 // times and the hyperedges it is in, in O(deg × devices).
@@ -115,4 +120,50 @@ func (s *State) Move(op, to int) {
 		s.addCut(int(h), s.comm, 1)
 	}
 	s.Assign[op] = to
+}
+
+// Contract returns the model of the graph whose nodes are groups of ops
+// (unitOf maps each op to its group, 0..n-1): a group's times and size are
+// its ops' sums, and the hyperedges are over groups (those inside one
+// group dropped, equal ones merged). It serves moves of whole groups
+// (NewState, Loads); it has no Graph, so Evaluate, Explain, Report and Plan
+// are not for it.
+func (m *Model) Contract(unitOf []int, n int) *Model {
+	c := &Model{Cluster: m.Cluster, Acc: m.Acc, CPU: m.CPU, AccMem: m.AccMem, CPUMem: m.CPUMem,
+		AccTime: make([]float64, n), CPUTime: make([]float64, n), Size: make([]int64, n), CommOf: make([][]int32, n)}
+	for op, u := range unitOf {
+		c.AccTime[u] += m.AccTime[op]
+		c.CPUTime[u] += m.CPUTime[op]
+		c.Size[u] += m.Size[op]
+	}
+	index := map[string]int{}
+	for _, h := range m.Comm {
+		var nodes []int32
+		for _, op := range h.Ops {
+			u := int32(unitOf[op])
+			dup := false
+			for _, x := range nodes {
+				dup = dup || x == u
+			}
+			if !dup {
+				nodes = append(nodes, u)
+			}
+		}
+		if len(nodes) < 2 {
+			continue
+		}
+		sorted := append([]int32(nil), nodes...)
+		slices.Sort(sorted)
+		k := fmt.Sprint(sorted)
+		if i, ok := index[k]; ok {
+			c.Comm[i].Cost += h.Cost
+			continue
+		}
+		index[k] = len(c.Comm)
+		for _, u := range sorted {
+			c.CommOf[u] = append(c.CommOf[u], int32(len(c.Comm)))
+		}
+		c.Comm = append(c.Comm, Hyperedge{Ops: sorted, Cost: h.Cost})
+	}
+	return c
 }

@@ -1,0 +1,107 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/floats/scalar"
+)
+
+// fiddleFile is ../shared/workloads/msr-fiddle/file from the repo root.
+func fiddleFile(t *testing.T, file string) string {
+	t.Helper()
+	_, self, _, _ := runtime.Caller(0)
+	dir := filepath.Dir(self)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found")
+		}
+		dir = parent
+	}
+	p := filepath.Join(dir, "..", "shared", "workloads", "msr-fiddle", file)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("shared workload not found: %v", err)
+	}
+	return p
+}
+
+func TestPlaceFiddleJSON(t *testing.T) {
+	tests := []struct {
+		file    string
+		optimum float64 // README, ms per sample
+	}{
+		{"LayerGraphs/bert24_inference.json", 17.789906},
+		{"OperatorGraphs/resnet50_training.json", 255.194416},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			path := fiddleFile(t, tc.file)
+			args := []string{"place", "--placer", "tarnawski-dp", "--workload", path, "--json", "--reproducible"}
+			code, out, errOut := run(t, args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			_, again, _ := run(t, args...)
+			if again != out {
+				t.Fatal("--reproducible output differs between two runs")
+			}
+			var obj map[string]any
+			if err := json.Unmarshal([]byte(out), &obj); err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range []string{"placer", "stepTime", "throughput", "peakMemory", "oom", "placeTime", "maxLoad", "placement"} {
+				if _, ok := obj[k]; !ok {
+					t.Errorf("JSON lacks %q", k)
+				}
+			}
+			ml, ok := obj["maxLoad"].(float64)
+			if !ok || !scalar.EqualWithinRel(ml, tc.optimum, 1e-6) {
+				t.Errorf("maxLoad = %v ms, README optimum %g", obj["maxLoad"], tc.optimum)
+			}
+			if obj["placeTime"] != nil {
+				t.Error("placeTime should be null with --reproducible")
+			}
+		})
+	}
+}
+
+func TestPlaceText(t *testing.T) {
+	path := fiddleFile(t, "LayerGraphs/bert24_training.json")
+	code, out, errOut := run(t, "place", "-p", "tarnawski-dp", "-w", path, "--explain")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"max-load", "ms per sample", "placement time", "split", "acc0", "bottleneck: acc", "<- bottleneck"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestPlaceErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"zoo without cluster", []string{"place", "-p", "tarnawski-dp", "-w", "zoo:mlp"}, "no cluster given"},
+		{"unknown placer", []string{"place", "-p", "no-such", "-w", "zoo:mlp", "-c", "4xV100-pcie"}, "unknown placer"},
+		{"bad option", []string{"place", "-p", "tarnawski-dp", "-w", "zoo:mlp", "-c", "1xV100", "--opt", "max-ideals=0"}, "max-ideals"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errOut := run(t, tc.args...)
+			if code != 1 || !strings.Contains(errOut, tc.want) {
+				t.Fatalf("exit %d, stderr %q: want exit 1 mentioning %q", code, errOut, tc.want)
+			}
+		})
+	}
+}
