@@ -12,6 +12,7 @@ import (
 	"placesim/engine"
 	"placesim/internal/units"
 	"placesim/placers"
+	"placesim/placers/tarnawski/maxload"
 	"placesim/study"
 )
 
@@ -85,10 +86,16 @@ that machine.`,
 				return err
 			}
 			start := time.Now()
-			plan, rep, err := placers.PlaceWithReport(context.Background(), p, &placers.Request{Graph: g, Cluster: c, Estimates: est, Seed: spec.Seed})
+			req := &placers.Request{Graph: g, Cluster: c, Estimates: est, Seed: spec.Seed}
+			plan, rep, err := placers.PlaceWithReport(context.Background(), p, req)
 			elapsed := time.Since(start).Seconds()
 			if err != nil {
 				return fmt.Errorf("place %s with %s: %w", g.Name, placer, err)
+			}
+			if rep == nil {
+				// score any placer's split in the max-load model too (the
+				// paper's comparison of expert and other splits)
+				rep = maxLoadReport(req, plan)
 			}
 			res, err := engine.Simulate(g, c, plan, engine.Options{})
 			if err != nil {
@@ -201,4 +208,28 @@ func printPlacement(w io.Writer, o *placeOutput, rep *placers.Report, explain bo
 			fmt.Fprintf(w, "  %s\n", n)
 		}
 	}
+}
+
+// maxLoadReport scores a plan in the max-load model of Tarnawski et al.,
+// or returns nil when the model does not apply (no accelerator, a plan
+// that rewrites the graph, or one over memory).
+func maxLoadReport(req *placers.Request, plan *engine.Plan) *placers.Report {
+	if plan.Graph != nil {
+		return nil
+	}
+	m, err := maxload.New(req)
+	if err != nil {
+		return nil
+	}
+	assign := m.Assignment(plan)
+	for _, d := range assign {
+		if d < 0 {
+			return nil
+		}
+	}
+	rep, err := m.Report(assign, "", []string{"max-load computed by placesim from the plan (the placer does not report one)"})
+	if err != nil {
+		return nil
+	}
+	return rep
 }

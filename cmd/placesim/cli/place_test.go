@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -103,5 +104,37 @@ func TestPlaceErrors(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q: want exit 1 mentioning %q", code, errOut, tc.want)
 			}
 		})
+	}
+}
+
+// TestPlaceExpertMaxLoad scores an expert split (a placer that reports no
+// max-load) in the max-load model: it cannot beat the DP's optimum.
+func TestPlaceExpertMaxLoad(t *testing.T) {
+	path := fiddleFile(t, "LayerGraphs/bert24_inference.json")
+	var b strings.Builder
+	b.WriteString(`{"ops": {`)
+	for i := 1; i <= 32; i++ {
+		if i > 1 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, `"node%d": "acc%d"`, i, min(5, (i-1)*6/32))
+	}
+	b.WriteString("}}")
+	file := filepath.Join(t.TempDir(), "expert.json")
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run(t, "place", "-p", "expert", "--opt", "file="+file, "-w", path, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var obj struct {
+		MaxLoad *float64 `json:"maxLoad"`
+	}
+	if err := json.Unmarshal([]byte(out), &obj); err != nil {
+		t.Fatal(err)
+	}
+	if obj.MaxLoad == nil || *obj.MaxLoad < 17.789906*(1-1e-6) {
+		t.Fatalf("expert split's maxLoad %v: want one >= the optimum 17.789906 ms", obj.MaxLoad)
 	}
 }
