@@ -39,6 +39,8 @@ type placeOutput struct {
 	OOM             *engine.OOM `json:"oom"`
 	Placement       []placePart `json:"placement"`
 	Notes           []string    `json:"notes,omitempty"`
+	// Error is set when the plan could not be simulated.
+	Error string `json:"error,omitempty"`
 }
 
 // placePart is one device's share of the split.
@@ -97,21 +99,23 @@ that machine.`,
 				// paper's comparison of expert and other splits)
 				rep = maxLoadReport(req, plan)
 			}
-			res, err := engine.Simulate(g, c, plan, engine.Options{})
-			if err != nil {
-				return fmt.Errorf("simulate the plan: %w", err)
-			}
-			out := &placeOutput{Placer: placer, Workload: g.Name, Cluster: c.Name, Seed: spec.Seed,
-				StepTime: res.StepTime, Throughput: res.Throughput, OOM: res.OOM}
+			out := &placeOutput{Placer: placer, Workload: g.Name, Cluster: c.Name, Seed: spec.Seed}
 			if !f.reproducible {
 				out.PlaceTime = &elapsed
 			}
-			for _, d := range res.Devices {
-				out.PeakMemory = append(out.PeakMemory, d.PeakMemory)
-			}
-			if res.Pipeline != nil && res.Pipeline.Period > 0 {
-				ms := res.Pipeline.Period * float64(res.Pipeline.MicroBatches) / float64(g.Batch) * 1e3
-				out.PeriodPerSample = &ms
+			// the split is printed even when its simulation fails
+			res, simErr := engine.Simulate(g, c, plan, engine.Options{})
+			if simErr != nil {
+				out.Error = fmt.Sprintf("simulate the plan: %v", simErr)
+			} else {
+				out.StepTime, out.Throughput, out.OOM = res.StepTime, res.Throughput, res.OOM
+				for _, d := range res.Devices {
+					out.PeakMemory = append(out.PeakMemory, d.PeakMemory)
+				}
+				if res.Pipeline != nil && res.Pipeline.Period > 0 {
+					ms := res.Pipeline.Period * float64(res.Pipeline.MicroBatches) / float64(g.Batch) * 1e3
+					out.PeriodPerSample = &ms
+				}
 			}
 			loads := map[string]placers.DeviceShare{}
 			if rep != nil {
@@ -145,9 +149,15 @@ that machine.`,
 			}
 			w := cmd.OutOrStdout()
 			if asJSON {
-				return writeJSON(w, out)
+				if err := writeJSON(w, out); err != nil {
+					return err
+				}
+			} else {
+				printPlacement(w, out, rep, explain)
 			}
-			printPlacement(w, out, rep, explain)
+			if simErr != nil {
+				return &exitError{ExitError, fmt.Errorf("%s", out.Error)}
+			}
 			return nil
 		},
 	}
@@ -172,7 +182,11 @@ func printPlacement(w io.Writer, o *placeOutput, rep *placers.Report, explain bo
 	if o.Objective != "" && o.Objective != "max-load" && o.ObjectiveValue != nil {
 		fmt.Fprintf(w, "%-16s %.6f ms\n", o.Objective, *o.ObjectiveValue)
 	}
-	fmt.Fprintf(w, "simulated step   %s, %.2f samples/s\n", units.Seconds(o.StepTime), o.Throughput)
+	if o.Error != "" {
+		fmt.Fprintf(w, "simulation       failed: %s\n", o.Error)
+	} else {
+		fmt.Fprintf(w, "simulated step   %s, %.2f samples/s\n", units.Seconds(o.StepTime), o.Throughput)
+	}
 	if o.PeriodPerSample != nil {
 		fmt.Fprintf(w, "pipeline period  %.6f ms per sample\n", *o.PeriodPerSample)
 	}
