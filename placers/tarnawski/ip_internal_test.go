@@ -165,3 +165,33 @@ func TestLatencyIPBruteForce(t *testing.T) {
 		})
 	}
 }
+
+// TestLatencyIPNonContiguous checks the q-slot latency IP (Figure 6): with
+// two subgraphs per accelerator it can only do as well or better than with
+// one, and the split it returns is valid.
+func TestLatencyIPNonContiguous(t *testing.T) {
+	miptest.Require(t)
+	g := randomDAG(23, 6, false)
+	req := tinyRequest(t, g, 2, 1, 64<<30)
+	run := func(contig bool, opts placers.Options) *placers.Report {
+		t.Helper()
+		p, err := newIP(contig, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, rep, err := p.PlaceReport(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := plan.Validate(g, req.Cluster); err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	one := run(true, placers.Options{"objective": "latency", "gap": "0", "time-limit": "60"})
+	two := run(false, placers.Options{"objective": "latency", "gap": "0", "time-limit": "60", "slots": "2"})
+	t.Logf("latency with one subgraph per accelerator %.6f ms, with two %.6f ms", one.Value*1e3, two.Value*1e3)
+	if two.Value > one.Value*(1+ipTol) {
+		t.Errorf("two slots %.9g worse than one %.9g", two.Value, one.Value)
+	}
+}
