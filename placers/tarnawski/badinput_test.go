@@ -115,3 +115,21 @@ func TestBadOptions(t *testing.T) {
 		})
 	}
 }
+
+// TestIPMissingSolver: without cbc the IP placers fail with a clear error
+// saying what to install.
+func TestIPMissingSolver(t *testing.T) {
+	g := workloads.Chain(4, []float64{1e-3}, 1<<20)
+	c, _ := devices.AccCPU("t", 2, 1, 1<<30)
+	est, _ := devices.NewEstimates(g, c, devices.EstimateOptions{})
+	for _, f := range []placers.Factory{tarnawski.NewIP, tarnawski.NewIPNonContig} {
+		p, err := f(placers.Options{"solver": "/nonexistent/cbc"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = p.Place(context.Background(), &placers.Request{Graph: g, Cluster: c, Estimates: est})
+		if !errors.Is(err, mip.ErrNoSolver) || !strings.Contains(err.Error(), "install coinor-cbc") {
+			t.Errorf("%s: error %v, want ErrNoSolver saying install coinor-cbc", p.Name(), err)
+		}
+	}
+}
