@@ -18,7 +18,7 @@ var (
 
 // DefaultMaxIdeals bounds the number of ideals the DP enumerates (option
 // max-ideals): its time grows with their square.
-const DefaultMaxIdeals = 200000
+const DefaultMaxIdeals = 50000
 
 // DP is the max-load dynamic program over ideals (section 5.1.1) for
 // contiguous splits, tarnawski-dp; with Linearize it is DPL (section
@@ -31,7 +31,7 @@ type DP struct {
 	pipe      pipelineOpts
 }
 
-// NewDP makes tarnawski-dp. Options: max-ideals (default 200000), workers
+// NewDP makes tarnawski-dp. Options: max-ideals (default 50000), workers
 // (goroutines filling the table; default GOMAXPROCS), pipeline
 // (gpipe|1f1b|pipedream|none; default 1f1b) and micro-batches (default 4
 // per stage).
