@@ -50,6 +50,11 @@ type sim struct {
 	remote   []int32   // scratch: remote devices of one op's consumers
 	readySeq uint64
 
+	// relax plays the streams' orders as priorities (see Simulate); pos is
+	// each node's position in its device's order
+	relax bool
+	pos   []int32
+
 	q     eventQueue
 	now   float64
 	done  int
@@ -91,7 +96,27 @@ func Simulate(g *workloads.Graph, c *devices.Cluster, p *Plan, opt Options) (*Re
 	}
 	s.run()
 	if s.done < len(s.dev) {
-		return nil, s.deadlock()
+		err := s.deadlock()
+		if (p.Pipeline == nil && p.DataParallel == nil) || p.Order != nil {
+			return nil, err
+		}
+		// The schedule's strict order comes from the ops' roles and the
+		// stage order; a graph whose dependencies run against them (a
+		// backward op fed from a later stage's forward of another
+		// micro-batch, parts interleaved by a non-contiguous split) can make
+		// it wait forever. Play it again with the order as a priority: each
+		// device runs the ready instance that comes first in its schedule.
+		s = &sim{g: g, c: c, p: p, opt: opt, relax: true}
+		if err := s.init(); err != nil {
+			return nil, err
+		}
+		s.run()
+		if s.done < len(s.dev) {
+			return nil, s.deadlock()
+		}
+		r := s.result()
+		r.OrderRelaxed = err.Error()
+		return r, nil
 	}
 	return s.result(), nil
 }
@@ -135,6 +160,14 @@ func (s *sim) init() error {
 	for i := 0; i < n; i++ {
 		s.remaining[i] = s.predStart[i+1] - s.predStart[i]
 		s.xferFirst[i] = -1
+	}
+	if s.relax {
+		s.pos = make([]int32, n)
+		for d := range s.streams {
+			for i, v := range s.streams[d].order {
+				s.pos[v] = int32(i)
+			}
+		}
 	}
 	for i := 0; i < n; i++ {
 		if s.remaining[i] == 0 {
@@ -275,6 +308,9 @@ func (s *sim) makeReady(op int32) {
 	}
 	st := &s.streams[s.dev[op]]
 	switch {
+	case st.order != nil && s.relax:
+		st.pq.push(readyItem{prio: -float64(s.pos[op]), seq: s.readySeq, op: op})
+		s.readySeq++
 	case st.order != nil:
 		// readiness is remaining == 0; tryStart checks the next in order
 	case s.prio != nil:
@@ -305,6 +341,11 @@ func (s *sim) tryStart(d int32) {
 	}
 	var op int32
 	switch {
+	case st.order != nil && s.relax:
+		if st.pq.len() == 0 {
+			return
+		}
+		op = st.pq.pop().op
 	case st.order != nil:
 		if st.orderPos >= len(st.order) {
 			return

@@ -31,6 +31,11 @@ type Result struct {
 	Pipeline *PipelineStats `json:"pipeline,omitempty"`
 	// DataParallel, for a plan with data parallelism, has the all-reduces.
 	DataParallel *DataParallelStats `json:"dataParallel,omitempty"`
+	// OrderRelaxed, when not empty, says that the schedule's strict
+	// per-device order deadlocked on this graph (the reason is given) and
+	// the step was played with the order as a priority instead: each device
+	// ran the ready instance that comes first in its schedule.
+	OrderRelaxed string `json:"orderRelaxed,omitempty"`
 	// Instances, for an unrolled plan (pipeline or data parallel), times
 	// every (op, micro-batch, replica) instance and collective step; OpStart
 	// and OpEnd then hold each op's first start and last end.

@@ -90,6 +90,8 @@ func bestStep(rows []*Outcome) float64 {
 // graph), "1f1b x16" (a pipeline schedule and its micro-batches), "dp x8"
 // (data-parallel replicas), or both. Pipelined and data-parallel rows gain
 // from overlapping micro-batches or replicas, so the table shows it.
+// "order relaxed" says the schedule's strict order deadlocked on the graph
+// and was played as a priority (engine.Result.OrderRelaxed).
 func Execution(o *Outcome) string {
 	var parts []string
 	if p := o.Pipeline; p != nil {
@@ -100,6 +102,9 @@ func Execution(o *Outcome) string {
 	}
 	if len(parts) == 0 {
 		return "step"
+	}
+	if o.Result != nil && o.Result.OrderRelaxed != "" {
+		parts = append(parts, "order relaxed")
 	}
 	return strings.Join(parts, ", ")
 }

@@ -7,11 +7,16 @@ import (
 	"placesim/workloads"
 )
 
+// WorkloadMachine is the cluster spec that means "the machine the
+// workload file describes" (as an empty spec does).
+const WorkloadMachine = "workload"
+
 // ResolveCluster returns the cluster named by spec (a preset or a file).
-// An empty spec means the machine the workload describes (g.Hint, e.g. an
-// msr-fiddle file's k accelerators and l CPUs); without one it is an error.
+// An empty spec, or "workload", means the machine the workload describes
+// (g.Hint, e.g. an msr-fiddle file's k accelerators and l CPUs); without
+// one it is an error.
 func ResolveCluster(spec string, g *workloads.Graph) (*devices.Cluster, error) {
-	if spec != "" {
+	if spec != "" && spec != WorkloadMachine {
 		return devices.Resolve(spec)
 	}
 	if g == nil || g.Hint == nil {

@@ -35,6 +35,9 @@ type Record struct {
 	BytesMoved int64       `json:"bytesMoved"`
 	Transfers  int         `json:"transfers"`
 	Error      string      `json:"error,omitempty"`
+	// OrderRelaxed: the pipeline schedule's strict order deadlocked on
+	// this graph and was played as a priority (engine.Result.OrderRelaxed).
+	OrderRelaxed bool `json:"orderRelaxed,omitempty"`
 }
 
 // Failed reports whether the point errored or ran out of memory.
@@ -334,6 +337,7 @@ func runPoint(ctx context.Context, s *Scenario, p Point, reg *placers.Registry, 
 	line.Record.PeakMemory, line.Record.Capacity = o.PeakMemory, o.Capacity
 	line.Record.OOM, line.Record.Error = o.OOM, o.Error
 	line.Record.BytesMoved, line.Record.Transfers = o.BytesMoved, o.Transfers
+	line.Record.OrderRelaxed = o.Result != nil && o.Result.OrderRelaxed != ""
 	return line, true
 }
 
@@ -374,7 +378,7 @@ func (c *inputCache) workload(spec string) (*workloads.Graph, error) {
 // cluster returns the point's workload spec and cluster after its settings.
 func (c *inputCache) cluster(p Point) (string, *devices.Cluster, error) {
 	var hint *workloads.Graph
-	if p.Cluster == "" {
+	if p.Cluster == "" || p.Cluster == WorkloadMachine {
 		g, err := c.workload(p.Workload)
 		if err != nil {
 			return "", nil, err
