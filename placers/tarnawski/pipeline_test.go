@@ -18,6 +18,17 @@ const pipeTol = 0.02
 // workload as a 1F1B pipeline of 256 micro-batches on the machine the file
 // describes and compares the steady-state period per sample with the DP's
 // max-load.
+//
+// The two cost models differ in one way: the engine moves tensors on the
+// links (FCFS queues beside the compute streams), so a device's transfers
+// overlap its compute, whereas the max-load model adds them to its load
+// (section 3; Appendix H.1 describes the overlapping variant). The
+// simulated period is therefore the bottleneck's compute (or a link's
+// busy time), up to the communication share of the max-load. On the layer
+// graphs that share is below 0.5 %; on the operator graphs it is 9-29 %
+// (e.g. BERT-3 inference: max-load 27.919 ms, of which 8.011 ms transfers
+// on the bottleneck, simulated period 19.908 ms, its compute), so they are
+// not held to the 2 % bound.
 func TestPipelineMatchesMaxLoad(t *testing.T) {
 	for _, tc := range fiddleCases {
 		if !strings.HasPrefix(tc.file, "LayerGraphs/") {
