@@ -7,6 +7,7 @@ import (
 	"placesim/devices"
 	"placesim/engine"
 	"placesim/placers"
+	"placesim/placers/graphalg"
 	"placesim/workloads"
 )
 
@@ -105,11 +106,29 @@ func New(req *placers.Request) (*Model, error) {
 	m.AccTime = make([]float64, n)
 	m.CPUTime = make([]float64, n)
 	m.Size = make([]int64, n)
+	// A node's size: an msr-fiddle workload gives it (the file's size, as
+	// parameters). A workload that models activations (outputs) would be
+	// charged every output for the whole step that way, several times what
+	// a step holds; there a node is charged what it keeps resident, as the
+	// other memory-aware placers charge it (graphalg.OpMemories: parameters,
+	// optimizer state, activations kept for backward), and each
+	// accelerator keeps graphalg.Reserve free for transient tensors.
+	var resident []int64
+	if modelsActivations(g) {
+		resident = graphalg.OpMemories(g, est)
+		if m.AccMem != math.MaxInt64 {
+			m.AccMem -= graphalg.Reserve(g, est, m.AccMem)
+		}
+	}
 	for i := range g.Ops {
 		m.AccTime[i] = est.OpTime(i, m.Acc[0])
 		m.CPUTime[i] = math.Inf(1)
 		if len(m.CPU) > 0 {
 			m.CPUTime[i] = est.OpTime(i, m.CPU[0])
+		}
+		if resident != nil {
+			m.Size[i] = resident[i]
+			continue
 		}
 		p, o, t := est.OpMemory(i)
 		m.Size[i] = p + o + t
@@ -217,4 +236,15 @@ func (m *Model) Assignment(p *engine.Plan) []int {
 		}
 	}
 	return a
+}
+
+// modelsActivations reports whether the workload gives ops output sizes
+// (the zoo, ONNX, native files) rather than only node sizes (msr-fiddle).
+func modelsActivations(g *workloads.Graph) bool {
+	for i := range g.Ops {
+		if g.Ops[i].OutputBytes > 0 {
+			return true
+		}
+	}
+	return false
 }
