@@ -37,29 +37,7 @@ func parseOptions(opts placers.Options) (options, error) {
 }
 
 // place runs f on the request's graph, or on its coarse graph when fusion
-// is on, and drops the priorities unless asked for.
+// is on (see graphalg.PlaceWith).
 func (o options) place(ctx context.Context, req *placers.Request, f func(context.Context, *graphalg.Problem) (*engine.Plan, error)) (*engine.Plan, error) {
-	p, err := graphalg.NewProblem(req)
-	if err != nil {
-		return nil, err
-	}
-	var plan *engine.Plan
-	if o.fo.Coarsen {
-		plan, err = graphalg.PlaceCoarse(ctx, p, o.fo, func(ctx context.Context, r *placers.Request) (*engine.Plan, error) {
-			cp, err := graphalg.NewProblem(r)
-			if err != nil {
-				return nil, err
-			}
-			return f(ctx, cp)
-		})
-	} else {
-		plan, err = f(ctx, p)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if !o.priorities {
-		plan.Priority = nil
-	}
-	return plan, nil
+	return graphalg.PlaceWith(ctx, req, o.fo, o.priorities, f)
 }

@@ -100,3 +100,34 @@ func Bool(opts placers.Options, key string, def bool) (bool, error) {
 	}
 	return b, nil
 }
+
+// PlaceWith runs f on the problem of req, or, when fo.Coarsen is set, on
+// the coarse graph of Celeritas' fusion with the placement mapped back to
+// req's ops; unless priorities is set it drops the plan's priorities (the
+// Baechi and Celeritas placers output a placement that the framework's
+// executor runs in its own order).
+func PlaceWith(ctx context.Context, req *placers.Request, fo FusionOptions, priorities bool, f func(context.Context, *Problem) (*engine.Plan, error)) (*engine.Plan, error) {
+	p, err := NewProblem(req)
+	if err != nil {
+		return nil, err
+	}
+	var plan *engine.Plan
+	if fo.Coarsen {
+		plan, err = PlaceCoarse(ctx, p, fo, func(ctx context.Context, r *placers.Request) (*engine.Plan, error) {
+			cp, err := NewProblem(r)
+			if err != nil {
+				return nil, err
+			}
+			return f(ctx, cp)
+		})
+	} else {
+		plan, err = f(ctx, p)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !priorities {
+		plan.Priority = nil
+	}
+	return plan, nil
+}
