@@ -1,0 +1,93 @@
+package pesto
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"placesim/devices"
+	"placesim/placers"
+	"placesim/placers/mip/miptest"
+	"placesim/workloads/zoo"
+)
+
+// BenchmarkCoarsen coarsens NMT-4 training (21,670 ops) to 200 vertices;
+// it reports fine ops coarsened per second.
+func BenchmarkCoarsen(b *testing.B) {
+	g, err := zoo.Build("zoo:gnmt?layers=4&hidden=1024&batch=128&training=true")
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, _ := devices.NewPreset("2xV100-nvlink+cpu")
+	est, _ := devices.NewEstimates(g, c, devices.EstimateOptions{})
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Coarsen(context.Background(), g, est, CoarsenOptions{Target: 200, GroupCap: 0.25, MemCap: 0.5, VertexCap: DefaultVertexCap}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(g.Ops))*float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+}
+
+// BenchmarkBuildILP builds the ILP of RNNLM-2 training coarsened to 200
+// vertices, with its m-ETF warm start; it reports rows per second.
+func BenchmarkBuildILP(b *testing.B) {
+	g, err := zoo.Build("zoo:rnnlm?layers=2&hidden=2048&batch=128&training=true")
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, _ := devices.NewPreset("2xV100-nvlink+cpu")
+	est, _ := devices.NewEstimates(g, c, devices.EstimateOptions{})
+	co, err := Coarsen(context.Background(), g, est, CoarsenOptions{Target: 200, GroupCap: 0.25, MemCap: 0.5, VertexCap: DefaultVertexCap})
+	if err != nil {
+		b.Fatal(err)
+	}
+	pr, err := newProblem(co, est)
+	if err != nil {
+		b.Fatal(err)
+	}
+	o := ILPOptions{Memory: MemoryBalance, Slack: DefaultSlack}
+	o.bounds = pr.memBounds(o.Memory, o.Slack)
+	b.ResetTimer()
+	rows := 0
+	for i := 0; i < b.N; i++ {
+		dev, orders, err := pr.warmStart(context.Background(), o.bounds)
+		if err != nil {
+			b.Fatal(err)
+		}
+		w, err := pr.evaluate(dev, orders)
+		if err != nil {
+			b.Fatal(err)
+		}
+		q, err := buildILP(pr, o, w.makespan)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = q.start(w)
+		rows += len(q.m.Constraints)
+	}
+	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// BenchmarkPlace runs the whole placer (CBC included, 10 s limit) on a
+// small RNNLM; it reports ops placed per second.
+func BenchmarkPlace(b *testing.B) {
+	miptest.Require(b)
+	g, err := zoo.Build("zoo:rnnlm?layers=2&hidden=512&seq=10&batch=32&training=true")
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, _ := devices.NewPreset("2xV100-nvlink+cpu")
+	est, _ := devices.NewEstimates(g, c, devices.EstimateOptions{})
+	p, err := New(placers.Options{"vertices": "60", "timelimit": (10 * time.Second).String()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := p.Place(context.Background(), &placers.Request{Graph: g, Cluster: c, Estimates: est}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(g.Ops))*float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+}
