@@ -2,8 +2,8 @@ package engine_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
+	"placesim/internal/sharedtest"
 	"testing"
 
 	"placesim/devices"
@@ -20,23 +20,9 @@ const maxLoadTol = 0.01
 // the repository root (the directory with go.mod).
 func layerGraphs(t *testing.T) []string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-	files, err := filepath.Glob(filepath.Join(dir, "..", "shared", "workloads", "msr-fiddle", "LayerGraphs", "*.json"))
+	files, err := filepath.Glob(filepath.Join(sharedtest.Fiddle(t, "LayerGraphs"), "*.json"))
 	if err != nil || len(files) == 0 {
-		t.Skipf("shared msr-fiddle layer graphs not found next to %s (%v)", dir, err)
+		t.Fatalf("no msr-fiddle layer graphs in the shared folder (%v)", err)
 	}
 	return files
 }

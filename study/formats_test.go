@@ -5,7 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
+	"placesim/internal/sharedtest"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,18 +21,7 @@ import (
 // repoRoot is the directory of go.mod above this test file.
 func repoRoot(t *testing.T) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Dir(file)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test file")
-		}
-		dir = parent
-	}
+	return sharedtest.Root(t)
 }
 
 func writeFile(t *testing.T, name string, data []byte) string {

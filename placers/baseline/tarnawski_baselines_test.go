@@ -6,7 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
+	"placesim/internal/sharedtest"
 	"strings"
 	"testing"
 
@@ -62,23 +62,7 @@ func TestTarnawskiBaselinesConformance(t *testing.T) {
 // sharedFile is ../shared/workloads/msr-fiddle/file from the repo root.
 func sharedFile(t *testing.T, file string) string {
 	t.Helper()
-	_, self, _, _ := runtime.Caller(0)
-	dir := filepath.Dir(self)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found")
-		}
-		dir = parent
-	}
-	p := filepath.Join(dir, "..", "shared", "workloads", "msr-fiddle", file)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared workload not found: %v", err)
-	}
-	return p
+	return sharedtest.Fiddle(t, file)
 }
 
 // TestBaselinesAgainstDP runs the paper's baselines on two shared

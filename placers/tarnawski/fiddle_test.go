@@ -1,9 +1,8 @@
 package tarnawski_test
 
 import (
-	"os"
 	"path/filepath"
-	"runtime"
+	"placesim/internal/sharedtest"
 	"testing"
 
 	"placesim/devices"
@@ -35,23 +34,7 @@ var fiddleCases = []fiddleCase{
 // sharedDir is ../shared/workloads/msr-fiddle from the repository root.
 func sharedDir(t testing.TB) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Dir(file)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found")
-		}
-		dir = parent
-	}
-	d := filepath.Join(dir, "..", "shared", "workloads", "msr-fiddle")
-	if _, err := os.Stat(d); err != nil {
-		t.Skipf("shared workloads not at %s: %v", d, err)
-	}
-	return d
+	return sharedtest.Fiddle(t)
 }
 
 // fiddleRequest loads a shared workload and the machine it describes.

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"runtime"
+	"placesim/internal/sharedtest"
 	"strings"
 	"testing"
 
@@ -26,23 +26,7 @@ const tol = 1e-9
 // root (found by walking up to go.mod).
 func sharedDir(t testing.TB) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Dir(file)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test file")
-		}
-		dir = parent
-	}
-	d := filepath.Join(dir, "..", "shared", "workloads", "msr-fiddle")
-	if _, err := os.Stat(d); err != nil {
-		t.Skipf("shared workloads not found at %s: %v", d, err)
-	}
-	return d
+	return sharedtest.Fiddle(t)
 }
 
 // rawFile is an independent, loose decoding of a file for cross-checks.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
+	"placesim/internal/sharedtest"
 	"strings"
 	"testing"
 
@@ -15,23 +15,7 @@ import (
 // fiddleFile is ../shared/workloads/msr-fiddle/file from the repo root.
 func fiddleFile(t *testing.T, file string) string {
 	t.Helper()
-	_, self, _, _ := runtime.Caller(0)
-	dir := filepath.Dir(self)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found")
-		}
-		dir = parent
-	}
-	p := filepath.Join(dir, "..", "shared", "workloads", "msr-fiddle", file)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared workload not found: %v", err)
-	}
-	return p
+	return sharedtest.Fiddle(t, file)
 }
 
 func TestPlaceFiddleJSON(t *testing.T) {
