@@ -74,6 +74,11 @@ func TestBadInput(t *testing.T) {
 		}
 		return p
 	}
+	cyclic := write("cyclic.json", `{"format": "placesim-workload", "version": 1, "name": "loop", "batch": 1,
+  "ops": [{"name": "a", "flops": 1}, {"name": "b", "flops": 1}, {"name": "c", "flops": 1}],
+  "edges": [{"from": "a", "to": "b", "bytes": 4}, {"from": "b", "to": "c", "bytes": 4}, {"from": "c", "to": "b", "bytes": 4}]}`)
+	negative := write("negative.json", `{"format": "placesim-workload", "version": 1, "name": "neg", "batch": 1,
+  "ops": [{"name": "a", "flops": 1, "outputBytes": -5}], "edges": []}`)
 	badCluster := write("bad.yaml", "name: x\ndevices:\n  - {name: g0, kind: V100-16GB, memroy: 1GiB}\nlinks: []\n")
 	expert := write("expert.json", `{"default": 7}`)
 	tests := []struct {
@@ -85,6 +90,8 @@ func TestBadInput(t *testing.T) {
 		{"unknown preset", []string{"simulate", "-w", "zoo:mlp", "-c", "3xTPU"}, []string{`unknown cluster preset "3xTPU"`, "4xV100-pcie"}},
 		{"malformed cluster file", []string{"simulate", "-w", "zoo:mlp", "-c", badCluster}, []string{badCluster, "memroy"}},
 		{"missing cluster file", []string{"simulate", "-w", "zoo:mlp", "-c", filepath.Join(dir, "none.yaml")}, []string{"no such file"}},
+		{"cyclic graph", []string{"simulate", "-w", cyclic}, []string{cyclic, `op "b" is on the cycle "b" -> "c" -> "b"`}},
+		{"negative size", []string{"simulate", "-w", negative}, []string{negative, "outputBytes", "-5"}},
 		{"unknown model", []string{"simulate", "-w", "zoo:alexnet9"}, []string{`unknown zoo model "alexnet9"`}},
 		{"bad model parameter", []string{"simulate", "-w", "zoo:mlp?batch=0"}, []string{"batch=\"0\"", "valid range"}},
 		{"unknown model parameter", []string{"simulate", "-w", "zoo:mlp?depth=3"}, []string{`unknown parameter "depth"`}},
