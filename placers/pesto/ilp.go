@@ -609,6 +609,10 @@ func (q *ilp) start(t *timing) []float64 {
 	return x
 }
 
+// solveGrace is how long CBC may overrun its time limit before it is
+// interrupted.
+const solveGrace = 10 * time.Second
+
 // ilpResult is a solved ILP.
 type ilpResult struct {
 	dev    []int // per vertex
@@ -621,6 +625,14 @@ type ilpResult struct {
 
 // solve runs CBC on the ILP with the given start (nil: none).
 func (q *ilp) solve(ctx context.Context, warm []float64) (*ilpResult, error) {
+	if q.o.TimeLimit > 0 {
+		// CBC checks its limit between steps that can take half a minute
+		// on a large model: interrupt it (it then reports its incumbent)
+		// if it overruns by more than solveGrace
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, q.o.TimeLimit+solveGrace)
+		defer cancel()
+	}
 	sol, err := mip.Solve(ctx, q.m, mip.Options{TimeLimit: q.o.TimeLimit, RelGap: q.o.RelGap,
 		Threads: q.o.Threads, WarmStart: warm, Dir: q.o.Dir})
 	if err != nil {

@@ -40,6 +40,12 @@ const (
 	ScheduleNone = "none"
 )
 
+// Starts: the candidate MIP starts.
+const (
+	StartMETF = "metf"
+	StartBest = "best"
+)
+
 // Config is Pesto's configuration.
 type Config struct {
 	// Coarsen: Target is the vertex count (option vertices=, default 200);
@@ -48,6 +54,11 @@ type Config struct {
 	Coarsen CoarsenOptions
 	// ILP: timelimit=, gap=, threads=, memory=, slack=, congestion=, dir=.
 	ILP ILPOptions
+	// Start adds candidate MIP starts: StartMETF (default: m-ETF's
+	// schedule only) or StartBest (also the Expert placement, mapped to the
+	// placement groups; the faster in the ILP's model is given to CBC)
+	// (start=).
+	Start string
 	// WarmStart gives CBC m-ETF's schedule as its MIP start (warmstart=,
 	// default true).
 	WarmStart bool
@@ -66,13 +77,13 @@ const (
 
 // ParseConfig reads Pesto's options.
 func ParseConfig(opts placers.Options) (Config, error) {
-	cfg := Config{WarmStart: true, Schedule: ScheduleOrder,
+	cfg := Config{WarmStart: true, Schedule: ScheduleOrder, Start: StartMETF,
 		ILP: ILPOptions{TimeLimit: DefaultTimeLimit, Memory: MemoryBalance, Slack: DefaultSlack, Threads: 1}}
 	known := map[string]bool{"vertices": true, "groupcap": true, "timelimit": true, "gap": true, "threads": true,
-		"memory": true, "slack": true, "vertexcap": true, "congestion": true, "warmstart": true, "schedule": true, "dir": true}
+		"memory": true, "slack": true, "vertexcap": true, "start": true, "congestion": true, "warmstart": true, "schedule": true, "dir": true}
 	for k := range opts {
 		if !known[k] {
-			return cfg, fmt.Errorf("%w: unknown option %q (valid: dir, congestion, gap, groupcap, memory, schedule, slack, threads, timelimit, vertexcap, vertices, warmstart)", placers.ErrBadOption, k)
+			return cfg, fmt.Errorf("%w: unknown option %q (valid: dir, congestion, gap, groupcap, memory, schedule, slack, start, threads, timelimit, vertexcap, vertices, warmstart)", placers.ErrBadOption, k)
 		}
 	}
 	var err error
@@ -133,6 +144,12 @@ func ParseConfig(opts placers.Options) (Config, error) {
 	default:
 		return cfg, fmt.Errorf("%w: schedule=%q (valid: order, block, priority, none)", placers.ErrBadOption, s)
 	}
+	switch s := opts.String("start", StartMETF); s {
+	case StartMETF, StartBest:
+		cfg.Start = s
+	default:
+		return cfg, fmt.Errorf("%w: start=%q (valid: metf, best)", placers.ErrBadOption, s)
+	}
 	cfg.ILP.Dir = opts.String("dir", "")
 	return cfg, nil
 }
@@ -186,6 +203,11 @@ type Result struct {
 	// WarmStart is the m-ETF start's makespan in the ILP's model (NaN
 	// without one).
 	WarmStart float64
+	// ExpertStart is the Expert start's makespan in the ILP's model (NaN
+	// unless start=best and it keeps the memory bounds); StartFrom names
+	// the start given to CBC.
+	ExpertStart float64
+	StartFrom   string
 	// Memory is the memory form the ILP used: the configured one, or
 	// MemoryLimit or MemoryNone when m-ETF found no placement within it.
 	Memory MemoryMode
@@ -226,7 +248,7 @@ func (p *Pesto) Solve(ctx context.Context, req *placers.Request) (*Result, error
 	if cfg.Coarsen.MemCap == 0 && len(acc) > 1 {
 		cfg.Coarsen.MemCap = 1 / float64(len(acc))
 	}
-	res := &Result{WarmStart: math.NaN()}
+	res := &Result{WarmStart: math.NaN(), ExpertStart: math.NaN(), StartFrom: "m-etf"}
 	t0 := time.Now()
 	c, err := Coarsen(ctx, req.Graph, req.Estimates, cfg.Coarsen)
 	if err != nil {
@@ -274,6 +296,26 @@ func (p *Pesto) Solve(ctx context.Context, req *placers.Request) (*Result, error
 			return nil, fmt.Errorf("pesto: m-ETF warm start: %w", err)
 		}
 		res.WarmStart = warm.makespan
+		if cfg.Start == StartBest {
+			edev, eorders, eerr := pr.expertStart(ctx, req, cfg.ILP.bounds)
+			if eerr != nil {
+				return nil, fmt.Errorf("pesto: %w", eerr)
+			}
+			if edev != nil {
+				if pr.symmetric() {
+					edev, eorders = pr.relabel(edev, eorders)
+				}
+				ew, eerr := pr.evaluate(edev, eorders)
+				if eerr != nil {
+					return nil, fmt.Errorf("pesto: Expert start: %w", eerr)
+				}
+				res.ExpertStart = ew.makespan
+				if ew.makespan < warm.makespan {
+					warm, wdev, worders = ew, edev, eorders
+					res.StartFrom = "expert"
+				}
+			}
+		}
 		// every solution at least as good as the start has its times within
 		// the start's makespan, which makes a tight big-M
 		upper = warm.makespan*(1+1e-6) + 1e-9
@@ -299,7 +341,7 @@ func (p *Pesto) Solve(ctx context.Context, req *placers.Request) (*Result, error
 		res.Makespan = sol.value
 		dev = sol.dev
 		orders = pr.orderByStart(dev, sol.start, sol.finish)
-	case mip.IsMissing(err) || ctx.Err() != nil && !errors.Is(err, mip.ErrNoIncumbent):
+	case mip.IsMissing(err) || ctx.Err() != nil && !errors.Is(err, mip.ErrNoIncumbent) && warm == nil:
 		return nil, fmt.Errorf("pesto: %w", err)
 	case warm != nil:
 		// no incumbent before the limit, or CBC failed (it can crash or
@@ -386,6 +428,9 @@ func (r *Result) Report() *placers.Report {
 	if !math.IsNaN(r.WarmStart) {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("m-ETF warm start: makespan %.6gs in the ILP's model", r.WarmStart))
 	}
+	if !math.IsNaN(r.ExpertStart) {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("Expert start: makespan %.6gs in the ILP's model; CBC started from %s", r.ExpertStart, r.StartFrom))
+	}
 	rep.Notes = append(rep.Notes, fmt.Sprintf("memory constraints: %s", r.Memory))
 	if s := r.Solver; s != nil {
 		status := string(s.Status)
@@ -400,7 +445,7 @@ func (r *Result) Report() *placers.Report {
 		if r.SolverError != "" {
 			why = "CBC gave no solution (" + r.SolverError + ")"
 		}
-		rep.Notes = append(rep.Notes, why+": the m-ETF warm start's schedule is used")
+		rep.Notes = append(rep.Notes, why+": the "+r.StartFrom+" start's schedule is used")
 	}
 	rep.Notes = append(rep.Notes, fmt.Sprintf("schedule replayed in the ILP's model: %.6gs", r.Evaluated))
 	if r.BlockTime > 0 {

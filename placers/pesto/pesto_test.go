@@ -69,7 +69,8 @@ func TestOptions(t *testing.T) {
 	}{
 		{"defaults", nil, true},
 		{"all", placers.Options{"vertices": "150", "timelimit": "90s", "gap": "0.01", "memory": "limit", "slack": "0.5",
-			"congestion": "false", "warmstart": "false", "schedule": "none", "threads": "2", "groupcap": "0.2", "vertexcap": "3"}, true},
+			"congestion": "false", "warmstart": "false", "schedule": "none", "threads": "2", "groupcap": "0.2", "vertexcap": "3", "start": "best"}, true},
+		{"bad start", placers.Options{"start": "expertise"}, false},
 		{"seconds", placers.Options{"timelimit": "30"}, true},
 		{"unknown key", placers.Options{"vertex": "10"}, false},
 		{"vertices zero", placers.Options{"vertices": "0"}, false},

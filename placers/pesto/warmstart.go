@@ -94,3 +94,44 @@ func (p *problem) warmStart(ctx context.Context, bounds []float64) (dev []int, o
 	dev = append([]int(nil), s.Dev...)
 	return dev, p.orderByStart(dev, s.Start, s.Finish), nil
 }
+
+// expertStart maps the Expert placement (Expert) to the placement groups:
+// each group goes to the device that holds most of its ops' estimated
+// compute under Expert. Vertices are ordered by their earliest start.
+// It returns nil when the mapped placement breaks the memory bounds.
+func (p *problem) expertStart(ctx context.Context, req *placers.Request, bounds []float64) ([]int, [][]int, error) {
+	plan, err := (&Expert{}).Place(ctx, req)
+	if err != nil {
+		return nil, nil, fmt.Errorf("Expert start: %w", err)
+	}
+	c := p.c
+	share := make([][]float64, c.NumGroups)
+	for g := range share {
+		share[g] = make([]float64, p.nDev)
+	}
+	for op, d := range plan.Device {
+		share[c.Group[c.Of[op]]][d] += req.Estimates.OpTime(op, d)
+	}
+	gdev := make([]int, c.NumGroups)
+	used := make([]float64, p.nDev)
+	for g, ts := range p.targets {
+		gdev[g] = ts[0]
+		for _, d := range ts {
+			if share[g][d] > share[g][gdev[g]] {
+				gdev[g] = d
+			}
+		}
+		used[gdev[g]] += float64(p.groupMem[g])
+	}
+	for d, b := range bounds {
+		if used[d] > b {
+			return nil, nil, nil
+		}
+	}
+	dev := make([]int, c.Len())
+	for v := range dev {
+		dev[v] = gdev[c.Group[v]]
+	}
+	est, _ := p.windows(math.Inf(1))
+	return dev, p.orderByStart(dev, est, est), nil
+}
