@@ -288,3 +288,21 @@ func TestShardFromEnv(t *testing.T) {
 		t.Fatalf("slurm: %v %v %v", sh, ok, err)
 	}
 }
+
+func TestScenarioFigures(t *testing.T) {
+	reg := registry(t)
+	s := &study.Scenario{Name: "bars", Workloads: []string{"zoo:mlp?batch=32", "zoo:mlp?batch=64"},
+		Clusters: []string{"4xV100-pcie"}, Placers: []string{"single", "round-robin"}}
+	res, _, err := study.RunScenario(context.Background(), s, study.RunOptions{Registry: reg, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	figs := study.ScenarioFigures(res)
+	if len(figs) != 2 || figs[1].Name != "step_time_02" || !strings.Contains(figs[1].Title, "zoo:mlp?batch=64 on 4xV100-pcie") {
+		t.Fatalf("figures %d: %+v", len(figs), figs)
+	}
+	files, err := reports.WriteFigures(t.TempDir(), figs)
+	if err != nil || len(files) != 4 {
+		t.Fatalf("wrote %v, %v", files, err)
+	}
+}

@@ -89,3 +89,45 @@ func settingValue(param, v string) (x float64, scale bool, err error) {
 	}
 	return x, false, err
 }
+
+// ScenarioFigures draws a scenario without a sweep axis: one step-time bar
+// chart per workload, cluster, setting and seed, with every placer of the
+// scenario (files step_time_01, step_time_02, ... in point order).
+func ScenarioFigures(res *Results) []*reports.Figure {
+	if res.Scenario.Vary != nil {
+		return nil
+	}
+	var keys []string
+	groups := map[string][]*reports.Outcome{}
+	for _, r := range res.Records {
+		k := fmt.Sprintf("%s on %s", r.Workload, r.Cluster)
+		if s := settingsLabel(r.Settings); s != "" {
+			k += ", " + s
+		}
+		if len(res.Scenario.Seeds) > 1 {
+			k += fmt.Sprintf(", seed %d", r.Seed)
+		}
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], &reports.Outcome{Placer: r.Placer, Workload: r.Workload, Cluster: r.Cluster, Seed: r.Seed,
+			StepTime: r.StepTime, Throughput: r.Throughput, PeakMemory: r.PeakMemory, Capacity: r.Capacity,
+			OOM: r.OOM, BytesMoved: r.BytesMoved, Transfers: r.Transfers, Error: r.Error})
+	}
+	var figs []*reports.Figure
+	for i, k := range keys {
+		f := reports.StepTimeChart(groups[k])
+		f.Name = fmt.Sprintf("step_time_%02d", i+1)
+		f.Title = "Simulated step time per placer: " + k
+		figs = append(figs, f)
+	}
+	return figs
+}
+
+func settingsLabel(ss []Setting) string {
+	var parts []string
+	for _, s := range ss {
+		parts = append(parts, s.String())
+	}
+	return strings.Join(parts, " ")
+}

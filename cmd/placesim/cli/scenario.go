@@ -106,8 +106,15 @@ func writeResultViews(dir string, res *study.Results) error {
 	if err != nil {
 		return err
 	}
-	_, err = reports.WriteFigures(dir, figs)
-	return err
+	figs = append(figs, study.ScenarioFigures(res)...)
+	if _, err = reports.WriteFigures(dir, figs); err != nil || len(figs) == 0 {
+		return err
+	}
+	var index strings.Builder
+	for _, f := range figs {
+		fmt.Fprintf(&index, "%s.png/.svg\t%s\n", f.Name, f.Title)
+	}
+	return reports.WriteFileAtomic(filepath.Join(dir, "figures.txt"), []byte(index.String()))
 }
 
 func settingsString(ss []study.Setting) string {
