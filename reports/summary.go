@@ -93,6 +93,9 @@ func bestStep(rows []*Outcome) float64 {
 // "order relaxed" says the schedule's strict order deadlocked on the graph
 // and was played as a priority (engine.Result.OrderRelaxed).
 func Execution(o *Outcome) string {
+	if !simulated(o) {
+		return "-"
+	}
 	var parts []string
 	if p := o.Pipeline; p != nil {
 		parts = append(parts, fmt.Sprintf("%s x%d", p.Schedule, p.MicroBatches))
