@@ -9,11 +9,7 @@ package zoo
 // dropout, classifier. 23.8 M parameters without the auxiliary head
 // (aux=true adds it, as the paper trains with it).
 func buildInceptionV3(p *Params) (*net, error) {
-	image, err := p.Int("image", 299, 75, 2048)
-	if err != nil {
-		return nil, err
-	}
-	classes, err := p.Int("classes", 1000, 1, 1<<20)
+	n, x, labels, classes, err := imageInput(p, "inception_v3", 299, 75, true)
 	if err != nil {
 		return nil, err
 	}
@@ -21,14 +17,7 @@ func buildInceptionV3(p *Params) (*net, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := newNet("inception_v3", p.Batch, p.Training)
-	if err := bnParam(p, n); err != nil {
-		return nil, err
-	}
 	b := p.Batch
-	n.in("input", "input")
-	x := n.source("images", "input", b, image, image, 3)
-	labels := n.source("labels", "labels", b)
 
 	// cb is a conv-bn-relu layer in its own block
 	cb := func(block string, x tensor, f, kh, kw, s int, pd padding) tensor {

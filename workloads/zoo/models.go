@@ -32,6 +32,30 @@ func models() []Model {
 	}
 }
 
+// imageInput reads the image classifiers' common parameters (image side
+// in [minImage, 2048], default defImage; classes) and starts their net with
+// an "input" block holding the images (batch x side x side x 3) and the
+// labels; batchNorm also reads the bn= parameter.
+func imageInput(p *Params, name string, defImage, minImage int, batchNorm bool) (n *net, images, labels tensor, classes int, err error) {
+	image, err := p.Int("image", defImage, minImage, 2048)
+	if err != nil {
+		return nil, images, labels, 0, err
+	}
+	if classes, err = p.Int("classes", 1000, 1, 1<<20); err != nil {
+		return nil, images, labels, 0, err
+	}
+	n = newNet(name, p.Batch, p.Training)
+	if batchNorm {
+		if err := bnParam(p, n); err != nil {
+			return nil, images, labels, 0, err
+		}
+	}
+	n.in("input", "input")
+	images = n.source("images", "input", p.Batch, image, image, 3)
+	labels = n.source("labels", "labels", p.Batch)
+	return n, images, labels, classes, nil
+}
+
 // bnParam reads the batch-norm granularity parameter of the CNNs.
 func bnParam(p *Params, n *net) error {
 	bn, err := p.String("bn", "unfused", "unfused", "fused")

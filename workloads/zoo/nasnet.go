@@ -48,11 +48,7 @@ func buildNASNet(p *Params) (*net, error) {
 	if err != nil {
 		return nil, err
 	}
-	image, err := p.Int("image", 331, 64, 2048)
-	if err != nil {
-		return nil, err
-	}
-	classes, err := p.Int("classes", 1000, 1, 1<<20)
+	n, x, labels, classes, err := imageInput(p, "nasnet", 331, 64, true)
 	if err != nil {
 		return nil, err
 	}
@@ -60,14 +56,6 @@ func buildNASNet(p *Params) (*net, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := newNet("nasnet", p.Batch, p.Training)
-	if err := bnParam(p, n); err != nil {
-		return nil, err
-	}
-	b := p.Batch
-	n.in("input", "input")
-	x := n.source("images", "input", b, image, image, 3)
-	labels := n.source("labels", "labels", b)
 
 	n.in("stem/conv_0", "conv-block")
 	x = n.convBN("", x, 3*32, 3, 3, 2, valid, true, false)

@@ -18,22 +18,10 @@ func buildResNet(p *Params) (*net, error) {
 	if stages == nil {
 		return nil, fmt.Errorf("parameter depth=%d (valid: 50, 101, 152)", depth)
 	}
-	image, err := p.Int("image", 224, 32, 2048)
+	n, x, labels, classes, err := imageInput(p, fmt.Sprintf("resnet%d", depth), 224, 32, true)
 	if err != nil {
 		return nil, err
 	}
-	classes, err := p.Int("classes", 1000, 1, 1<<20)
-	if err != nil {
-		return nil, err
-	}
-	n := newNet(fmt.Sprintf("resnet%d", depth), p.Batch, p.Training)
-	if err := bnParam(p, n); err != nil {
-		return nil, err
-	}
-	b := p.Batch
-	n.in("input", "input")
-	x := n.source("images", "input", b, image, image, 3)
-	labels := n.source("labels", "labels", b)
 
 	n.in("stem/conv_1", "conv-block")
 	x = n.convBN("", x, 64, 7, 7, 2, same, true, true)

@@ -9,19 +9,11 @@ import "fmt"
 // 4096, 4096 (with dropout in training) and the classes. 143.7 M
 // parameters at 224x224.
 func buildVGG19(p *Params) (*net, error) {
-	image, err := p.Int("image", 224, 32, 2048)
+	n, x, labels, classes, err := imageInput(p, "vgg19", 224, 32, false)
 	if err != nil {
 		return nil, err
 	}
-	classes, err := p.Int("classes", 1000, 1, 1<<20)
-	if err != nil {
-		return nil, err
-	}
-	n := newNet("vgg19", p.Batch, p.Training)
 	b := p.Batch
-	n.in("input", "input")
-	x := n.source("images", "input", b, image, image, 3)
-	labels := n.source("labels", "labels", b)
 	for blk, cfg := range []struct{ convs, filters int }{{2, 64}, {2, 128}, {4, 256}, {4, 512}, {4, 512}} {
 		for c := 0; c < cfg.convs; c++ {
 			n.in(fmt.Sprintf("block_%d/conv_%d", blk+1, c+1), "conv-block")
