@@ -61,6 +61,12 @@ type Op struct {
 	ParamBytes int64
 	// TempBytes is scratch memory held only while the op runs.
 	TempBytes int64
+	// GradBytes is the size of the parameter gradient that a data-parallel
+	// all-reduce carries for this op, in the gradient's precision. It is set
+	// on the update op of each trainable parameter tensor (DeriveTraining);
+	// 0 elsewhere. Optimizer state and gradient buffers (ParamBytes of the
+	// update ops) are never all-reduced.
+	GradBytes int64
 	// Measured holds measured run times in seconds keyed by device kind
 	// name, device class (MeasuredAccelerator, MeasuredCPU) or MeasuredAny.
 	// When present it overrides the roofline model.

@@ -509,6 +509,7 @@ func (d *deriver) addUpdates(u, src int) {
 		op.FLOPs = d.oc.flops * elems
 		op.BytesAccessed = int64(d.oc.words * float64(b))
 		op.ParamBytes = d.oc.slots * b
+		op.GradBytes = b
 		if d.persistent {
 			op.ParamBytes += b // the gradient buffer
 		}

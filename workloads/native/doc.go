@@ -32,6 +32,7 @@
 //	      "outputBytes": 524288,      size of the op's outputs (integer bytes, >= 0)
 //	      "paramBytes": 16777216,     resident parameters (integer bytes, >= 0)
 //	      "tempBytes": 0,             workspace while running (integer bytes, >= 0)
+//	      "gradBytes": 0,             gradient all-reduced in data parallelism (update ops; integer bytes, >= 0)
 //	      "measured": {               measured run times in seconds, finite, >= 0,
 //	        "V100-16GB": 0.0012,      keyed by device kind name,
 //	        "accelerator": 0.0011,    device class ("accelerator", "cpu")

@@ -203,6 +203,8 @@ func (r *reader) op(path string) (workloads.Op, error) {
 			op.ParamBytes, err = r.integer(path, 0, math.MaxInt64)
 		case "tempBytes":
 			op.TempBytes, err = r.integer(path, 0, math.MaxInt64)
+		case "gradBytes":
+			op.GradBytes, err = r.integer(path, 0, math.MaxInt64)
 		case "measured":
 			op.Measured = map[string]float64{}
 			err = r.object(path, func(key, _ string) error {
@@ -215,7 +217,7 @@ func (r *reader) op(path string) (workloads.Op, error) {
 		case "cpuOnly":
 			op.CPUOnly, err = r.boolean(path)
 		default:
-			err = r.errf(path, "unknown field (valid: name, type, layer, role, flops, bytesAccessed, outputBytes, paramBytes, tempBytes, measured, colocation, cpuOnly)")
+			err = r.errf(path, "unknown field (valid: name, type, layer, role, flops, bytesAccessed, outputBytes, paramBytes, tempBytes, gradBytes, measured, colocation, cpuOnly)")
 		}
 		return err
 	})

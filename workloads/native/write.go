@@ -30,6 +30,7 @@ type opJSON struct {
 	OutputBytes   int64              `json:"outputBytes,omitempty"`
 	ParamBytes    int64              `json:"paramBytes,omitempty"`
 	TempBytes     int64              `json:"tempBytes,omitempty"`
+	GradBytes     int64              `json:"gradBytes,omitempty"`
 	Measured      map[string]float64 `json:"measured,omitzero"`
 	Colocation    string             `json:"colocation,omitempty"`
 	CPUOnly       bool               `json:"cpuOnly,omitempty"`
@@ -81,7 +82,7 @@ func Write(w io.Writer, g *workloads.Graph) error {
 		op := &g.Ops[i]
 		o := opJSON{Name: op.Name, Type: op.Type, Layer: op.Layer, FLOPs: op.FLOPs,
 			BytesAccessed: op.BytesAccessed, OutputBytes: op.OutputBytes, ParamBytes: op.ParamBytes,
-			TempBytes: op.TempBytes, Measured: op.Measured, Colocation: op.Colocation, CPUOnly: op.CPUOnly}
+			TempBytes: op.TempBytes, GradBytes: op.GradBytes, Measured: op.Measured, Colocation: op.Colocation, CPUOnly: op.CPUOnly}
 		if op.Role != workloads.Forward {
 			o.Role = roleNames[op.Role]
 		}
