@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"placesim/engine"
+	"placesim/workloads"
 )
 
 // Report is what a placer can tell about the plan it returned beyond the
@@ -27,6 +28,25 @@ type Report struct {
 	Explain string `json:"-"`
 	// Notes are facts about the search (solver status, gap, ideals).
 	Notes []string `json:"notes,omitempty"`
+	// Fallback, when set, says that the plan is not what the placer's own
+	// method produced but a substitute, and why ("m-ETF warm start; CBC:
+	// no incumbent before the time limit"). Empty when the method ran to
+	// its end. A result table shows it beside the placer's name.
+	Fallback string `json:"fallback,omitempty"`
+	// Relaxed lists the constraints the placer dropped or loosened to find
+	// a plan ("memory: balance relaxed to none"), each with its reason.
+	Relaxed []string `json:"relaxed,omitempty"`
+}
+
+// PlanGraph is the graph plan applies to: the graph the placer rewrote
+// (operator splitting, fusion; engine.Plan.Graph) when it did, else g, the
+// graph it was asked to place. Every consumer of a plan (split listing,
+// report, trace, chart) indexes ops in this graph, never in g directly.
+func PlanGraph(g *workloads.Graph, plan *engine.Plan) *workloads.Graph {
+	if plan != nil && plan.Graph != nil {
+		return plan.Graph
+	}
+	return g
 }
 
 // DeviceShare is one device's part of a split.

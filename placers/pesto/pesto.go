@@ -208,9 +208,10 @@ type Result struct {
 	// the start given to CBC.
 	ExpertStart float64
 	StartFrom   string
-	// Memory is the memory form the ILP used: the configured one, or
-	// MemoryLimit or MemoryNone when m-ETF found no placement within it.
-	Memory MemoryMode
+	// Memory is the memory form the ILP used: the configured one
+	// (MemoryAsked), or MemoryLimit or MemoryNone when m-ETF found no
+	// placement within it.
+	Memory, MemoryAsked MemoryMode
 	// Solver is CBC's solution (nil when it found no incumbent and the
 	// warm start was used).
 	Solver *mip.Solution
@@ -218,9 +219,11 @@ type Result struct {
 	// proved optimality; the plan is its best incumbent.
 	TimedOut bool
 	// UsedWarmStart: CBC returned no better incumbent and the plan is the
-	// warm start's; SolverError says why when CBC failed.
-	UsedWarmStart bool
-	SolverError   string
+	// warm start's; SolverError says why when CBC failed; WorseThanStart
+	// when CBC ended on a schedule worse than its start.
+	UsedWarmStart  bool
+	SolverError    string
+	WorseThanStart bool
 	// Rows, Cols and Binaries size the ILP.
 	Rows, Cols, Binaries int
 	// BlockTime and ListTime are the replays with the estimates, at op
@@ -267,6 +270,7 @@ func (p *Pesto) Solve(ctx context.Context, req *placers.Request) (*Result, error
 	var worders [][]int
 	// memory: the configured form; when m-ETF cannot keep it (the balance
 	// is too tight for the groups), the capacities; failing those too, none
+	res.MemoryAsked = cfg.ILP.Memory
 	modes := []MemoryMode{cfg.ILP.Memory}
 	switch cfg.ILP.Memory {
 	case MemoryBalance:
@@ -362,7 +366,7 @@ func (p *Pesto) Solve(ctx context.Context, req *placers.Request) (*Result, error
 	if warm != nil && !res.UsedWarmStart && warm.makespan < ev.makespan*(1-1e-9) {
 		// CBC ended on a worse schedule than its start (it drops a start
 		// it judges infeasible within its tolerances): keep the start
-		res.UsedWarmStart = true
+		res.UsedWarmStart, res.WorseThanStart = true, true
 		dev, orders, res.Evaluated, res.Makespan = wdev, worders, warm.makespan, warm.makespan
 	}
 	if res.Plan, err = p.plan(req, pr, dev, orders, cfg.Schedule, res); err != nil {
@@ -417,6 +421,29 @@ func (p *Pesto) plan(req *placers.Request, pr *problem, dev []int, orders [][]in
 	return plan, nil
 }
 
+// Fallback says which start's schedule the plan is and why CBC's own
+// solution is not used ("m-ETF warm start; CBC: <reason>"), or "" when the
+// plan is CBC's.
+func (r *Result) Fallback() string {
+	if !r.UsedWarmStart {
+		return ""
+	}
+	name := "m-ETF"
+	if r.StartFrom != "m-etf" {
+		name = r.StartFrom
+	}
+	why := "no incumbent better than the start"
+	switch {
+	case r.SolverError != "":
+		why = r.SolverError
+	case r.WorseThanStart:
+		why = "its solution is worse than the start"
+	case r.TimedOut:
+		why = "no incumbent before its time limit"
+	}
+	return fmt.Sprintf("%s warm start; CBC: %s", name, why)
+}
+
 // Report describes the solve.
 func (r *Result) Report() *placers.Report {
 	rep := &placers.Report{Objective: "makespan", Value: r.Makespan}
@@ -446,6 +473,10 @@ func (r *Result) Report() *placers.Report {
 			why = "CBC gave no solution (" + r.SolverError + ")"
 		}
 		rep.Notes = append(rep.Notes, why+": the "+r.StartFrom+" start's schedule is used")
+		rep.Fallback = r.Fallback()
+	}
+	if r.Memory != r.MemoryAsked {
+		rep.Relaxed = append(rep.Relaxed, fmt.Sprintf("memory: %s relaxed to %s (m-ETF found no placement within %s)", r.MemoryAsked, r.Memory, r.MemoryAsked))
 	}
 	rep.Notes = append(rep.Notes, fmt.Sprintf("schedule replayed in the ILP's model: %.6gs", r.Evaluated))
 	if r.BlockTime > 0 {

@@ -3,6 +3,8 @@ package pesto_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -158,5 +160,39 @@ func TestNoSolver(t *testing.T) {
 	_, err := p.Place(context.Background(), &placers.Request{Graph: g, Cluster: c, Estimates: est})
 	if err == nil || !strings.Contains(err.Error(), "cbc") {
 		t.Fatalf("err = %v, want one naming cbc", err)
+	}
+}
+
+// TestFallbackReported: when CBC fails (here a cbc on PATH that crashes),
+// pesto returns its m-ETF warm start and says so in the report's Fallback,
+// never silently under its own name.
+func TestFallbackReported(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "cbc"), []byte("#!/bin/sh\necho 'simulated crash' >&2\nexit 3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir)
+	g := workloads.Diamond(1e-3, 1<<20)
+	c, err := devices.NewPreset("2xV100-nvlink+cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	est, err := devices.NewEstimates(g, c, devices.EstimateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := pesto.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, rep, err := p.(placers.Reporter).PlaceReport(context.Background(), &placers.Request{Graph: g, Cluster: c, Estimates: est})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := plan.Validate(g, c); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(rep.Fallback, "m-ETF warm start; CBC: ") {
+		t.Fatalf("Fallback = %q, want the m-ETF warm start named with CBC's reason", rep.Fallback)
 	}
 }

@@ -132,9 +132,11 @@ that machine.`,
 					loads[d.Device] = d
 				}
 			}
+			// a plan on a rewritten graph (split, fused) lists that graph's ops
+			pg := placers.PlanGraph(g, plan)
 			byDev := make([][]string, len(c.Devices))
 			for op, d := range plan.Device {
-				byDev[d] = append(byDev[d], g.Ops[op].Name)
+				byDev[d] = append(byDev[d], pg.Ops[op].Name)
 			}
 			for d, ops := range byDev {
 				if len(ops) == 0 {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"placesim/internal/sharedtest"
+	"placesim/workloads/zoo"
 	"strings"
 	"testing"
 
@@ -120,5 +121,36 @@ func TestPlaceExpertMaxLoad(t *testing.T) {
 	}
 	if obj.MaxLoad == nil || *obj.MaxLoad < 17.789906*(1-1e-6) {
 		t.Fatalf("expert split's maxLoad %v: want one >= the optimum 17.789906 ms", obj.MaxLoad)
+	}
+}
+
+// TestPlaceRewrittenGraph: fastt-os-dpos splits ops, so its plan is for a
+// rewritten graph with more ops than the workload; place lists that
+// graph's ops (it once indexed the workload's ops with the plan's IDs and
+// panicked).
+func TestPlaceRewrittenGraph(t *testing.T) {
+	const w = "zoo:vgg19?image=64&batch=16&training=true"
+	g, err := zoo.Build(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run(t, "place", "-p", "fastt-os-dpos", "-w", w, "-c", "4xV100-pcie", "--json", "--reproducible")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var obj struct {
+		Placement []struct {
+			Ops []string `json:"ops"`
+		} `json:"placement"`
+	}
+	if err := json.Unmarshal([]byte(out), &obj); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range obj.Placement {
+		n += len(p.Ops)
+	}
+	if n <= len(g.Ops) { // a split adds ops
+		t.Fatalf("placement lists %d ops, want the rewritten graph's (more than the workload's %d)", n, len(g.Ops))
 	}
 }
