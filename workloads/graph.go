@@ -3,6 +3,8 @@ package workloads
 import (
 	"fmt"
 	"math"
+
+	"placesim/internal/checked"
 )
 
 // Role says which part of a training step an op belongs to.
@@ -254,9 +256,68 @@ func (g *Graph) Validate() error {
 			return fmt.Errorf("%w: graph %q: edges[%d] %q->%q: field bytes = %d (valid range: >= 0)", ErrInvalid, g.Name, i, g.Ops[e.From].Name, g.Ops[e.To].Name, e.Bytes)
 		}
 	}
+	if err := g.checkTotals(); err != nil {
+		return err
+	}
 	g.ensureAdj()
 	_, err := g.TopoOrder()
 	return err
+}
+
+// MaxTotalBytes bounds the sum of a graph's sizes (every op's
+// outputBytes, paramBytes, tempBytes and gradBytes plus every edge's bytes,
+// and separately the sum of bytesAccessed): 2^63-1, so that any total the
+// engine, the placers or the statistics form from a valid graph fits an
+// int64.
+const MaxTotalBytes = math.MaxInt64
+
+// checkTotals refuses a graph whose size totals overflow int64, naming the
+// op or edge field at which the running total overflows, and a graph whose
+// FLOPs sum to infinity.
+func (g *Graph) checkTotals() error {
+	var mem, acc checked.Acc
+	var flops float64
+	for i := range g.Ops {
+		op := &g.Ops[i]
+		for _, f := range []struct {
+			name string
+			v    int64
+		}{{"outputBytes", op.OutputBytes}, {"paramBytes", op.ParamBytes}, {"tempBytes", op.TempBytes}, {"gradBytes", op.GradBytes}} {
+			if !mem.Add(f.v) {
+				return fmt.Errorf("%w: graph %q: op %q (ops[%d].%s = %d): the graph's total of outputBytes, paramBytes, tempBytes, gradBytes and edge bytes overflows int64 (valid range: total <= 2^63-1)", ErrInvalid, g.Name, op.Name, i, f.name, f.v)
+			}
+		}
+		if !acc.Add(op.BytesAccessed) {
+			return fmt.Errorf("%w: graph %q: op %q (ops[%d].bytesAccessed = %d): the graph's total bytesAccessed overflows int64 (valid range: total <= 2^63-1)", ErrInvalid, g.Name, op.Name, i, op.BytesAccessed)
+		}
+		if flops += op.FLOPs; !checked.Finite(flops) {
+			return fmt.Errorf("%w: graph %q: op %q (ops[%d].flops = %g): the graph's total FLOPs is not finite (valid range: total < 1.8e308)", ErrInvalid, g.Name, op.Name, i, op.FLOPs)
+		}
+	}
+	for i, e := range g.Edges {
+		if !mem.Add(e.Bytes) {
+			return fmt.Errorf("%w: graph %q: edges[%d].bytes = %d: the graph's total of outputBytes, paramBytes, tempBytes, gradBytes and edge bytes overflows int64 (valid range: total <= 2^63-1)", ErrInvalid, g.Name, i, e.Bytes)
+		}
+	}
+	return nil
+}
+
+// SizeTotal is the sum of every op's outputBytes, paramBytes, tempBytes
+// and gradBytes and every edge's bytes, with ok false when it overflows
+// int64 (Validate refuses such a graph).
+func (g *Graph) SizeTotal() (total int64, ok bool) {
+	var a checked.Acc
+	for i := range g.Ops {
+		op := &g.Ops[i]
+		a.Add(op.OutputBytes)
+		a.Add(op.ParamBytes)
+		a.Add(op.TempBytes)
+		a.Add(op.GradBytes)
+	}
+	for _, e := range g.Edges {
+		a.Add(e.Bytes)
+	}
+	return a.Value()
 }
 
 func checkOp(op *Op) error {

@@ -2,6 +2,7 @@ package workloads_test
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -25,6 +26,12 @@ func TestValidateErrors(t *testing.T) {
 		{"dangling edge", func(g *workloads.Graph) { g.AddEdge(1, 9, 1) }, "edges[3] 1->9: endpoint out of range [0, 4) (dangling edge)", false},
 		{"negative edge", func(g *workloads.Graph) { g.AddEdge(0, 2, -4) }, "field bytes = -4", false},
 		{"self loop", func(g *workloads.Graph) { g.AddEdge(2, 2, 1) }, `self-loop on op "op2"`, false},
+		{"output bytes total overflows", func(g *workloads.Graph) { g.Ops[2].OutputBytes = math.MaxInt64 }, `ops[2].outputBytes = 9223372036854775807): the graph's total`, false},
+		{"param bytes total overflows", func(g *workloads.Graph) { g.Ops[1].ParamBytes = math.MaxInt64 - 8 }, `ops[1].paramBytes = 9223372036854775799`, false},
+		{"two halves overflow", func(g *workloads.Graph) { g.Ops[0].TempBytes = 1 << 62; g.Ops[3].GradBytes = 1 << 62 }, `ops[3].gradBytes`, false},
+		{"edge bytes total overflows", func(g *workloads.Graph) { g.Edges[1].Bytes = math.MaxInt64 }, `edges[1].bytes = 9223372036854775807`, false},
+		{"bytes accessed total overflows", func(g *workloads.Graph) { g.Ops[0].BytesAccessed = 1 << 62; g.Ops[1].BytesAccessed = 1 << 62 }, `ops[1].bytesAccessed`, false},
+		{"flops total infinite", func(g *workloads.Graph) { g.Ops[0].FLOPs = math.MaxFloat64; g.Ops[1].FLOPs = math.MaxFloat64 }, `ops[1].flops = 1.7976931348623157e+308): the graph's total FLOPs is not finite`, false},
 		{"cycle", func(g *workloads.Graph) { g.AddEdge(3, 1, 1) }, `op "op1" is on the cycle "op1" -> "op2" -> "op3" -> "op1"`, true},
 	}
 	for _, tc := range tests {
@@ -81,5 +88,29 @@ func TestRandomLayeredDeterministic(t *testing.T) {
 	}
 	if err := a.Validate(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestValidateTotalsAtTheEdge checks that a graph whose size total is
+// exactly 2^63-1 is valid and one byte more is refused.
+func TestValidateTotalsAtTheEdge(t *testing.T) {
+	g := workloads.Chain(2, []float64{1e-3}, 0)
+	g.Ops[0].OutputBytes = math.MaxInt64 - 5
+	g.Ops[1].ParamBytes = 5
+	if err := g.Validate(); err != nil {
+		t.Fatalf("total of exactly 2^63-1 refused: %v", err)
+	}
+	if total, ok := g.SizeTotal(); !ok || total != math.MaxInt64 {
+		t.Fatalf("SizeTotal = %d, %v", total, ok)
+	}
+	g.Ops[1].ParamBytes = 6
+	if err := g.Validate(); err == nil || !strings.Contains(err.Error(), "ops[1].paramBytes = 6") {
+		t.Fatalf("total of 2^63 accepted or misreported: %v", err)
+	}
+	if _, ok := g.SizeTotal(); ok {
+		t.Fatal("SizeTotal did not report the overflow")
+	}
+	if _, err := workloads.DeriveTraining(g); err == nil || !strings.Contains(err.Error(), "64 PiB") {
+		t.Fatalf("DeriveTraining of an overflowing graph: %v", err)
 	}
 }

@@ -80,6 +80,13 @@ func DeriveTraining(fwd *Graph) (*Graph, error) {
 	return DeriveTrainingWith(fwd, TrainingOptions{})
 }
 
+// MaxDeriveBytes bounds the size total (Graph.SizeTotal) of a forward
+// graph that DeriveTraining accepts: 2^56 bytes (64 PiB). The training
+// step's gradients, optimizer slots and summed reads are each a small
+// multiple of the forward sizes, so this leaves them far from int64
+// overflow.
+const MaxDeriveBytes = int64(1) << 56
+
 // DeriveTrainingWith returns the training step of a forward graph: the
 // forward ops (IDs unchanged), their gradient ops (role Backward) in reverse
 // dependency order, and one optimizer update op (role Update) per parameter
@@ -127,6 +134,9 @@ func DeriveTrainingWith(fwd *Graph, o TrainingOptions) (*Graph, error) {
 	order, err := fwd.TopoOrder()
 	if err != nil {
 		return nil, fmt.Errorf("derive training of %q: %w", fwd.Name, err)
+	}
+	if total, ok := fwd.SizeTotal(); !ok || total > MaxDeriveBytes {
+		return nil, fmt.Errorf("%w: derive training of %q: the forward graph's sizes (outputs, parameters, temporaries, edges) total more than 2^56 bytes (valid range: <= 64 PiB, so that the training step's sums cannot overflow)", ErrInvalid, fwd.Name)
 	}
 	for i := range fwd.Ops {
 		if fwd.Ops[i].Role != Forward {

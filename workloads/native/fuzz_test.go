@@ -97,7 +97,7 @@ func FuzzNative(f *testing.F) {
 		if err := g.Validate(); err != nil {
 			t.Fatalf("Parse returned an invalid graph: %v", err)
 		}
-		// the hand-written lexer agrees with encoding/json on validity and
+		// the reader agrees with encoding/json on validity and
 		// on how strings decode
 		var ref struct {
 			Name string

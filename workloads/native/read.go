@@ -228,8 +228,8 @@ func (r *reader) op(path string) (workloads.Op, error) {
 }
 
 func (r *reader) edge(path string) (edgeRef, error) {
-	r.lex.peek()
-	e := edgeRef{line: r.lex.line}
+	r.start()
+	e := edgeRef{line: r.valLine}
 	var hasFrom, hasTo bool
 	err := r.object(path, func(key, path string) error {
 		var err error
