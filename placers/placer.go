@@ -69,14 +69,30 @@ func (o Options) Float(key string, def, lo, hi float64) (float64, error) {
 	return f, nil
 }
 
-// Factory makes a placer from its options.
+// Factory makes a placer from its options. The registry has already
+// checked every key and value against the placer's declared Options and
+// filled in the default of each option not given.
 type Factory func(opts Options) (Placer, error)
 
-// Entry is a registered placer with a one-line description.
+// Entry is a registered placer with a one-line description and the
+// declaration of its options.
 type Entry struct {
 	Name        string
 	Description string
 	New         Factory
+	// Options declares every option the placer reads; any other key is
+	// refused.
+	Options []Option
+}
+
+// Option returns the declaration of the entry's option name.
+func (e Entry) Option(name string) (Option, bool) {
+	for _, o := range e.Options {
+		if o.Name == name {
+			return o, true
+		}
+	}
+	return Option{}, false
 }
 
 // Registry maps names to factories.
@@ -85,15 +101,26 @@ type Registry struct{ entries map[string]Entry }
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry { return &Registry{entries: map[string]Entry{}} }
 
-// Register adds a placer; a duplicate name is an error.
-func (r *Registry) Register(name, description string, f Factory) error {
-	if name == "" || f == nil {
-		return fmt.Errorf("register placer %q: empty name or nil factory", name)
+// Register adds a placer with the declarations of its options; a
+// duplicate name or a bad declaration is an error.
+func (r *Registry) Register(name, description string, f Factory, opts ...Option) error {
+	return r.Add(Entry{Name: name, Description: description, New: f, Options: opts})
+}
+
+// Add registers e; a duplicate name or a bad declaration is an error.
+func (r *Registry) Add(e Entry) error {
+	if e.Name == "" || e.New == nil || strings.ContainsAny(e.Name, ".=, ") {
+		return fmt.Errorf("register placer %q: empty name, a name with one of . = , or a space, or nil factory", e.Name)
 	}
-	if _, dup := r.entries[name]; dup {
-		return fmt.Errorf("%w: %q", ErrDuplicate, name)
+	if _, dup := r.entries[e.Name]; dup {
+		return fmt.Errorf("%w: %q", ErrDuplicate, e.Name)
 	}
-	r.entries[name] = Entry{Name: name, Description: description, New: f}
+	if err := validateDecls(e.Name, e.Options); err != nil {
+		return err
+	}
+	e.Options = append([]Option(nil), e.Options...)
+	sort.Slice(e.Options, func(i, j int) bool { return e.Options[i].Name < e.Options[j].Name })
+	r.entries[e.Name] = e
 	return nil
 }
 
@@ -130,17 +157,169 @@ func (r *Registry) Entries() []Entry {
 	return es
 }
 
-// New makes the named placer with opts.
-func (r *Registry) New(name string, opts Options) (Placer, error) {
+// Entry returns the named entry.
+func (r *Registry) Entry(name string) (Entry, error) {
 	e, ok := r.entries[name]
 	if !ok {
-		return nil, fmt.Errorf("%w %q (valid: %s)", ErrUnknownPlacer, name, strings.Join(r.Names(), ", "))
+		if s := Suggest(name, r.Names()); s != "" {
+			return Entry{}, fmt.Errorf("%w %q; did you mean %s? (valid: %s)", ErrUnknownPlacer, name, s, strings.Join(r.Names(), ", "))
+		}
+		return Entry{}, fmt.Errorf("%w %q (valid: %s)", ErrUnknownPlacer, name, strings.Join(r.Names(), ", "))
 	}
-	p, err := e.New(opts)
+	return e, nil
+}
+
+// LocalOptions lists the options of the named placer whose values name a
+// local resource (a program to run, a directory to write, a file to read;
+// see Resource), sorted; nil for an unknown placer. A caller that takes
+// placer options from a data file someone else wrote (a scenario, a
+// results file) refuses these keys there: such a file must never choose a
+// program to run or a place to write.
+func (r *Registry) LocalOptions(name string) []string {
+	var out []string
+	for _, o := range r.entries[name].Options {
+		if o.Local() {
+			out = append(out, o.Name)
+		}
+	}
+	return out
+}
+
+// New makes the named placer with opts. Every key must be declared by the
+// placer (a key may be qualified by the placer's name, as in
+// m-etf.coarsen) and every value valid: an unknown key is an error that
+// lists the valid keys and suggests the nearest, a bad value one that names
+// the option, the value and the valid range. The default of each declared
+// option not given is filled in before the factory runs.
+func (r *Registry) New(name string, opts Options) (Placer, error) {
+	e, err := r.Entry(name)
+	if err != nil {
+		return nil, err
+	}
+	full, err := e.complete(opts)
+	if err != nil {
+		return nil, fmt.Errorf("placer %s: %w", name, err)
+	}
+	p, err := e.New(full)
 	if err != nil {
 		return nil, fmt.Errorf("placer %s: %w", name, err)
 	}
 	return p, nil
+}
+
+// complete checks opts against e's declarations and returns them with
+// every default filled in and every key unqualified.
+func (e Entry) complete(opts Options) (Options, error) {
+	full := Options{}
+	for k, v := range opts {
+		if p, key, ok := strings.Cut(k, "."); ok {
+			if p != e.Name {
+				return nil, fmt.Errorf("%w: option %q is for placer %s, not %s", ErrBadOption, k, p, e.Name)
+			}
+			k = key
+		}
+		o, ok := e.Option(k)
+		if !ok {
+			return nil, unknownKey(k, optionNames(e.Options), e.Name)
+		}
+		if err := o.Check(v); err != nil {
+			return nil, err
+		}
+		full[k] = v
+	}
+	for _, o := range e.Options {
+		if _, given := full[o.Name]; given {
+			continue
+		}
+		if o.Required {
+			return nil, fmt.Errorf("%w: %s needs option %s (%s: %s)", ErrBadOption, e.Name, o.Name, o.Range(), o.Doc)
+		}
+		if o.Default != "" {
+			full[o.Name] = o.Default
+		}
+	}
+	return full, nil
+}
+
+// Resolve distributes option pairs over the placers named: a key
+// qualified by a placer's name (m-etf.coarsen=true) goes to that placer
+// alone, which must be among names and declare it; an unqualified key
+// (coarsen=true) goes to every placer among names that declares it, and is
+// an error when none does. A qualified key wins over an unqualified one.
+// Each returned set holds only keys its placer declares, with valid
+// values; defaults are left to New.
+func (r *Registry) Resolve(names []string, opts Options) (map[string]Options, error) {
+	out := map[string]Options{}
+	entries := make([]Entry, len(names))
+	for i, n := range names {
+		e, err := r.Entry(n)
+		if err != nil {
+			return nil, err
+		}
+		entries[i] = e
+		out[n] = Options{}
+	}
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	qualified := map[string]bool{} // placer + "." + key given qualified
+	for _, k := range keys {
+		p, key, ok := strings.Cut(k, ".")
+		if !ok {
+			continue
+		}
+		e, err := r.Entry(p)
+		if err != nil {
+			return nil, fmt.Errorf("option %q: %w", k, err)
+		}
+		if _, in := out[p]; !in {
+			return nil, fmt.Errorf("%w: option %q is for placer %s, which is not among the placers run (%s)", ErrBadOption, k, p, strings.Join(names, ", "))
+		}
+		o, ok := e.Option(key)
+		if !ok {
+			return nil, unknownKey(key, optionNames(e.Options), p)
+		}
+		if err := o.Check(opts[k]); err != nil {
+			return nil, fmt.Errorf("placer %s: %w", p, err)
+		}
+		out[p][key] = opts[k]
+		qualified[k] = true
+	}
+	for _, k := range keys {
+		if strings.Contains(k, ".") {
+			continue
+		}
+		used := false
+		for _, e := range entries {
+			o, ok := e.Option(k)
+			if !ok {
+				continue
+			}
+			used = true
+			if qualified[e.Name+"."+k] {
+				continue
+			}
+			if err := o.Check(opts[k]); err != nil {
+				return nil, fmt.Errorf("placer %s: %w", e.Name, err)
+			}
+			out[e.Name][k] = opts[k]
+		}
+		if !used {
+			var all []string
+			for _, e := range entries {
+				for _, o := range e.Options {
+					if !contains(all, o.Name) {
+						all = append(all, o.Name)
+					}
+				}
+			}
+			sort.Strings(all)
+			return nil, unknownKey(k, all, strings.Join(names, ", "))
+		}
+	}
+	return out, nil
 }
 
 // NewPlan returns a plan with every op on device 0 for graph g.

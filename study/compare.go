@@ -97,6 +97,12 @@ func Compare(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *
 		}
 		seen[n] = true
 	}
+	// Base.Options may hold keys for one placer (m-etf.coarsen) or for
+	// every placer that declares them (coarsen).
+	perPlacer, err := reg.Resolve(names, cs.Base.Options)
+	if err != nil {
+		return nil, err
+	}
 	if cs.Timeout < 0 {
 		return nil, fmt.Errorf("compare timeout %v is negative (valid: 0 for none, or > 0)", cs.Timeout)
 	}
@@ -120,6 +126,7 @@ func Compare(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *
 			for i := range jobs {
 				s := cs.Base
 				s.Placer = names[i]
+				s.Options = perPlacer[names[i]]
 				o := runGuarded(ctx, reg, g, c, s, cs.Timeout)
 				rows[i] = o
 				if cs.Progress != nil {

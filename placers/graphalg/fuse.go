@@ -26,6 +26,26 @@ const (
 	DefaultMemFraction = 0.25
 )
 
+// FusionOptionDecls declares coarsen, range and memfrac (coarsen's
+// default is coarsen), for the placers that take ParseFusionOptions.
+func FusionOptionDecls(coarsen bool) []placers.Option {
+	return []placers.Option{
+		{Name: "coarsen", Type: placers.Bool, Default: strconv.FormatBool(coarsen),
+			Doc: "place the graph coarsened by Celeritas' operation fusion and map the plan back"},
+		{Name: "range", Type: placers.Int, Default: strconv.Itoa(DefaultRange), Min: 1, Max: 1 << 30,
+			Doc: "fusion range R: ops at most this far apart in CPD-TOPO order may fuse (Celeritas 5.1.3)"},
+		{Name: "memfrac", Type: placers.Float, Default: strconv.FormatFloat(DefaultMemFraction, 'g', -1, 64), Min: 1e-6, Max: 1,
+			Doc: "fusion memory cap M, a fraction of the smallest device's memory (Celeritas 5.1.3)"},
+	}
+}
+
+// PrioritiesDecl declares priorities, the option that keeps the estimated
+// schedule's order in the plan (default off).
+func PrioritiesDecl() placers.Option {
+	return placers.Option{Name: "priorities", Type: placers.Bool, Default: "false",
+		Doc: "attach the estimated schedule's order to the plan (default: the executor's own order)"}
+}
+
 // ParseFusionOptions reads coarsen, range and memfrac from opts.
 func ParseFusionOptions(opts placers.Options, coarsen bool) (FusionOptions, error) {
 	fo := FusionOptions{}

@@ -30,7 +30,7 @@ func (f *runFlags) register(cmd *cobra.Command, defCluster string) {
 	fl.StringVarP(&f.workload, "workload", "w", "", "workload: zoo:NAME[?params] or a workload file (required)")
 	fl.StringVarP(&f.cluster, "cluster", "c", defCluster, "cluster preset name or cluster file (YAML/JSON); empty: the machine the workload file describes")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed for every random choice (placers, estimate noise)")
-	fl.StringArrayVar(&f.opts, "opt", nil, "placer option key=value (repeatable), e.g. --opt file=plan.json")
+	fl.StringArrayVar(&f.opts, "opt", nil, "placer option key=value, or PLACER.key=value for one placer (repeatable), e.g. --opt m-etf.coarsen=true; placesim describe placer NAME lists them")
 	fl.StringVar(&f.estimates, "estimates", "exact", "costs placers see: exact, noise (seeded profiling error), or standard-eval (Celeritas: small-batch profiling under noise + linear regression; zoo workloads)")
 	fl.Float64Var(&f.sigma, "noise-sigma", 0.1, "relative standard deviation of the estimate noise (with --estimates noise; of one measured op time with standard-eval)")
 	fl.BoolVar(&f.reproducible, "reproducible", false, "leave wall-clock measurements (placeTime) out, so equal inputs give byte-identical output")

@@ -86,12 +86,21 @@ func runCompare(cmd *cobra.Command, f *runFlags, cf *compareFlags) error {
 			}
 		}
 		for _, n := range names {
-			if _, err := reg.New(n, spec.Options); err != nil {
+			if _, err := reg.Entry(n); err != nil {
 				return fmt.Errorf("--placers: %w", err)
 			}
 		}
 	} else if names, err = study.DefaultPlacers(reg); err != nil {
 		return err
+	}
+	perPlacer, err := reg.Resolve(names, spec.Options)
+	if err != nil {
+		return fmt.Errorf("--opt: %w", err)
+	}
+	for _, n := range names {
+		if _, err := reg.New(n, perPlacer[n]); err != nil {
+			return fmt.Errorf("--opt: %w", err)
+		}
 	}
 	if cf.gantt != "" && !slices.Contains(names, cf.gantt) {
 		return fmt.Errorf("--gantt %q is not among the placers compared (%s)", cf.gantt, strings.Join(names, ", "))

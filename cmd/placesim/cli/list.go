@@ -6,17 +6,22 @@ import (
 	"github.com/spf13/cobra"
 
 	"placesim/devices"
+	"placesim/placers"
 	"placesim/placers/builtin"
 )
 
 func newListCmd() *cobra.Command {
-	return &cobra.Command{
+	var withOptions bool
+	cmd := &cobra.Command{
 		Use:       "list placers|clusters|devices",
-		Short:     "List the registered placers, cluster presets or device kinds",
+		Short:     "List the registered placers (with --options, their options), cluster presets or device kinds",
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: []string{"placers", "clusters", "devices"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			w := cmd.OutOrStdout()
+			if withOptions && args[0] != "placers" {
+				return fmt.Errorf("--options goes with list placers, not list %s", args[0])
+			}
 			switch args[0] {
 			case "placers":
 				reg, err := builtin.NewRegistry()
@@ -24,7 +29,14 @@ func newListCmd() *cobra.Command {
 					return err
 				}
 				for _, e := range reg.Entries() {
-					fmt.Fprintf(w, "%-24s %s\n", e.Name, e.Description)
+					if !withOptions {
+						fmt.Fprintf(w, "%-24s %s\n", e.Name, e.Description)
+						continue
+					}
+					if err := placers.Describe(w, e); err != nil {
+						return err
+					}
+					fmt.Fprintln(w)
 				}
 			case "clusters":
 				for _, p := range devices.Presets() {
@@ -39,6 +51,32 @@ func newListCmd() *cobra.Command {
 				return fmt.Errorf("list %q: valid: placers, clusters, devices", args[0])
 			}
 			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&withOptions, "options", false, "with placers: each placer's options (type, default, valid range, doc)")
+	return cmd
+}
+
+func newDescribeCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "describe placer NAME",
+		Short: "Describe a placer: what it does and its options (type, default, valid range, doc)",
+		Example: `  placesim describe placer m-etf
+  placesim compare -w zoo:mlp -c 4xV100-pcie --placers m-etf,heft --opt m-etf.coarsen=true`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if args[0] != "placer" {
+				return fmt.Errorf("describe %q: valid: placer", args[0])
+			}
+			reg, err := builtin.NewRegistry()
+			if err != nil {
+				return err
+			}
+			e, err := reg.Entry(args[1])
+			if err != nil {
+				return err
+			}
+			return placers.Describe(cmd.OutOrStdout(), e)
 		},
 	}
 }

@@ -17,6 +17,17 @@ type PipelineOptions struct {
 	MicroBatches int
 }
 
+// PipelineOptionDecls declares pipeline (default def) and micro-batches,
+// the options ParsePipeline reads.
+func PipelineOptionDecls(def string) []placers.Option {
+	return []placers.Option{
+		{Name: "pipeline", Type: placers.Enum, Default: def, Values: []string{"gpipe", "1f1b", "pipedream", "none"},
+			Doc: "micro-batch schedule the split runs as; none: device assignment only"},
+		{Name: "micro-batches", Type: placers.Int, Default: "0", Min: 0, Max: 1 << 20,
+			Doc: "micro-batches per step; 0: 4 per pipeline stage"},
+	}
+}
+
 // ParsePipeline reads the placer options pipeline=gpipe|1f1b|pipedream|none
 // (default def) and micro-batches=N.
 func ParsePipeline(opts placers.Options, def string) (PipelineOptions, error) {
