@@ -24,8 +24,12 @@ func ccr(p *graphalg.Problem) float64 {
 
 // TestTable2 fuses the Celeritas models with R = 200 and M = a quarter of
 // a V100 32 GB, as Table 2 does (the paper: 59, 154, 220 and 37 coarse
-// nodes; CCR down 4x to 10x): the coarse graph has at most a fiftieth of
-// the ops and a lower CCR.
+// nodes; CCR down 4x to 10x): the coarse graph has at most a fortieth of
+// the ops and a lower CCR. (The paper's counts, a 56th to a 140th, leave
+// colocation to the fine graph; here a cluster holding the backward ops of
+// two earlier clusters is two coarse ops, one in each one's colocation
+// group, so that the coarse schedule is the one that runs: 54, 490, 467
+// and 43 coarse ops.)
 func TestTable2(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the large training graphs")
@@ -63,7 +67,7 @@ func TestTable2(t *testing.T) {
 				t.Fatal(err)
 			}
 			n, k := len(g.Ops), len(co.Graph.Ops)
-			if k > n/50 || !(ccr(cp) < ccr(p)) {
+			if k > n/40 || !(ccr(cp) < ccr(p)) {
 				t.Fatalf("%d ops -> %d coarse ops, CCR %.3f -> %.3f", n, k, ccr(p), ccr(cp))
 			}
 			t.Logf("%s: %d ops, CCR %.3f -> %d coarse ops, CCR %.3f", m.name, n, ccr(p), k, ccr(cp))

@@ -16,15 +16,26 @@ import (
 // members would send across (per producer and coarse consumer, the largest
 // edge, as the engine sends it), summed.
 //
-// Colocation follows the rule of Book: a colocation unit goes where its
-// first op (in cluster order) goes, so a unit's whole memory is charged to
-// the coarse op holding that first op, and the coarse graph itself has no
-// colocation groups. A coarse op's ParamBytes is the memory charged to it
-// (the OpMemories of the units it decides) and its TempBytes the largest
-// transient footprint (output plus workspace) of its members, so that
-// OpMemories and Reserve of the coarse graph give the fine graph's: a
-// placer that keeps memory per coarse op keeps it for the fine graph once
-// the plan is expanded. The coarse graph is for placing, not simulating.
+// Colocation follows the rule of Book (Celeritas section 6.1): a colocation
+// unit goes where its first op (in cluster order) goes; the cluster holding
+// it is the unit's anchor. The members of a cluster whose units are
+// anchored elsewhere (in training, the backward ops of forward ops fused
+// earlier) cannot run where the cluster runs, so each cluster is cut into
+// runs of consecutive members with the same anchor, and every run is a
+// coarse op; the runs of one anchor form a colocation group of the coarse
+// graph. A placer that keeps the coarse graph's colocation therefore keeps
+// the fine graph's, and Expand puts every fine op on its own coarse op's
+// device: the coarse schedule is the one that runs. Runs of clusters that
+// are consecutive in a topological order are consecutive in it too, so the
+// coarse graph stays acyclic (Lemma 2).
+//
+// A unit's whole memory (OpMemories of its ops, counted once) is charged to
+// the run holding its first op, as ParamBytes; a coarse op's TempBytes is
+// the largest transient footprint (output plus workspace) of its members.
+// Coarse ops have type CoarseOpType, whose outputs OpMemories does not
+// charge again, so OpMemories of the coarse graph sums, per coarse op, the
+// fine graph's OpMemories of the units it anchors. The coarse graph is for
+// placing, not simulating.
 type Coarse struct {
 	// Graph is the coarse graph, validated.
 	Graph *workloads.Graph
@@ -32,9 +43,33 @@ type Coarse struct {
 	Members [][]int
 	// Of maps a fine op to its coarse op.
 	Of []int
-	// unitAnchor maps a fine colocation unit to the coarse op that decides
-	// its device; unitOf maps a fine op to its unit.
-	unitAnchor, unitOf []int
+	// Cluster maps a coarse op (a run) to the cluster it was cut from.
+	Cluster []int
+}
+
+// CoarseOpType is the Type of a coarse graph's ops: their ParamBytes is
+// already the whole memory charged to them (see Coarse).
+const CoarseOpType = "cluster"
+
+// UnitCharges is the memory each op of order carries when every colocation
+// unit of t is charged, whole and once, to its first op in order (mem gives
+// each op's own memory, OpMemories): the memory a cluster of consecutive
+// ops of order carries in the coarse graph, as eq. 6's bound must see it.
+// Ops missing from order are charged nothing.
+func UnitCharges(mem []int64, t *Targets, order []int) []int64 {
+	unitMem := make([]int64, len(t.Units))
+	for op, m := range mem {
+		unitMem[t.UnitOf[op]] += m
+	}
+	out := make([]int64, len(mem))
+	done := make([]bool, len(t.Units))
+	for _, op := range order {
+		if u := t.UnitOf[op]; !done[u] {
+			done[u] = true
+			out[op] = unitMem[u]
+		}
+	}
+	return out
 }
 
 // NewCoarse builds the coarse graph of g for the given clusters, which
@@ -42,10 +77,10 @@ type Coarse struct {
 // graph has a cycle (a fusion against Theorem 1) the error wraps ErrLoop
 // and names the loop. est gives the members' times and memory.
 func NewCoarse(g *workloads.Graph, d *DAG, est *devices.Estimates, t *Targets, clusters [][]int) (*Coarse, error) {
-	n, nc := len(g.Ops), len(clusters)
-	c := &Coarse{Members: clusters, Of: make([]int, n), unitOf: t.UnitOf, unitAnchor: make([]int, len(t.Units))}
-	for i := range c.Of {
-		c.Of[i] = -1
+	n := len(g.Ops)
+	of := make([]int, n)
+	for i := range of {
+		of[i] = -1
 	}
 	for k, ops := range clusters {
 		if len(ops) == 0 {
@@ -55,19 +90,45 @@ func NewCoarse(g *workloads.Graph, d *DAG, est *devices.Estimates, t *Targets, c
 			if op < 0 || op >= n {
 				return nil, fmt.Errorf("coarsen %q: cluster %d names op %d, graph has ops 0..%d", g.Name, k, op, n-1)
 			}
-			if c.Of[op] >= 0 {
-				return nil, fmt.Errorf("coarsen %q: op %q is in clusters %d and %d", g.Name, g.Ops[op].Name, c.Of[op], k)
+			if of[op] >= 0 {
+				return nil, fmt.Errorf("coarsen %q: op %q is in clusters %d and %d", g.Name, g.Ops[op].Name, of[op], k)
 			}
-			c.Of[op] = k
+			of[op] = k
 		}
 	}
-	for i, k := range c.Of {
+	for i, k := range of {
 		if k < 0 {
 			return nil, fmt.Errorf("coarsen %q: op %q is in no cluster", g.Name, g.Ops[i].Name)
 		}
 	}
-	for u := range c.unitAnchor {
-		c.unitAnchor[u] = -1
+	// the anchor cluster of each unit: the one holding its first op
+	anchor := make([]int, len(t.Units))
+	for u := range anchor {
+		anchor[u] = -1
+	}
+	for k, ops := range clusters {
+		for _, op := range ops {
+			if u := t.UnitOf[op]; anchor[u] < 0 {
+				anchor[u] = k
+			}
+		}
+	}
+	c := &Coarse{Of: make([]int, n)}
+	for i := range c.Of {
+		c.Of[i] = -1
+	}
+	groupCPU := make([]bool, len(clusters))
+	runsOf := make([]int, len(clusters))
+	for k, ops := range clusters {
+		c.split(d, ops, k, func(op int) int { return anchor[t.UnitOf[op]] })
+	}
+	for x := range c.Members {
+		runsOf[anchor[t.UnitOf[c.Members[x][0]]]]++
+	}
+	for u, a := range anchor {
+		if t.needCPU[u] {
+			groupCPU[a] = true
+		}
 	}
 	// one representative device per kind, for the members' times
 	var kindDev []int
@@ -79,12 +140,22 @@ func NewCoarse(g *workloads.Graph, d *DAG, est *devices.Estimates, t *Targets, c
 		}
 	}
 	mem := OpMemories(g, est)
+	unitMem := make([]int64, len(t.Units))
+	for op, m := range mem {
+		unitMem[t.UnitOf[op]] += m
+	}
+	charged := make([]bool, len(t.Units))
+	nc := len(c.Members)
 	cg := workloads.NewGraph(g.Name+"/coarse", g.Batch)
 	cg.Training = g.Training
 	cg.Ops = make([]workloads.Op, 0, nc)
-	for k, ops := range clusters {
-		op := workloads.Op{Name: fmt.Sprintf("cluster%d", k), Type: "cluster", Layer: g.Ops[ops[0]].Layer,
-			Measured: make(map[string]float64, len(kindDev))}
+	for k, ops := range c.Members {
+		a := anchor[t.UnitOf[ops[0]]]
+		op := workloads.Op{Name: fmt.Sprintf("cluster%d", k), Type: CoarseOpType, Layer: g.Ops[ops[0]].Layer,
+			Role: g.Ops[ops[0]].Role, CPUOnly: groupCPU[a], Measured: make(map[string]float64, len(kindDev))}
+		if runsOf[a] > 1 {
+			op.Colocation = fmt.Sprintf("fused%d", a)
+		}
 		for _, dv := range kindDev {
 			s := 0.0
 			for _, m := range ops {
@@ -97,19 +168,10 @@ func NewCoarse(g *workloads.Graph, d *DAG, est *devices.Estimates, t *Targets, c
 		for _, m := range ops {
 			op.FLOPs += g.Ops[m].FLOPs
 			op.BytesAccessed += g.Ops[m].BytesAccessed
-			u := t.UnitOf[m]
-			if c.unitAnchor[u] >= 0 {
-				continue
+			if u := t.UnitOf[m]; !charged[u] {
+				charged[u] = true
+				op.ParamBytes += unitMem[u]
 			}
-			c.unitAnchor[u] = k
-			if t.needCPU[u] {
-				op.CPUOnly = true
-			}
-			for _, x := range t.Units[u] {
-				op.ParamBytes += mem[x]
-			}
-		}
-		for _, m := range ops {
 			_, o, tmp := est.OpMemory(m)
 			op.TempBytes = max(op.TempBytes, o+tmp)
 		}
@@ -162,6 +224,91 @@ func NewCoarse(g *workloads.Graph, d *DAG, est *devices.Estimates, t *Targets, c
 	return c, nil
 }
 
+// split cuts cluster k (ops in cluster order) into coarse ops of one
+// anchor each and appends them to c: runs of consecutive ops with the same
+// anchor, and a run joins the cluster's latest coarse op of its anchor
+// whose merge makes no loop among the cluster's coarse ops (no path from
+// that op to the run through another of them). Coarse ops are never merged across
+// clusters, so when the clusters are runs of a topological order every
+// path between two ops of the cluster stays inside it, and the coarse
+// graph stays acyclic.
+func (c *Coarse) split(d *DAG, ops []int, k int, anchor func(int) int) {
+	base := len(c.Members)
+	byAnchor := map[int][]int{} // anchor -> its coarse ops in the cluster
+	var succ []map[int]bool     // coarse op (from base) -> in-cluster successors
+	var preds, stack []int      // scratch
+	reaches := func(from int, to []int) bool {
+		want := map[int]bool{}
+		for _, x := range to {
+			if x != from {
+				want[x] = true
+			}
+		}
+		if len(want) == 0 {
+			return false
+		}
+		seen := map[int]bool{from: true}
+		stack = append(stack[:0], from)
+		for len(stack) > 0 {
+			x := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for y := range succ[x-base] {
+				if want[y] {
+					return true
+				}
+				if !seen[y] {
+					seen[y] = true
+					stack = append(stack, y)
+				}
+			}
+		}
+		return false
+	}
+	start := 0
+	for i := 1; i <= len(ops); i++ {
+		if i < len(ops) && anchor(ops[i]) == anchor(ops[start]) {
+			continue
+		}
+		run := ops[start:i:i]
+		a := anchor(run[0])
+		start = i
+		// the cluster's coarse ops feeding the run
+		preds = preds[:0]
+		for _, op := range run {
+			lo, hi := d.PredRange(op)
+			for j := lo; j < hi; j++ {
+				if x := c.Of[d.PredAt(j)]; x >= base {
+					preds = append(preds, x)
+				}
+			}
+		}
+		x := -1
+		for j := len(byAnchor[a]) - 1; j >= 0; j-- {
+			if y := byAnchor[a][j]; !reaches(y, preds) {
+				x = y
+				break
+			}
+		}
+		if x >= 0 {
+			c.Members[x] = append(c.Members[x], run...)
+		} else {
+			x = len(c.Members)
+			byAnchor[a] = append(byAnchor[a], x)
+			c.Members = append(c.Members, run)
+			c.Cluster = append(c.Cluster, k)
+			succ = append(succ, map[int]bool{})
+		}
+		for _, op := range run {
+			c.Of[op] = x
+		}
+		for _, y := range preds {
+			if y != x {
+				succ[y-base][x] = true
+			}
+		}
+	}
+}
+
 // Estimates are the exact estimates of the coarse graph on cluster cl:
 // since the coarse ops carry their members' estimated times and memory,
 // they are the fine estimates summed (transfer times are the cluster's,
@@ -171,12 +318,30 @@ func (c *Coarse) Estimates(cl *devices.Cluster) (*devices.Estimates, error) {
 }
 
 // Expand maps a plan for the coarse graph to the fine graph: a fine op goes
-// to the device of the coarse op that decides its colocation unit, and
-// takes its own coarse op's priority (from Priority, or else from its
-// position in Order). The result has no Order, since members of a coarse op
-// may be pulled to another device by colocation.
-func (c *Coarse) Expand(p *engine.Plan) *engine.Plan {
+// to the device of its coarse op and takes its priority (from Priority, or
+// else from its position in Order). The result has no Order (the engine
+// interleaves the members of coarse ops on a device by priority). It is an
+// error (wrapping ErrSplitUnit) when p puts two coarse ops of one
+// colocation group on different devices: the fine graph's colocation unit
+// would be split.
+func (c *Coarse) Expand(p *engine.Plan) (*engine.Plan, error) {
 	n := len(c.Of)
+	if len(p.Device) != len(c.Members) {
+		return nil, fmt.Errorf("coarse plan has %d devices for %d coarse ops", len(p.Device), len(c.Members))
+	}
+	group := map[string]int{}
+	for k := range c.Members {
+		name := c.Graph.Ops[k].Colocation
+		if name == "" {
+			continue
+		}
+		if first, ok := group[name]; !ok {
+			group[name] = k
+		} else if p.Device[first] != p.Device[k] {
+			return nil, fmt.Errorf("%w: coarse ops %q and %q of colocation group %q are on devices %d and %d",
+				ErrSplitUnit, c.Graph.Ops[first].Name, c.Graph.Ops[k].Name, name, p.Device[first], p.Device[k])
+		}
+	}
 	out := &engine.Plan{Device: make([]int, n)}
 	prio := p.Priority
 	if prio == nil && p.Order != nil {
@@ -191,10 +356,10 @@ func (c *Coarse) Expand(p *engine.Plan) *engine.Plan {
 		out.Priority = make([]float64, n)
 	}
 	for op := 0; op < n; op++ {
-		out.Device[op] = p.Device[c.unitAnchor[c.unitOf[op]]]
+		out.Device[op] = p.Device[c.Of[op]]
 		if prio != nil {
 			out.Priority[op] = prio[c.Of[op]]
 		}
 	}
-	return out
+	return out, nil
 }

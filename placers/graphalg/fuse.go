@@ -78,7 +78,9 @@ func Fuse(ctx context.Context, p *Problem, fo FusionOptions) (*Coarse, error) {
 		}
 	}
 	cfg := FusionConfig{Range: fo.Range, MaxMemory: int64(fo.MemFraction * float64(minMem))}
-	clusters, _, err := OptimalFusion(ctx, p.DAG, order, p.Costs.Comm, mem, cfg)
+	// eq. 6 bounds the memory a cluster carries as a coarse op: whole
+	// colocation units, each charged once, to the cluster of its first op
+	clusters, _, err := OptimalFusion(ctx, p.DAG, order, p.Costs.Comm, UnitCharges(mem, p.Targets, order), cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -102,10 +104,7 @@ func PlaceCoarse(ctx context.Context, p *Problem, fo FusionOptions, inner func(c
 	if err != nil {
 		return nil, err
 	}
-	if len(plan.Device) != len(c.Graph.Ops) {
-		return nil, fmt.Errorf("coarse plan has %d devices for %d coarse ops", len(plan.Device), len(c.Graph.Ops))
-	}
-	return c.Expand(plan), nil
+	return c.Expand(plan)
 }
 
 // Bool reads a true|false option, def when absent.

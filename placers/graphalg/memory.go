@@ -54,6 +54,9 @@ func OpMemories(g *workloads.Graph, est *devices.Estimates) []int64 {
 	}
 	wait := LongWait * cp
 	for u := 0; u < n; u++ {
+		if g.Ops[u].Type == CoarseOpType {
+			continue // a coarse op's memory is its ParamBytes (NewCoarse)
+		}
 		_, o, _ := est.OpMemory(u)
 		reader, size := -1, int64(0)
 		lo, hi := d.SuccRange(u)

@@ -1,6 +1,7 @@
 package graphalg_test
 
 import (
+	"errors"
 	"reflect"
 	"testing"
 
@@ -67,7 +68,8 @@ func TestOpMemories(t *testing.T) {
 
 func TestCoarseExpand(t *testing.T) {
 	// a chain a -> b -> c -> d; a and d share a colocation group; clusters
-	// {a, b} and {c, d}: d must follow a, whatever its cluster's device
+	// {a, b} and {c, d}: d is anchored by cluster 0, so cluster 1 is cut
+	// into the runs {c} and {d}, and {d} joins {a, b}'s colocation group
 	g := build(t, []string{"a", "b", "c", "d"}, []float64{1, 1, 1, 1},
 		[][2]string{{"a", "b"}, {"b", "c"}, {"c", "d"}}, 1<<10)
 	g.Ops[0].Colocation, g.Ops[3].Colocation = "ad", "ad"
@@ -79,18 +81,35 @@ func TestCoarseExpand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// the group's memory (a's and d's parameters) is charged to cluster 0
-	if p0, p1 := co.Graph.Ops[0].ParamBytes, co.Graph.Ops[1].ParamBytes; p0 != 150 || p1 != 0 {
-		t.Fatalf("coarse charges %d, %d, want 150, 0", p0, p1)
+	if want := [][]int{{0, 1}, {2}, {3}}; !reflect.DeepEqual(co.Members, want) {
+		t.Fatalf("coarse ops %v, want %v", co.Members, want)
 	}
-	if len(co.Graph.Edges) != 1 || co.Graph.Edges[0].Bytes != 1<<10 {
+	// the group's memory (a's and d's parameters) is charged once, to {a, b}
+	var got []int64
+	for i := range co.Graph.Ops {
+		got = append(got, co.Graph.Ops[i].ParamBytes)
+	}
+	if want := []int64{150, 0, 0}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("coarse charges %v, want %v", got, want)
+	}
+	if g0, g2 := co.Graph.Ops[0].Colocation, co.Graph.Ops[2].Colocation; g0 == "" || g0 != g2 || co.Graph.Ops[1].Colocation != "" {
+		t.Fatalf("coarse colocation %q %q %q, want {a,b} with {d} only", g0, co.Graph.Ops[1].Colocation, g2)
+	}
+	if len(co.Graph.Edges) != 2 || co.Graph.Edges[0].Bytes != 1<<10 {
 		t.Fatalf("coarse edges %+v", co.Graph.Edges)
 	}
-	fine := co.Expand(&engine.Plan{Device: []int{2, 1}, Order: [][]int{nil, {1}, {0}, nil}})
+	fine, err := co.Expand(&engine.Plan{Device: []int{2, 1, 2}, Order: [][]int{nil, {1}, {0, 2}, nil}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if want := []int{2, 2, 1, 2}; !reflect.DeepEqual(fine.Device, want) {
 		t.Fatalf("expanded devices %v, want %v", fine.Device, want)
 	}
 	if fine.Order != nil || len(fine.Priority) != 4 {
 		t.Fatalf("expanded plan: order %v priority %v, want priorities only", fine.Order, fine.Priority)
+	}
+	// a coarse plan that splits the group is refused
+	if _, err := co.Expand(&engine.Plan{Device: []int{2, 1, 1}}); !errors.Is(err, graphalg.ErrSplitUnit) {
+		t.Fatalf("split group: %v, want ErrSplitUnit", err)
 	}
 }
