@@ -20,6 +20,9 @@ type DirOptions struct {
 	DetailNote string
 	// OnFile, when set, is called after each file is in place.
 	OnFile func(path string)
+	// Cancelled, when set, is asked before each file; a non-nil error
+	// stops WriteDir with that error (an interrupted command).
+	Cancelled func() error
 }
 
 // Figures returns every chart of a comparison: step time, placement time
@@ -56,6 +59,11 @@ func WriteDir(dir string, rows []*Outcome, opt DirOptions) ([]string, error) {
 	}
 	var written []string
 	put := func(name string, data []byte) error {
+		if opt.Cancelled != nil {
+			if err := opt.Cancelled(); err != nil {
+				return err
+			}
+		}
 		path := filepath.Join(dir, name)
 		if err := WriteFileAtomic(path, data); err != nil {
 			return err

@@ -83,6 +83,10 @@ func Run(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *devi
 		out.Error = fmt.Sprintf("simulate: %v", err)
 		return out, nil
 	}
+	if err := checkFinite(res.StepTime, res.Throughput); err != nil {
+		out.Error = fmt.Sprintf("simulate: %v", err)
+		return out, nil
+	}
 	out.Result = res
 	out.StepTime, out.Throughput = res.StepTime, res.Throughput
 	out.OOM = res.OOM

@@ -8,4 +8,4 @@ import (
 	"placesim/cmd/placesim/cli"
 )
 
-func main() { os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() { os.Exit(cli.RunProcess(os.Args[1:], os.Stdout, os.Stderr)) }

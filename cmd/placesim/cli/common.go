@@ -10,9 +10,7 @@ import (
 
 	"placesim/devices"
 	"placesim/placers"
-	"placesim/placers/builtin"
 	"placesim/study"
-	"placesim/workloads"
 )
 
 // runFlags are the flags shared by commands that place and simulate.
@@ -37,28 +35,16 @@ func (f *runFlags) register(cmd *cobra.Command, defCluster string) {
 	_ = cmd.MarkFlagRequired("workload")
 }
 
-// setup resolves the registry, workload, cluster and base spec.
-func (f *runFlags) setup() (*placers.Registry, *workloads.Graph, *devices.Cluster, study.Spec, error) {
-	var spec study.Spec
-	reg, err := builtin.NewRegistry()
-	if err != nil {
-		return nil, nil, nil, spec, err
-	}
-	g, err := study.LoadWorkload(f.workload)
-	if err != nil {
-		return nil, nil, nil, spec, err
-	}
-	c, err := study.ResolveCluster(f.cluster, g)
-	if err != nil {
-		return nil, nil, nil, spec, err
-	}
+// request returns the inputs and the base spec the flags describe.
+func (f *runFlags) request() (study.Inputs, study.Spec, error) {
+	in := study.Inputs{Workload: f.workload, Cluster: f.cluster}
 	opts, err := parseOpts(f.opts)
 	if err != nil {
-		return nil, nil, nil, spec, err
+		return in, study.Spec{}, err
 	}
-	spec = study.Spec{Options: opts, Seed: f.seed, Reproducible: f.reproducible,
+	spec := study.Spec{Options: opts, Seed: f.seed, Reproducible: f.reproducible,
 		Estimates: devices.EstimateOptions{Mode: devices.EstimateMode(f.estimates), Sigma: f.sigma, Seed: f.seed}}
-	return reg, g, c, spec, nil
+	return in, spec, nil
 }
 
 func parseOpts(kvs []string) (placers.Options, error) {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -12,43 +13,63 @@ import (
 	"placesim/workloads/native"
 )
 
-func newExportCmd() *cobra.Command {
-	var format, out string
+// ExportOptions are export's parsed flags and surroundings.
+type ExportOptions struct {
+	*Factory
+	Ctx                      context.Context
+	Workload, Format, ToFile string
+}
+
+// NewCmdExport builds export; runF, when not nil, replaces exportRun.
+func NewCmdExport(f *Factory, runF func(*ExportOptions) error) *cobra.Command {
+	opts := &ExportOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "export WORKLOAD",
 		Short: "Write a workload as placesim native JSON or Graphviz DOT",
 		Long: `Load a workload (zoo:NAME[?params], or a native, msr-fiddle or ONNX file)
 and write it in placesim's native JSON format (lossless: reading it back
 gives the same graph) or as a Graphviz DOT drawing for small graphs
-(dot -Tsvg). Without --out it prints to standard output.`,
+(dot -Tsvg). Without --out it prints to standard output. The file is
+written atomically: an interrupted export leaves none.`,
 		Example: `  placesim export 'zoo:mlp?training=true' --out mlp.json
   placesim export 'model.onnx?batch_size=8' --format dot | dot -Tsvg > model.svg`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var buf bytes.Buffer
-			write := native.Write
-			switch format {
-			case "native":
-			case "dot":
-				write = dot.Write
-			default:
-				return fmt.Errorf("--format %q (valid: native, dot)", format)
+			opts.Ctx, opts.Workload = cmd.Context(), args[0]
+			if runF != nil {
+				return runF(opts)
 			}
-			g, err := study.LoadWorkload(args[0])
-			if err != nil {
-				return err
-			}
-			if err := write(&buf, g); err != nil {
-				return err
-			}
-			if out == "" {
-				_, err := cmd.OutOrStdout().Write(buf.Bytes())
-				return err
-			}
-			return reports.WriteFileAtomic(out, buf.Bytes())
+			return exportRun(opts)
 		},
 	}
-	cmd.Flags().StringVarP(&format, "format", "f", "native", "output format: native (JSON) or dot (Graphviz)")
-	cmd.Flags().StringVarP(&out, "out", "o", "", "output file (default: standard output)")
+	cmd.Flags().StringVarP(&opts.Format, "format", "f", "native", "output format: native (JSON) or dot (Graphviz)")
+	cmd.Flags().StringVarP(&opts.ToFile, "out", "o", "", "output file (default: standard output)")
 	return cmd
+}
+
+func exportRun(opts *ExportOptions) error {
+	var buf bytes.Buffer
+	write := native.Write
+	switch opts.Format {
+	case "native":
+	case "dot":
+		write = dot.Write
+	default:
+		return fmt.Errorf("--format %q (valid: native, dot)", opts.Format)
+	}
+	g, err := study.LoadWorkload(opts.Workload)
+	if err != nil {
+		return err
+	}
+	if err := write(&buf, g); err != nil {
+		return err
+	}
+	if err := opts.Ctx.Err(); err != nil {
+		return err
+	}
+	if opts.ToFile == "" {
+		_, err := opts.Out.Write(buf.Bytes())
+		return err
+	}
+	return reports.WriteFileAtomic(opts.ToFile, buf.Bytes())
 }

@@ -27,8 +27,15 @@ type modelRow struct {
 	LayerTraining int `json:"layerTraining"`
 }
 
-func newModelsCmd() *cobra.Command {
-	var asJSON bool
+// ModelsOptions are models' parsed flags and surroundings.
+type ModelsOptions struct {
+	*Factory
+	JSON bool
+}
+
+// NewCmdModels builds models; runF, when not nil, replaces modelsRun.
+func NewCmdModels(f *Factory, runF func(*ModelsOptions) error) *cobra.Command {
+	opts := &ModelsOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "models",
 		Short: "List the model zoo with op counts per granularity, forward and training",
@@ -38,36 +45,52 @@ pass and the training step, at the default settings. Use a model as
 zoo:NAME[?batch=N&granularity=op|layer&training=true&...].`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var rows []modelRow
-			for _, m := range zoo.Models() {
-				r := modelRow{Name: m.Name, Description: m.Description, Source: m.Source,
-					DefaultBatch: m.DefaultBatch, DefaultOptimizer: string(m.DefaultOptimizer)}
-				for _, v := range []struct {
-					query string
-					ops   *int
-				}{
-					{"granularity=op", &r.OpForward}, {"granularity=op&training=true", &r.OpTraining},
-					{"granularity=layer", &r.LayerForward}, {"granularity=layer&training=true", &r.LayerTraining},
-				} {
-					g, err := zoo.Build(m.Name + "?" + v.query)
-					if err != nil {
-						return err
-					}
-					*v.ops = len(g.Ops)
-					if v.query == "granularity=op&training=true" {
-						r.Parameters = float64(workloads.ComputeStats(g).TrainableBytes) / 4
-					}
-				}
-				rows = append(rows, r)
+			if runF != nil {
+				return runF(opts)
 			}
-			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), rows)
-			}
-			return printModels(cmd.OutOrStdout(), rows)
+			return modelsRun(opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON list")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print a JSON list")
 	return cmd
+}
+
+func modelsRun(opts *ModelsOptions) error {
+	rows, err := zooModels()
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return writeJSON(opts.Out, rows)
+	}
+	return printModels(opts.Out, rows)
+}
+
+// zooModels describes every zoo model at its default settings.
+func zooModels() ([]modelRow, error) {
+	var rows []modelRow
+	for _, m := range zoo.Models() {
+		r := modelRow{Name: m.Name, Description: m.Description, Source: m.Source,
+			DefaultBatch: m.DefaultBatch, DefaultOptimizer: string(m.DefaultOptimizer)}
+		for _, v := range []struct {
+			query string
+			ops   *int
+		}{
+			{"granularity=op", &r.OpForward}, {"granularity=op&training=true", &r.OpTraining},
+			{"granularity=layer", &r.LayerForward}, {"granularity=layer&training=true", &r.LayerTraining},
+		} {
+			g, err := zoo.Build(m.Name + "?" + v.query)
+			if err != nil {
+				return nil, err
+			}
+			*v.ops = len(g.Ops)
+			if v.query == "granularity=op&training=true" {
+				r.Parameters = float64(workloads.ComputeStats(g).TrainableBytes) / 4
+			}
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
 }
 
 func printModels(w io.Writer, rows []modelRow) error {

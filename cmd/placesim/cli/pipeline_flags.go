@@ -34,11 +34,11 @@ func (f *pipelineFlags) register(cmd *cobra.Command) {
 }
 
 // apply checks the flags and sets the spec's pipeline and data parallelism.
-func (f *pipelineFlags) apply(cmd *cobra.Command, spec *study.Spec) error {
-	fl := cmd.Flags()
+// changed reports whether a flag was given on the command line.
+func (f *pipelineFlags) apply(changed func(string) bool, spec *study.Spec) error {
 	if f.schedule == "" {
 		for _, name := range []string{"microbatches", "stages", "recompute"} {
-			if fl.Changed(name) {
+			if changed(name) {
 				return fmt.Errorf("--%s needs --pipeline gpipe|1f1b|pipedream", name)
 			}
 		}
@@ -59,7 +59,7 @@ func (f *pipelineFlags) apply(cmd *cobra.Command, spec *study.Spec) error {
 	}
 	if f.replicas == 1 {
 		for _, name := range []string{"allreduce-bucket", "allreduce-overlap"} {
-			if fl.Changed(name) {
+			if changed(name) {
 				return fmt.Errorf("--%s needs --data-parallel N with N >= 2", name)
 			}
 		}

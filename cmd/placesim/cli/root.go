@@ -1,12 +1,21 @@
 // Package cli builds placesim's cobra command tree: flag parsing, progress
 // bars, output and exit codes. Everything else lives in the library.
+//
+// Each command follows the GitHub CLI's layout: NewCmdX(f, runF) builds
+// the command; its RunE only copies the parsed flags into an XOptions and
+// calls runF (a test's function) or xRun, which builds a request, hands it
+// to package study and renders what comes back.
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"runtime/debug"
+	"syscall"
 
 	"github.com/spf13/cobra"
 )
@@ -16,6 +25,9 @@ const (
 	ExitOK    = 0
 	ExitError = 1
 	ExitOOM   = 2
+	// ExitInterrupted is the exit code after Ctrl-C (SIGINT) or SIGTERM:
+	// 128 + SIGINT, as a shell reports it.
+	ExitInterrupted = 130
 )
 
 // exitError carries a non-default exit code.
@@ -27,34 +39,51 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// Main runs the CLI with args and returns the process exit code. A panic
-// (always a bug) is reported as an internal error with its stack, exit 1.
-func Main(args []string, stdout, stderr io.Writer) (code int) {
+// Main runs the CLI with args and returns the process exit code. SIGINT
+// and SIGTERM cancel the root context: every command then stops within a
+// second, leaves no partial file and Main returns ExitInterrupted.
+func Main(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return MainContext(ctx, NewFactory(stdout, stderr), args)
+}
+
+// MainContext runs the CLI under ctx with f's streams and returns the exit
+// code: ExitInterrupted when ctx was cancelled. A panic (always a bug) is
+// reported as an internal error with its stack, exit 1.
+func MainContext(ctx context.Context, f *Factory, args []string) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(stderr, "placesim: internal error (a bug, please report): %v\n%s", r, debug.Stack())
+			fmt.Fprintf(f.ErrOut, "placesim: internal error (a bug, please report): %v\n%s", r, debug.Stack())
 			code = ExitError
 		}
 	}()
-	root := NewRoot(stdout, stderr)
+	root := NewCmdRoot(f)
 	root.SetArgs(args)
-	err := root.Execute()
+	err := root.ExecuteContext(ctx)
+	if ctx.Err() != nil {
+		fmt.Fprintln(f.ErrOut, "placesim: interrupted")
+		return ExitInterrupted
+	}
 	if err == nil {
 		return ExitOK
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(stderr, "placesim:", ee.err)
+			fmt.Fprintln(f.ErrOut, "placesim:", ee.err)
 		}
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "placesim:", err)
+	fmt.Fprintln(f.ErrOut, "placesim:", err)
 	return ExitError
 }
 
-// NewRoot builds the command tree.
-func NewRoot(stdout, stderr io.Writer) *cobra.Command {
+// NewRoot builds the command tree writing to stdout and stderr.
+func NewRoot(stdout, stderr io.Writer) *cobra.Command { return NewCmdRoot(NewFactory(stdout, stderr)) }
+
+// NewCmdRoot builds the command tree on f.
+func NewCmdRoot(f *Factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "placesim",
 		Short: "Discrete-event simulator of deep-learning training on multi-GPU clusters",
@@ -65,25 +94,28 @@ out-of-memory detection. It reports step time, throughput and peak memory,
 and compares placers side by side.
 
 Workloads: zoo:NAME[?batch=N&granularity=op|layer&training=true] or a file.
-Clusters: a preset name (placesim list clusters) or a YAML/JSON file.`,
+Clusters: a preset name (placesim list clusters) or a YAML/JSON file.
+
+Ctrl-C (SIGINT) or SIGTERM stops any command within a second, leaves no
+partial file and exits 130.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetOut(f.Out)
+	root.SetErr(f.ErrOut)
 	root.AddCommand(
-		newSimulateCmd(),
-		newCompareCmd(),
-		newListCmd(),
-		newDescribeCmd(),
-		newRunCmd(),
-		newSweepCmd(),
-		newMergeCmd(),
-		newCheckCmd(),
-		newExportCmd(),
-		newModelsCmd(),
-		newStatsCmd(),
-		newPlaceCmd(),
+		NewCmdSimulate(f, nil),
+		NewCmdCompare(f, nil),
+		NewCmdList(f, nil),
+		NewCmdDescribe(f, nil),
+		NewCmdRun(f, nil),
+		NewCmdSweep(f, nil),
+		NewCmdMerge(f, nil),
+		NewCmdCheck(f, nil),
+		NewCmdExport(f, nil),
+		NewCmdModels(f, nil),
+		NewCmdStats(f, nil),
+		NewCmdPlace(f, nil),
 	)
 	return root
 }

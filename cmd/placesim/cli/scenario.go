@@ -5,18 +5,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"placesim/internal/units"
-	"placesim/placers/builtin"
 	"placesim/reports"
 	"placesim/study"
 )
@@ -43,42 +40,27 @@ func (f *shardFlags) resolve() (study.Shard, error) {
 	return sh, nil
 }
 
-// runScenario runs s into dir with a progress bar and writes the results,
-// a CSV and a table. It returns the results written.
-func runScenario(cmd *cobra.Command, s *study.Scenario, dir string, sh study.Shard, quiet bool, workers int) (*study.Results, error) {
-	reg, err := builtin.NewRegistry()
+// runScenario runs s into dir with a progress bar on errOut and writes the
+// results, a CSV and a table. It returns the results written.
+func runScenario(ctx context.Context, f *Factory, s *study.Scenario, dir string, sh study.Shard, quiet bool, workers int) (*study.Results, error) {
+	reg, err := f.Registry()
 	if err != nil {
 		return nil, err
 	}
-	if err := s.Validate(reg); err != nil {
-		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("output directory: %w", err)
-	}
-	if _, err := reports.CleanTemp(dir); err != nil {
-		return nil, fmt.Errorf("output directory: %w", err)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	opts := study.RunOptions{Registry: reg, Dir: dir, Shard: sh, Workers: workers}
 	var bar *progressbar.ProgressBar
-	if !quiet && isTerminal(cmd.ErrOrStderr()) {
+	if !quiet && isTerminal(f.ErrOut) {
 		opts.Progress = func(done, total int, p study.Point) {
 			if bar == nil {
-				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(cmd.ErrOrStderr()),
+				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f.ErrOut),
 					progressbar.OptionSetDescription(s.Name), progressbar.OptionShowCount(),
 					progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
 			}
 			_ = bar.Set(done)
 		}
 	}
-	res, timings, err := study.RunScenario(ctx, s, opts)
+	res, err := study.RunToDir(ctx, s, opts)
 	if err != nil {
-		return nil, err
-	}
-	path := opts.ResultsFile()
-	if err := study.WriteResults(path, res, timings); err != nil {
 		return nil, err
 	}
 	if res.Shard == "" {
@@ -86,7 +68,7 @@ func runScenario(cmd *cobra.Command, s *study.Scenario, dir string, sh study.Sha
 			return nil, err
 		}
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s (%d points)\n", path, len(res.Records))
+	fmt.Fprintf(f.ErrOut, "wrote %s (%d points)\n", opts.ResultsFile(), len(res.Records))
 	return res, nil
 }
 
@@ -170,11 +152,20 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-func newRunCmd() *cobra.Command {
-	var out string
-	var quiet bool
-	var workers int
-	var sf shardFlags
+// RunOptions are run's parsed flags and surroundings.
+type RunOptions struct {
+	*Factory
+	Ctx      context.Context
+	Scenario string
+	OutDir   string
+	Quiet    bool
+	Workers  int
+	Shard    shardFlags
+}
+
+// NewCmdRun builds run; runF, when not nil, replaces runRun.
+func NewCmdRun(f *Factory, runF func(*RunOptions) error) *cobra.Command {
+	opts := &RunOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "run SCENARIO.yaml --out DIR",
 		Short: "Run a scenario file: workloads x clusters x settings x placers x seeds",
@@ -184,42 +175,59 @@ scenario gives the same bytes), results.timings.json (placement wall times),
 results.csv and table.txt into DIR. Finished points are journaled: a killed
 run re-run with the same DIR completes only the missing points. With --shard
 i/N (or JOB_COMPLETION_INDEX / SLURM_ARRAY_TASK_ID) only every N-th point
-runs; combine the shards with 'placesim merge'.`,
+runs; combine the shards with 'placesim merge'. Ctrl-C stops within a
+second, exit 130, with the finished points journaled and no results file.`,
 		Example: `  placesim run scenarios/whatif-nvlink.yaml --out out/whatif
   placesim run scenarios/fastt-table1.yaml --out out/fastt --shard 2/8`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := study.LoadScenario(args[0])
-			if err != nil {
-				return err
+			opts.Ctx, opts.Scenario = cmd.Context(), args[0]
+			if runF != nil {
+				return runF(opts)
 			}
-			sh, err := sf.resolve()
-			if err != nil {
-				return err
-			}
-			res, err := runScenario(cmd, s, out, sh, quiet, workers)
-			if err != nil {
-				return err
-			}
-			if res.Shard == "" {
-				writeRecordsTable(cmd.OutOrStdout(), res)
-			}
-			return nil
+			return runRun(opts)
 		},
 	}
-	cmd.Flags().StringVarP(&out, "out", "o", "out", "output directory")
-	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
-	cmd.Flags().IntVar(&workers, "workers", 0, "points run in parallel (default: number of cores)")
-	sf.register(cmd)
+	cmd.Flags().StringVarP(&opts.OutDir, "out", "o", "out", "output directory")
+	cmd.Flags().BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress bar")
+	cmd.Flags().IntVar(&opts.Workers, "workers", 0, "points run in parallel (default: number of cores)")
+	opts.Shard.register(cmd)
 	return cmd
 }
 
-func newSweepCmd() *cobra.Command {
-	var workload, cluster, placerList, vary, baseline, out, timeout string
-	var seeds []uint
-	var quiet bool
-	var workers int
-	var sf shardFlags
+func runRun(opts *RunOptions) error {
+	s, err := study.LoadScenario(opts.Scenario)
+	if err != nil {
+		return err
+	}
+	sh, err := opts.Shard.resolve()
+	if err != nil {
+		return err
+	}
+	res, err := runScenario(opts.Ctx, opts.Factory, s, opts.OutDir, sh, opts.Quiet, opts.Workers)
+	if err != nil {
+		return err
+	}
+	if res.Shard == "" {
+		writeRecordsTable(opts.Out, res)
+	}
+	return nil
+}
+
+// SweepOptions are sweep's parsed flags and surroundings.
+type SweepOptions struct {
+	*Factory
+	Ctx                                                         context.Context
+	Workload, Cluster, Placers, Vary, Baseline, OutDir, Timeout string
+	Seeds                                                       []uint
+	Quiet                                                       bool
+	Workers                                                     int
+	Shard                                                       shardFlags
+}
+
+// NewCmdSweep builds sweep; runF, when not nil, replaces sweepRun.
+func NewCmdSweep(f *Factory, runF func(*SweepOptions) error) *cobra.Command {
+	opts := &SweepOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "sweep --workload W --cluster C --placers a,b --vary PARAM=RANGE",
 		Short: "What-if sweep: re-place and simulate over a range of one setting",
@@ -234,43 +242,51 @@ values) or a list "a,b,c".`,
       --vary link.nvlink.bandwidth=0.1x..10x:7 --out out/sweep`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			param, rng, ok := strings.Cut(vary, "=")
-			if !ok {
-				return fmt.Errorf("--vary %q: want PARAM=RANGE, e.g. link.nvlink.bandwidth=0.1x..10x:7", vary)
+			opts.Ctx = cmd.Context()
+			if runF != nil {
+				return runF(opts)
 			}
-			s := &study.Scenario{Name: "sweep", Workloads: []string{workload}, Clusters: []string{cluster},
-				Placers: strings.Split(placerList, ","), Vary: &study.Vary{Param: param, Range: rng}, Baseline: baseline, Timeout: timeout}
-			for _, x := range seeds {
-				s.Seeds = append(s.Seeds, uint64(x))
-			}
-			sh, err := sf.resolve()
-			if err != nil {
-				return err
-			}
-			res, err := runScenario(cmd, s, out, sh, quiet, workers)
-			if err != nil {
-				return err
-			}
-			if res.Shard == "" {
-				writeSweepSummary(cmd.OutOrStdout(), res)
-			}
-			return nil
+			return sweepRun(opts)
 		},
 	}
-	cmd.Flags().StringVarP(&workload, "workload", "w", "", "workload: zoo:NAME[?params] or a file (required)")
-	cmd.Flags().StringVarP(&cluster, "cluster", "c", "4xV100-pcie", "cluster preset or file")
-	cmd.Flags().StringVar(&placerList, "placers", "all", "comma-separated placers, or all")
-	cmd.Flags().StringVar(&vary, "vary", "", "PARAM=RANGE to sweep (required)")
-	cmd.Flags().StringVar(&baseline, "baseline", "", "placer to measure improvement against")
-	cmd.Flags().StringVar(&timeout, "timeout", "10m", "time limit per placement")
-	cmd.Flags().UintSliceVar(&seeds, "seeds", []uint{1}, "seeds")
-	cmd.Flags().StringVarP(&out, "out", "o", "out/sweep", "output directory")
-	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
-	cmd.Flags().IntVar(&workers, "workers", 0, "points run in parallel (default: number of cores)")
-	sf.register(cmd)
+	cmd.Flags().StringVarP(&opts.Workload, "workload", "w", "", "workload: zoo:NAME[?params] or a file (required)")
+	cmd.Flags().StringVarP(&opts.Cluster, "cluster", "c", "4xV100-pcie", "cluster preset or file")
+	cmd.Flags().StringVar(&opts.Placers, "placers", "all", "comma-separated placers, or all")
+	cmd.Flags().StringVar(&opts.Vary, "vary", "", "PARAM=RANGE to sweep (required)")
+	cmd.Flags().StringVar(&opts.Baseline, "baseline", "", "placer to measure improvement against")
+	cmd.Flags().StringVar(&opts.Timeout, "timeout", "10m", "time limit per placement")
+	cmd.Flags().UintSliceVar(&opts.Seeds, "seeds", []uint{1}, "seeds")
+	cmd.Flags().StringVarP(&opts.OutDir, "out", "o", "out/sweep", "output directory")
+	cmd.Flags().BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress bar")
+	cmd.Flags().IntVar(&opts.Workers, "workers", 0, "points run in parallel (default: number of cores)")
+	opts.Shard.register(cmd)
 	_ = cmd.MarkFlagRequired("workload")
 	_ = cmd.MarkFlagRequired("vary")
 	return cmd
+}
+
+func sweepRun(opts *SweepOptions) error {
+	param, rng, ok := strings.Cut(opts.Vary, "=")
+	if !ok {
+		return fmt.Errorf("--vary %q: want PARAM=RANGE, e.g. link.nvlink.bandwidth=0.1x..10x:7", opts.Vary)
+	}
+	s := &study.Scenario{Name: "sweep", Workloads: []string{opts.Workload}, Clusters: []string{opts.Cluster},
+		Placers: strings.Split(opts.Placers, ","), Vary: &study.Vary{Param: param, Range: rng}, Baseline: opts.Baseline, Timeout: opts.Timeout}
+	for _, x := range opts.Seeds {
+		s.Seeds = append(s.Seeds, uint64(x))
+	}
+	sh, err := opts.Shard.resolve()
+	if err != nil {
+		return err
+	}
+	res, err := runScenario(opts.Ctx, opts.Factory, s, opts.OutDir, sh, opts.Quiet, opts.Workers)
+	if err != nil {
+		return err
+	}
+	if res.Shard == "" {
+		writeSweepSummary(opts.Out, res)
+	}
+	return nil
 }
 
 // writeSweepSummary prints step time per placer (rows) per value (columns).
@@ -321,44 +337,73 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
-func newMergeCmd() *cobra.Command {
-	var out string
+// MergeOptions are merge's parsed flags and surroundings.
+type MergeOptions struct {
+	*Factory
+	Ctx    context.Context
+	Parts  []string
+	OutDir string
+}
+
+// NewCmdMerge builds merge; runF, when not nil, replaces mergeRun.
+func NewCmdMerge(f *Factory, runF func(*MergeOptions) error) *cobra.Command {
+	opts := &MergeOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "merge SHARD_RESULTS.json... --out DIR",
 		Short: "Combine the results of a sharded run into one results.json",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var parts []*study.Results
-			for _, a := range args {
-				r, err := study.ReadResults(a)
-				if err != nil {
-					return err
-				}
-				parts = append(parts, r)
+			opts.Ctx, opts.Parts = cmd.Context(), args
+			if runF != nil {
+				return runF(opts)
 			}
-			res, err := study.Merge(parts)
-			if err != nil {
-				return err
-			}
-			if err := os.MkdirAll(out, 0o755); err != nil {
-				return fmt.Errorf("output directory: %w", err)
-			}
-			if err := study.WriteResults(filepath.Join(out, "results.json"), res, nil); err != nil {
-				return err
-			}
-			if err := writeResultViews(out, res); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "merged %d shards, %d points into %s\n", len(parts), len(res.Records), filepath.Join(out, "results.json"))
-			return nil
+			return mergeRun(opts)
 		},
 	}
-	cmd.Flags().StringVarP(&out, "out", "o", "out", "output directory")
+	cmd.Flags().StringVarP(&opts.OutDir, "out", "o", "out", "output directory")
 	return cmd
 }
 
-func newCheckCmd() *cobra.Command {
-	var tol string
+func mergeRun(opts *MergeOptions) error {
+	var parts []*study.Results
+	for _, a := range opts.Parts {
+		r, err := study.ReadResults(a)
+		if err != nil {
+			return err
+		}
+		parts = append(parts, r)
+	}
+	res, err := study.Merge(parts)
+	if err != nil {
+		return err
+	}
+	if err := reports.PrepareDir(opts.OutDir); err != nil {
+		return err
+	}
+	if err := opts.Ctx.Err(); err != nil {
+		return err
+	}
+	if err := study.WriteResults(filepath.Join(opts.OutDir, "results.json"), res, nil); err != nil {
+		return err
+	}
+	if err := writeResultViews(opts.OutDir, res); err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.ErrOut, "merged %d shards, %d points into %s\n", len(parts), len(res.Records), filepath.Join(opts.OutDir, "results.json"))
+	return nil
+}
+
+// CheckOptions are check's parsed flags and surroundings.
+type CheckOptions struct {
+	*Factory
+	Ctx       context.Context
+	Baseline  string
+	Tolerance string
+}
+
+// NewCmdCheck builds check; runF, when not nil, replaces checkRun.
+func NewCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
+	opts := &CheckOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "check --baseline results.json [--tolerance 2%]",
 		Short: "Re-run a recorded scenario and fail on regressions",
@@ -368,36 +413,42 @@ beyond the tolerance, that newly runs out of memory or fails. Usable as a CI
 step.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			baseline, _ := cmd.Flags().GetString("baseline")
-			t, err := study.ParseTolerance(tol)
-			if err != nil {
-				return err
+			opts.Ctx = cmd.Context()
+			if runF != nil {
+				return runF(opts)
 			}
-			base, err := study.ReadResults(baseline)
-			if err != nil {
-				return err
-			}
-			reg, err := builtin.NewRegistry()
-			if err != nil {
-				return err
-			}
-			regs, cur, err := study.Check(cmd.Context(), base, reg, t)
-			if err != nil {
-				return err
-			}
-			w := cmd.OutOrStdout()
-			if len(regs) == 0 {
-				fmt.Fprintf(w, "ok: %d points within %s of %s\n", len(cur.Records), tol, baseline)
-				return nil
-			}
-			for _, r := range regs {
-				fmt.Fprintf(w, "REGRESSION %s\n", r)
-			}
-			return &exitError{ExitError, fmt.Errorf("%d of %d points regressed beyond %s", len(regs), len(base.Records), tol)}
+			return checkRun(opts)
 		},
 	}
-	cmd.Flags().String("baseline", "", "results.json of a previous run (required)")
-	cmd.Flags().StringVar(&tol, "tolerance", "2%", "allowed relative worsening")
+	cmd.Flags().StringVar(&opts.Baseline, "baseline", "", "results.json of a previous run (required)")
+	cmd.Flags().StringVar(&opts.Tolerance, "tolerance", "2%", "allowed relative worsening")
 	_ = cmd.MarkFlagRequired("baseline")
 	return cmd
+}
+
+func checkRun(opts *CheckOptions) error {
+	t, err := study.ParseTolerance(opts.Tolerance)
+	if err != nil {
+		return err
+	}
+	base, err := study.ReadResults(opts.Baseline)
+	if err != nil {
+		return err
+	}
+	reg, err := opts.Registry()
+	if err != nil {
+		return err
+	}
+	regs, cur, err := study.Check(opts.Ctx, base, reg, t)
+	if err != nil {
+		return err
+	}
+	if len(regs) == 0 {
+		fmt.Fprintf(opts.Out, "ok: %d points within %s of %s\n", len(cur.Records), opts.Tolerance, opts.Baseline)
+		return nil
+	}
+	for _, r := range regs {
+		fmt.Fprintf(opts.Out, "REGRESSION %s\n", r)
+	}
+	return &exitError{ExitError, fmt.Errorf("%d of %d points regressed beyond %s", len(regs), len(base.Records), opts.Tolerance)}
 }

@@ -11,11 +11,22 @@ import (
 	"placesim/study"
 )
 
-func newSimulateCmd() *cobra.Command {
-	var f runFlags
-	var pf pipelineFlags
-	var placer string
-	var asJSON bool
+// SimulateOptions are simulate's parsed flags and surroundings.
+type SimulateOptions struct {
+	*Factory
+	Ctx      context.Context
+	Run      runFlags
+	Pipeline pipelineFlags
+	Placer   string
+	JSON     bool
+	// Changed reports whether a flag was given on the command line.
+	Changed func(name string) bool
+}
+
+// NewCmdSimulate builds simulate; runF, when not nil, replaces simulateRun
+// (tests).
+func NewCmdSimulate(f *Factory, runF func(*SimulateOptions) error) *cobra.Command {
+	opts := &SimulateOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "simulate --workload W --cluster C --placer P",
 		Short: "Place a workload with one placer and simulate one step",
@@ -23,47 +34,58 @@ func newSimulateCmd() *cobra.Command {
 print step time, throughput, per-device busy time and peak memory, per-link
 traffic and any out-of-memory.
 
-Exit codes: 0 ok, 1 error, 2 the step ran out of memory.`,
+Exit codes: 0 ok, 1 error, 2 the step ran out of memory, 130 interrupted.`,
 		Example: `  placesim simulate -w zoo:mlp -c 4xV100-pcie --placer round-robin
   placesim simulate -w zoo:mlp -c 4xV100-pcie --placer random --seed 3 --json
   placesim simulate -w 'zoo:mlp?training=true' -c 4xV100-pcie --pipeline 1f1b --microbatches 8 --stages even
   placesim simulate -w 'zoo:mlp?training=true' -c 8xV100-nvlink --data-parallel 4 --allreduce-overlap`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			reg, g, c, spec, err := f.setup()
-			if err != nil {
-				return err
+			opts.Ctx, opts.Changed = cmd.Context(), cmd.Flags().Changed
+			if runF != nil {
+				return runF(opts)
 			}
-			spec.Placer = placer
-			if err := pf.apply(cmd, &spec); err != nil {
-				return err
-			}
-			o, err := study.Run(context.Background(), reg, g, c, spec)
-			if err != nil {
-				return err
-			}
-			out := cmd.OutOrStdout()
-			if asJSON {
-				if err := writeJSON(out, o); err != nil {
-					return err
-				}
-			} else {
-				printOutcome(out, o)
-			}
-			switch {
-			case o.Error != "":
-				return &exitError{ExitError, fmt.Errorf("%s", o.Error)}
-			case o.OOM != nil:
-				return &exitError{ExitOOM, o.OOM.Err()}
-			}
-			return nil
+			return simulateRun(opts)
 		},
 	}
-	f.register(cmd, "4xV100-pcie")
-	pf.register(cmd)
-	cmd.Flags().StringVarP(&placer, "placer", "p", "single", "placer name (placesim list placers)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object instead of text")
+	opts.Run.register(cmd, "4xV100-pcie")
+	opts.Pipeline.register(cmd)
+	cmd.Flags().StringVarP(&opts.Placer, "placer", "p", "single", "placer name (placesim list placers)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON object instead of text")
 	return cmd
+}
+
+func simulateRun(opts *SimulateOptions) error {
+	in, spec, err := opts.Run.request()
+	if err != nil {
+		return err
+	}
+	spec.Placer = opts.Placer
+	if err := opts.Pipeline.apply(opts.Changed, &spec); err != nil {
+		return err
+	}
+	reg, err := opts.Registry()
+	if err != nil {
+		return err
+	}
+	o, err := study.Simulate(opts.Ctx, reg, study.SimulateRequest{Inputs: in, Spec: spec})
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		if err := writeJSON(opts.Out, o); err != nil {
+			return err
+		}
+	} else {
+		printOutcome(opts.Out, o)
+	}
+	switch {
+	case o.Error != "":
+		return &exitError{ExitError, fmt.Errorf("%s", o.Error)}
+	case o.OOM != nil:
+		return &exitError{ExitOOM, o.OOM.Err()}
+	}
+	return nil
 }
 
 func printOutcome(w io.Writer, o *study.Outcome) {

@@ -6,34 +6,20 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"placesim/devices"
 	"placesim/internal/units"
 	"placesim/study"
-	"placesim/workloads"
 )
 
-// statsOutput is what stats prints (--json: this object).
-type statsOutput struct {
-	Workload string `json:"workload"`
-	Batch    int    `json:"batch"`
-	Training bool   `json:"training"`
-	workloads.Stats
-	CCR *ccrOutput `json:"ccr"`
+// StatsOptions are stats' parsed flags and surroundings.
+type StatsOptions struct {
+	*Factory
+	Workload, Cluster string
+	JSON              bool
 }
 
-// ccrOutput is Celeritas' eq. 1 on a cluster: transfers between devices
-// From and To, computation on Compute.
-type ccrOutput struct {
-	Value   float64 `json:"value"`
-	Cluster string  `json:"cluster"`
-	From    string  `json:"from"`
-	To      string  `json:"to"`
-	Compute string  `json:"compute"`
-}
-
-func newStatsCmd() *cobra.Command {
-	var cluster string
-	var asJSON bool
+// NewCmdStats builds stats; runF, when not nil, replaces statsRun.
+func NewCmdStats(f *Factory, runF func(*StatsOptions) error) *cobra.Command {
+	opts := &StatsOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "stats WORKLOAD",
 		Short: "Print a workload's ops, edges, FLOPs, parameter and activation bytes and CCR",
@@ -50,62 +36,31 @@ file describes, if any.`,
   placesim stats ../shared/workloads/msr-fiddle/bert24.json --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			g, err := study.LoadWorkload(args[0])
-			if err != nil {
-				return err
+			opts.Workload = args[0]
+			if runF != nil {
+				return runF(opts)
 			}
-			o := statsOutput{Workload: g.Name, Batch: g.Batch, Training: g.Training, Stats: workloads.ComputeStats(g)}
-			if cluster != "" || g.Hint != nil {
-				c, err := study.ResolveCluster(cluster, g)
-				if err != nil {
-					return err
-				}
-				if o.CCR, err = clusterCCR(g, c); err != nil {
-					return err
-				}
-			}
-			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), o)
-			}
-			printStats(cmd.OutOrStdout(), &o)
-			return nil
+			return statsRun(opts)
 		},
 	}
-	cmd.Flags().StringVarP(&cluster, "cluster", "c", "", "cluster preset or file for the CCR (default: the machine the workload file describes; none: no CCR)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	cmd.Flags().StringVarP(&opts.Cluster, "cluster", "c", "", "cluster preset or file for the CCR (default: the machine the workload file describes; none: no CCR)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON object")
 	return cmd
 }
 
-// clusterCCR computes eq. 1 of Celeritas on c (see the command's help).
-func clusterCCR(g *workloads.Graph, c *devices.Cluster) (*ccrOutput, error) {
-	devs := c.Accelerators()
-	if len(devs) < 2 {
-		devs = devs[:0]
-		for i := range c.Devices {
-			devs = append(devs, i)
-		}
+func statsRun(opts *StatsOptions) error {
+	o, err := study.Stats(study.StatsRequest{Inputs: study.Inputs{Workload: opts.Workload, Cluster: opts.Cluster}})
+	if err != nil {
+		return err
 	}
-	if len(devs) < 2 {
-		return nil, fmt.Errorf("CCR of %q on cluster %q: it needs two devices to send data between, the cluster has %d", g.Name, c.Name, len(c.Devices))
+	if opts.JSON {
+		return writeJSON(opts.Out, o)
 	}
-	src, dst := devs[0], devs[1]
-	w := make([]float64, len(g.Ops))
-	for i := range g.Ops {
-		t, err := c.OpTime(&g.Ops[i], src)
-		for d := 0; err != nil && d < len(c.Devices); d++ {
-			t, err = c.OpTime(&g.Ops[i], d)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("CCR of %q on cluster %q: %w", g.Name, c.Name, err)
-		}
-		w[i] = t
-	}
-	v := workloads.CCR(g, func(op int) float64 { return w[op] },
-		func(b int64) float64 { return c.TransferTime(src, dst, b) })
-	return &ccrOutput{Value: v, Cluster: c.Name, From: c.Devices[src].Name, To: c.Devices[dst].Name, Compute: c.Devices[src].Name}, nil
+	printStats(opts.Out, o)
+	return nil
 }
 
-func printStats(w io.Writer, o *statsOutput) {
+func printStats(w io.Writer, o *study.WorkloadStats) {
 	s := &o.Stats
 	fmt.Fprintf(w, "workload           %s (batch %d, training %v)\n", o.Workload, o.Batch, o.Training)
 	fmt.Fprintf(w, "ops                %d (forward %d, backward %d, update %d)\n", s.Ops, s.Forward, s.Backward, s.Update)

@@ -1,0 +1,30 @@
+package cli
+
+import (
+	"io"
+	"os"
+)
+
+// RunProcess is the program's entry point: Main inside a private
+// temporary directory. Placers that run external tools (CBC, METIS,
+// Scotch) make their scratch directories (placesim-mip-*,
+// placesim-metis-*) in os.TempDir; RunProcess points TMPDIR at a fresh
+// directory of its own and removes it on every way out (success, error,
+// Ctrl-C), so a run interrupted while a solver works leaves nothing in the
+// system's temporary directory. Only a SIGKILL can leave it behind.
+func RunProcess(args []string, stdout, stderr io.Writer) int {
+	tmp, err := os.MkdirTemp("", "placesim-")
+	if err == nil {
+		old, had := os.LookupEnv("TMPDIR")
+		os.Setenv("TMPDIR", tmp)
+		defer func() {
+			if had {
+				os.Setenv("TMPDIR", old)
+			} else {
+				os.Unsetenv("TMPDIR")
+			}
+			os.RemoveAll(tmp)
+		}()
+	}
+	return Main(args, stdout, stderr)
+}

@@ -1,0 +1,51 @@
+package study
+
+import (
+	"context"
+
+	"placesim/devices"
+	"placesim/placers"
+	"placesim/workloads"
+)
+
+// Inputs name a command's workload and cluster as the user gave them: a
+// zoo spec or a workload file, and a cluster preset, a cluster file or ""
+// (the machine the workload file describes).
+type Inputs struct {
+	Workload, Cluster string
+}
+
+// Load builds the workload and resolves the cluster.
+func (in Inputs) Load() (*workloads.Graph, *devices.Cluster, error) {
+	g, err := LoadWorkload(in.Workload)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := ResolveCluster(in.Cluster, g)
+	if err != nil {
+		return nil, nil, err
+	}
+	return g, c, nil
+}
+
+// SimulateRequest is one placer on one workload and cluster, simulated
+// once (placesim simulate).
+type SimulateRequest struct {
+	Inputs
+	Spec Spec
+}
+
+// Simulate loads the request's inputs, places and simulates. It returns as
+// soon as ctx is done, with ctx's error.
+func Simulate(ctx context.Context, reg *placers.Registry, req SimulateRequest) (*Outcome, error) {
+	return awaitCtx(ctx, func() (*Outcome, error) {
+		g, c, err := req.Load()
+		if err != nil {
+			return nil, err
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return Run(ctx, reg, g, c, req.Spec)
+	})
+}

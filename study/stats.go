@@ -1,0 +1,85 @@
+package study
+
+import (
+	"fmt"
+
+	"placesim/devices"
+	"placesim/workloads"
+)
+
+// StatsRequest is placesim stats: a workload, and a cluster for the CCR
+// ("" with a workload that describes no machine: no CCR).
+type StatsRequest struct {
+	Inputs
+}
+
+// WorkloadStats is what Stats returns (stats --json prints it).
+type WorkloadStats struct {
+	Workload string `json:"workload"`
+	Batch    int    `json:"batch"`
+	Training bool   `json:"training"`
+	workloads.Stats
+	CCR *CCR `json:"ccr"`
+}
+
+// CCR is Celeritas' eq. 1 on a cluster: transfers between devices From
+// and To, computation on Compute.
+type CCR struct {
+	Value   float64 `json:"value"`
+	Cluster string  `json:"cluster"`
+	From    string  `json:"from"`
+	To      string  `json:"to"`
+	Compute string  `json:"compute"`
+}
+
+// Stats loads the workload and computes its statistics and, when a cluster
+// is given or the workload describes one, its CCR.
+func Stats(req StatsRequest) (*WorkloadStats, error) {
+	g, err := LoadWorkload(req.Workload)
+	if err != nil {
+		return nil, err
+	}
+	o := &WorkloadStats{Workload: g.Name, Batch: g.Batch, Training: g.Training, Stats: workloads.ComputeStats(g)}
+	if req.Cluster != "" || g.Hint != nil {
+		c, err := ResolveCluster(req.Cluster, g)
+		if err != nil {
+			return nil, err
+		}
+		if o.CCR, err = ClusterCCR(g, c); err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
+}
+
+// ClusterCCR computes eq. 1 of Celeritas on c: the sum over edges of the
+// time to send the edge's bytes between the cluster's first two
+// accelerators, over the sum of the ops' compute times on the first (an op
+// it cannot run: the first device that can).
+func ClusterCCR(g *workloads.Graph, c *devices.Cluster) (*CCR, error) {
+	devs := c.Accelerators()
+	if len(devs) < 2 {
+		devs = devs[:0]
+		for i := range c.Devices {
+			devs = append(devs, i)
+		}
+	}
+	if len(devs) < 2 {
+		return nil, fmt.Errorf("CCR of %q on cluster %q: it needs two devices to send data between, the cluster has %d", g.Name, c.Name, len(c.Devices))
+	}
+	src, dst := devs[0], devs[1]
+	w := make([]float64, len(g.Ops))
+	for i := range g.Ops {
+		t, err := c.OpTime(&g.Ops[i], src)
+		for d := 0; err != nil && d < len(c.Devices); d++ {
+			t, err = c.OpTime(&g.Ops[i], d)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("CCR of %q on cluster %q: %w", g.Name, c.Name, err)
+		}
+		w[i] = t
+	}
+	v := workloads.CCR(g, func(op int) float64 { return w[op] },
+		func(b int64) float64 { return c.TransferTime(src, dst, b) })
+	return &CCR{Value: v, Cluster: c.Name, From: c.Devices[src].Name, To: c.Devices[dst].Name, Compute: c.Devices[src].Name}, nil
+}
