@@ -25,10 +25,12 @@
 // schedule gives each device its strict order, item by item (the forward
 // ops of a micro-batch, its backward ops, its recomputation, the update).
 //
-// The executor does not copy the graph m times: every (op, micro-batch,
-// replica) is a node whose index is arithmetic on the three, played with
-// the same arrays, event loop, link queues and memory ledger as a plain
-// step. Per micro-batch, a forward or backward op's time
+// The executor does not copy the graph m times: unroll.go derives, in one
+// place for every regime, the nodes (instance records: an op for one
+// micro-batch and replica, a recomputed op, an all-reduce step, a weight
+// stash) whose index is arithmetic on the three; a plain step is the
+// identity unrolling (node = op). One event loop, link queues (transfer
+// records) and memory ledger (buffers with their readers) play them all. Per micro-batch, a forward or backward op's time
 // (measured, or the roofline on its FLOPs and bytes), its output, workspace
 // and edge bytes are divided by m, the launch overhead is not, parameters
 // are not; update ops run once per step after the stage's last backward

@@ -19,6 +19,11 @@ var ErrInvalidPlan = errors.New("invalid plan")
 // contradicts the graph's dependencies).
 var ErrDeadlock = errors.New("deadlock")
 
+// ErrTooLarge is wrapped by errors for a plan whose unrolled step (micro-
+// batches x replicas x ops) would need more memory to simulate than
+// Options.MaxMemory allows; it is refused before anything is allocated.
+var ErrTooLarge = errors.New("simulation too large")
+
 // OOM describes the first allocation that exceeded a device's capacity.
 type OOM struct {
 	Device     int     `json:"device"`

@@ -12,70 +12,59 @@ type Options struct {
 	// Trace records every transfer hop and each device's memory timeline
 	// in Result.Trace (costs memory; off for benchmarks and searches).
 	Trace bool
+	// MaxMemory bounds the memory the simulation itself may take (its
+	// unrolled instances, edges and events), estimated before anything is
+	// allocated: a plan above it is refused with ErrTooLarge. 0 means
+	// DefaultMaxMemory; it must not be negative.
+	MaxMemory int64
 }
 
-// sim is the state of one simulation.
+// sim is the state of one simulation: the unrolled nodes and their edges,
+// the streams, links, transfers and memory ledgers, and the event queue.
 type sim struct {
 	g   *workloads.Graph
 	c   *devices.Cluster
 	p   *Plan
 	opt Options
+	un  *unrolled
 
-	dev   []int32   // op -> device
-	cost  []float64 // true op time on its device
-	outB  []int64   // op output bytes
-	tempB []int64   // op workspace bytes
+	nodes []instance   // what runs, with its state (see unroll.go)
+	ids   []instanceID // what each node is
 
 	// unique predecessors and successors (CSR), so that several edges
-	// between the same two ops count as one dependency
+	// between the same two nodes count as one dependency
 	predStart, preds []int32
 	succStart, succs []int32
 	succBytes        []int64 // largest edge's bytes to each unique successor
-
-	remaining []int32 // dependencies not yet resident
-	srcRef    []int32 // readers of an op's output buffer still to finish
-	xferFirst []int32 // first transfer of an op's output (-1: none)
-	xferN     []int32
 
 	streams []stream
 	links   []linkQueue
 	xfers   []transfer
 	mem     []ledger
 
-	// scratch for grouping an op's remote consumers by device
+	// scratch for grouping a node's remote consumers by device
 	devMark  []int32
 	devBytes []int64
-
-	prio     []float64 // priority by node (the plan's), or nil
-	remote   []int32   // scratch: remote devices of one op's consumers
+	remote   []int32
 	readySeq uint64
-
-	// relax plays the streams' orders as priorities (see Simulate); pos is
-	// each node's position in its device's order
-	relax bool
-	pos   []int32
 
 	q     eventQueue
 	now   float64
 	done  int
 	res   *Result
 	trace *Trace
-
-	// set only when the plan is unrolled (a pipeline or data parallelism,
-	// see unroll.go): the arrays above are then indexed by node, an
-	// (op, micro-batch, replica) instance or a side node
-	side []bool // the node runs off the compute stream (collective steps)
-	un   *unrolled
 }
 
-// stream is a device's compute stream with its ready ops.
+// stream is a device's compute stream with its ready nodes.
 type stream struct {
-	busy     bool
-	fifo     []int32 // ready ops when the plan has no priorities
-	head     int
-	pq       readyHeap // ready ops when it has
-	order    []int     // strict order, when the plan has one
-	orderPos int
+	busy  bool
+	ready readyHeap // keyed by the nodes' prio, then first ready
+	// order, when set, is the device's schedule: its nodes' prio is minus
+	// their position in it. With strict, only order[next] may start (order
+	// enforcement); otherwise the order is a priority.
+	order    []int32
+	strict   bool
+	next     int
 	busyTime float64
 	ops      int
 	params   int64
@@ -85,42 +74,43 @@ type stream struct {
 // be valid (see workloads.Graph.Validate). A run that exceeds a device's
 // memory returns a Result with OOM set and no error; errors are for plans
 // that do not fit the graph or cluster.
+//
+// A pipeline schedule's strict per-device order comes from the ops' roles
+// and the stage order; a graph whose dependencies run against them (a
+// backward op fed from a later stage's forward of another micro-batch,
+// parts interleaved by a non-contiguous split) would make it wait forever.
+// The engine finds that before the run (a cycle of dependencies and order)
+// and plays the order as a priority instead, saying so in
+// Result.OrderRelaxed; a strict order the plan itself gives (Plan.Order)
+// that cannot complete is an ErrDeadlock error.
 func Simulate(g *workloads.Graph, c *devices.Cluster, p *Plan, opt Options) (*Result, error) {
 	g = p.graphFor(g)
 	if err := p.Validate(g, c); err != nil {
 		return nil, err
 	}
+	if opt.MaxMemory < 0 {
+		return nil, fmt.Errorf("%w: engine option MaxMemory = %d (valid range: >= 0; 0 = %d bytes)", ErrInvalidPlan, opt.MaxMemory, DefaultMaxMemory)
+	}
 	s := &sim{g: g, c: c, p: p, opt: opt}
 	if err := s.init(); err != nil {
 		return nil, err
 	}
+	if err := s.orderDeadlock(); err != nil {
+		if p.Order != nil {
+			return nil, err
+		}
+		s.relaxOrders()
+		s.res.OrderRelaxed = err.Error()
+	}
+	s.start()
 	s.run()
-	if s.done < len(s.dev) {
-		err := s.deadlock()
-		if (p.Pipeline == nil && p.DataParallel == nil) || p.Order != nil {
-			return nil, err
-		}
-		// The schedule's strict order comes from the ops' roles and the
-		// stage order; a graph whose dependencies run against them (a
-		// backward op fed from a later stage's forward of another
-		// micro-batch, parts interleaved by a non-contiguous split) can make
-		// it wait forever. Play it again with the order as a priority: each
-		// device runs the ready instance that comes first in its schedule.
-		s = &sim{g: g, c: c, p: p, opt: opt, relax: true}
-		if err := s.init(); err != nil {
-			return nil, err
-		}
-		s.run()
-		if s.done < len(s.dev) {
-			return nil, s.deadlock()
-		}
-		r := s.result()
-		r.OrderRelaxed = err.Error()
-		return r, nil
+	if s.done < len(s.nodes) {
+		return nil, s.deadlock()
 	}
 	return s.result(), nil
 }
 
+// init derives the nodes and prepares the streams, links and ledgers.
 func (s *sim) init() error {
 	c := s.c
 	s.streams = make([]stream, len(c.Devices))
@@ -141,134 +131,114 @@ func (s *sim) init() error {
 	if s.opt.Trace {
 		s.trace = &Trace{}
 	}
-	var err error
-	if s.p.Pipeline != nil || s.p.DataParallel != nil {
-		err = s.unroll()
-	} else {
-		err = s.initOps()
-	}
-	if err != nil {
+	if err := s.unroll(); err != nil {
 		return err
 	}
-	n := len(s.dev)
+	n := len(s.nodes)
 	s.res.OpStart, s.res.OpEnd = make([]float64, n), make([]float64, n)
 	s.xfers = make([]transfer, 0, s.countTransfers())
-	s.remaining = make([]int32, n)
-	s.srcRef = make([]int32, n)
-	s.xferFirst = make([]int32, n)
-	s.xferN = make([]int32, n)
-	for i := 0; i < n; i++ {
-		s.remaining[i] = s.predStart[i+1] - s.predStart[i]
-		s.xferFirst[i] = -1
+	for x := range s.nodes {
+		s.nodes[x].remaining = s.predStart[x+1] - s.predStart[x]
 	}
-	if s.relax {
-		s.pos = make([]int32, n)
-		for d := range s.streams {
-			for i, v := range s.streams[d].order {
-				s.pos[v] = int32(i)
-			}
+	for d := range s.streams {
+		st := &s.streams[d]
+		st.strict = st.order != nil
+		for i, x := range st.order {
+			s.nodes[x].prio = -float64(i)
 		}
 	}
-	for i := 0; i < n; i++ {
-		if s.remaining[i] == 0 {
-			s.makeReady(int32(i))
+	return nil
+}
+
+// relaxOrders plays every device's schedule as a priority.
+func (s *sim) relaxOrders() {
+	for d := range s.streams {
+		s.streams[d].strict = false
+	}
+}
+
+// start makes the nodes without inputs ready and starts the streams.
+func (s *sim) start() {
+	for x := range s.nodes {
+		if s.nodes[x].remaining == 0 {
+			s.makeReady(int32(x))
 		}
 	}
 	for d := range s.streams {
 		s.tryStart(int32(d))
 	}
-	return nil
 }
 
-// initOps sets up a plain plan: one node per op.
-func (s *sim) initOps() error {
-	g, c := s.g, s.c
-	n := len(g.Ops)
-	s.dev = make([]int32, n)
-	s.cost = make([]float64, n)
-	s.outB = make([]int64, n)
-	s.tempB = make([]int64, n)
-	for i := range g.Ops {
-		d := s.p.Device[i]
-		s.dev[i] = int32(d)
-		t, err := devices.OpTime(&g.Ops[i], &c.Devices[d].Kind)
-		if err != nil {
-			return fmt.Errorf("%w: %v", ErrInvalidPlan, err)
+// orderDeadlock reports, before the run, whether the streams' strict
+// orders can complete: they cannot exactly when the dependencies and the
+// order (each node after the one before it on its device) form a cycle,
+// since every transfer eventually arrives. The error says which device
+// waits for which node, as the run would have found it.
+func (s *sim) orderDeadlock() error {
+	strict := false
+	for d := range s.streams {
+		strict = strict || s.streams[d].strict
+	}
+	if !strict {
+		return nil
+	}
+	n := len(s.nodes)
+	indeg := make([]int32, n)
+	next := make([]int, len(s.streams))
+	queue := make([]int32, 0, n)
+	for x := range s.nodes {
+		indeg[x] = s.predStart[x+1] - s.predStart[x]
+	}
+	for d := range s.streams {
+		for _, x := range s.streams[d].order[min(1, len(s.streams[d].order)):] {
+			indeg[x]++
 		}
-		s.cost[i] = t
-		s.outB[i] = g.Ops[i].OutputBytes
-		s.tempB[i] = g.Ops[i].TempBytes
 	}
-	s.buildAdjacency()
-	s.prio = s.p.Priority
-	if s.p.Order != nil {
-		for d := range s.streams {
-			s.streams[d].order = s.p.Order[d]
+	for x := range indeg {
+		if indeg[x] == 0 {
+			queue = append(queue, int32(x))
 		}
 	}
-	// parameters are resident from the start
-	for i := range g.Ops {
-		st := &s.streams[s.dev[i]]
-		st.ops++
-		st.params += g.Ops[i].ParamBytes
-		s.alloc(s.dev[i], g.Ops[i].ParamBytes, int32(i), "parameters")
+	release := func(y int32) {
+		if indeg[y]--; indeg[y] == 0 {
+			queue = append(queue, y)
+		}
 	}
-	return nil
-}
-
-// buildAdjacency builds the unique predecessor and successor lists.
-func (s *sim) buildAdjacency() {
-	g := s.g
-	n := len(g.Ops)
-	mark := make([]int32, n)
-	for i := range mark {
-		mark[i] = -1
-	}
-	s.predStart = make([]int32, n+1)
-	s.succStart = make([]int32, n+1)
-	s.preds = make([]int32, 0, len(g.Edges))
-	s.succs = make([]int32, 0, len(g.Edges))
-	s.succBytes = make([]int64, 0, len(g.Edges))
-	pos := make([]int32, n) // index in succs of (u, v) while scanning u
-	for v := 0; v < n; v++ {
-		s.predStart[v] = int32(len(s.preds))
-		for _, eid := range g.In(v) {
-			u := int32(g.Edges[eid].From)
-			if mark[u] != int32(v) {
-				mark[u] = int32(v)
-				s.preds = append(s.preds, u)
+	for k := 0; k < len(queue); k++ {
+		x := queue[k]
+		for _, y := range s.succs[s.succStart[x]:s.succStart[x+1]] {
+			release(y)
+		}
+		if nd := &s.nodes[x]; !nd.side {
+			st := &s.streams[nd.dev]
+			if st.strict {
+				next[nd.dev]++
+				if next[nd.dev] < len(st.order) {
+					release(st.order[next[nd.dev]])
+				}
 			}
 		}
 	}
-	s.predStart[n] = int32(len(s.preds))
-	for i := range mark {
-		mark[i] = -1
+	if len(queue) == n {
+		return nil
 	}
-	for u := 0; u < n; u++ {
-		s.succStart[u] = int32(len(s.succs))
-		for _, eid := range g.Out(u) {
-			e := &g.Edges[eid]
-			v := int32(e.To)
-			if mark[v] != int32(u) {
-				mark[v] = int32(u)
-				pos[v] = int32(len(s.succs))
-				s.succs = append(s.succs, v)
-				s.succBytes = append(s.succBytes, e.Bytes)
-			} else if e.Bytes > s.succBytes[pos[v]] {
-				s.succBytes[pos[v]] = e.Bytes
-			}
+	for d := range s.streams {
+		if st := &s.streams[d]; st.strict && next[d] < len(st.order) {
+			return fmt.Errorf("%w: %d of %d ops never ran; device %s waits for op %q, next in its order, whose inputs never arrive",
+				ErrDeadlock, n-len(queue), n, s.c.Devices[d].Name, s.un.name(st.order[next[d]]))
 		}
 	}
-	s.succStart[n] = int32(len(s.succs))
+	return fmt.Errorf("%w: %d of %d ops never ran", ErrDeadlock, n-len(queue), n)
 }
 
 // countTransfers is the number of (producer, remote device) pairs: the
 // exact number of transfers the run will make.
 func (s *sim) countTransfers() int {
 	n := 0
-	for u := range s.dev {
+	for u := range s.nodes {
+		du := s.nodes[u].dev
 		for _, v := range s.succs[s.succStart[u]:s.succStart[u+1]] {
-			if dv := s.dev[v]; dv != s.dev[u] && s.devMark[dv] != int32(u) {
+			if dv := s.nodes[v].dev; dv != du && s.devMark[dv] != int32(u) {
 				s.devMark[dv] = int32(u)
 				n++
 			}
@@ -282,11 +252,11 @@ func (s *sim) countTransfers() int {
 
 // run processes events until none are left.
 func (s *sim) run() {
-	for s.q.Len() > 0 {
+	for s.q.pending() > 0 {
 		e := s.q.next()
 		s.now = e.time
 		s.res.Events++
-		switch e.kind {
+		switch e.kind() {
 		case evOpEnd:
 			s.opEnd(e.id)
 		case evHopEnd:
@@ -295,129 +265,100 @@ func (s *sim) run() {
 			s.enqueueHop(e.id, e.aux+1)
 		case evSideEnd:
 			s.finish(e.id)
-			s.tryStart(s.dev[e.id])
+			s.tryStart(s.nodes[e.id].dev)
 		}
 	}
 }
 
-// makeReady queues op on its device's stream; the caller calls tryStart.
-func (s *sim) makeReady(op int32) {
-	if s.side != nil && s.side[op] {
-		s.startSide(op)
+// makeReady queues node x on its device's stream (the caller calls
+// tryStart), or starts a side node at once.
+func (s *sim) makeReady(x int32) {
+	nd := &s.nodes[x]
+	if nd.side {
+		s.startSide(x)
 		return
 	}
-	st := &s.streams[s.dev[op]]
-	switch {
-	case st.order != nil && s.relax:
-		st.pq.push(readyItem{prio: -float64(s.pos[op]), seq: s.readySeq, op: op})
-		s.readySeq++
-	case st.order != nil:
-		// readiness is remaining == 0; tryStart checks the next in order
-	case s.prio != nil:
-		st.pq.push(readyItem{prio: s.prio[op], seq: s.readySeq, op: op})
-		s.readySeq++
-	default:
-		st.fifo = append(st.fifo, op)
-	}
+	s.streams[nd.dev].ready.push(readyItem{prio: nd.prio, seq: s.readySeq, op: x})
+	s.readySeq++
 }
 
 // startSide starts a side node: it runs off the device's compute stream
 // (a collective's step, a weight stash), so it starts as soon as it is ready.
-func (s *sim) startSide(op int32) {
-	s.res.OpStart[op] = s.now
+func (s *sim) startSide(x int32) {
+	s.res.OpStart[x] = s.now
 	what := "all-reduce chunk"
-	if s.un.kind[op] == NodeStash {
+	if s.ids[x].kind == NodeStash {
 		what = "weight stash"
 	}
-	s.alloc(s.dev[op], s.outB[op], op, what)
-	s.q.schedule(s.now+s.cost[op], evSideEnd, op, 0)
+	nd := &s.nodes[x]
+	s.alloc(nd.dev, nd.out.bytes, x, what)
+	s.q.schedule(s.now+nd.cost, evSideEnd, x, 0)
 }
 
-// tryStart starts the next op on device d if the stream is idle.
+// tryStart starts the next node on device d if the stream is idle: the
+// ready node with the highest priority, or under a strict order the next
+// in order once it is ready.
 func (s *sim) tryStart(d int32) {
 	st := &s.streams[d]
-	if st.busy {
+	if st.busy || st.ready.len() == 0 {
 		return
 	}
-	var op int32
-	switch {
-	case st.order != nil && s.relax:
-		if st.pq.len() == 0 {
+	if st.strict {
+		if st.ready.items[0].op != st.order[st.next] {
 			return
 		}
-		op = st.pq.pop().op
-	case st.order != nil:
-		if st.orderPos >= len(st.order) {
-			return
-		}
-		op = int32(st.order[st.orderPos])
-		if s.remaining[op] != 0 {
-			return
-		}
-		st.orderPos++
-	case s.prio != nil:
-		if st.pq.len() == 0 {
-			return
-		}
-		op = st.pq.pop().op
-	default:
-		if st.head == len(st.fifo) {
-			return
-		}
-		op = st.fifo[st.head]
-		st.head++
-		if st.head == len(st.fifo) {
-			st.fifo, st.head = st.fifo[:0], 0
-		}
+		st.next++
 	}
+	x := st.ready.pop().op
 	st.busy = true
-	s.res.OpStart[op] = s.now
-	s.alloc(d, s.outB[op], op, "output")
-	s.alloc(d, s.tempB[op], op, "temp")
-	s.q.schedule(s.now+s.cost[op], evOpEnd, op, 0)
+	s.res.OpStart[x] = s.now
+	nd := &s.nodes[x]
+	s.alloc(d, nd.out.bytes, x, "output")
+	s.alloc(d, nd.temp, x, "temp")
+	s.q.schedule(s.now+nd.cost, evOpEnd, x, 0)
 }
 
-// opEnd finishes op: wakes local consumers, sends the output to every
-// other device that has a consumer, and releases inputs.
-func (s *sim) opEnd(op int32) {
-	d := s.dev[op]
-	st := &s.streams[d]
+// opEnd finishes node x on its stream and starts the next.
+func (s *sim) opEnd(x int32) {
+	nd := &s.nodes[x]
+	st := &s.streams[nd.dev]
 	st.busy = false
-	st.busyTime += s.cost[op]
-	s.finish(op)
-	s.tryStart(d)
+	st.busyTime += nd.cost
+	s.finish(x)
+	s.tryStart(nd.dev)
 }
 
-// finish completes op (a stream op or a side node): frees its workspace
-// and inputs, sends its output to every other device that has a consumer
-// and wakes local consumers. The caller restarts the stream.
-func (s *sim) finish(op int32) {
-	d := s.dev[op]
-	s.res.OpEnd[op] = s.now
+// finish completes node x (a stream node or a side node): frees its
+// workspace and inputs, sends its output to every other device that has a
+// consumer and wakes local consumers. The caller restarts the stream.
+func (s *sim) finish(x int32) {
+	nd := &s.nodes[x]
+	d := nd.dev
+	s.res.OpEnd[x] = s.now
 	s.done++
-	s.free(d, s.tempB[op])
-	// release this op's inputs first: memory freed at an instant is free
+	s.free(d, nd.temp)
+	// release this node's inputs first: memory freed at an instant is free
 	// for whatever starts at that instant
-	for _, u := range s.preds[s.predStart[op]:s.predStart[op+1]] {
-		if s.dev[u] == d {
-			s.releaseSource(u)
+	for _, w := range s.preds[s.predStart[x]:s.predStart[x+1]] {
+		if s.nodes[w].dev == d {
+			s.releaseSource(w)
 		} else {
-			s.releaseRecv(u, d)
+			s.releaseRecv(w, d)
 		}
 	}
 
 	// the output's readers: local consumers, one send per remote device
 	var refs int32
 	remote := s.remote[:0]
-	lo, hi := s.succStart[op], s.succStart[op+1]
+	lo, hi := s.succStart[x], s.succStart[x+1]
 	for i, v := range s.succs[lo:hi] {
-		dv := s.dev[v]
+		dv := s.nodes[v].dev
 		if dv == d {
 			refs++
 			continue
 		}
-		if s.devMark[dv] != op {
-			s.devMark[dv] = op
+		if s.devMark[dv] != x {
+			s.devMark[dv] = x
 			s.devBytes[dv] = 0
 			remote = append(remote, dv)
 		}
@@ -427,21 +368,21 @@ func (s *sim) finish(op int32) {
 	}
 	if len(remote) > 0 {
 		sortSmall(remote)
-		s.xferFirst[op] = int32(len(s.xfers))
-		s.xferN[op] = int32(len(remote))
+		nd.xferFirst = int32(len(s.xfers))
+		nd.xferN = int32(len(remote))
 		refs += int32(len(remote))
 	}
 	s.remote = remote
-	s.srcRef[op] = refs
+	nd.out.readers = refs
 	if refs == 0 {
-		s.free(d, s.outB[op])
+		s.free(d, nd.out.bytes)
 	}
 	for _, dv := range remote {
-		s.send(op, d, dv, s.devBytes[dv])
+		s.send(x, d, dv, s.devBytes[dv])
 	}
 	// wake local consumers
-	for _, v := range s.succs[s.succStart[op]:s.succStart[op+1]] {
-		if s.dev[v] == d {
+	for _, v := range s.succs[lo:hi] {
+		if s.nodes[v].dev == d {
 			s.satisfy(v)
 		}
 	}
@@ -450,16 +391,14 @@ func (s *sim) finish(op int32) {
 // send creates the transfer of producer's output from device src to dst.
 func (s *sim) send(producer, src, dst int32, bytes int64) {
 	t := int32(len(s.xfers))
-	x := transfer{producer: producer, src: src, dst: dst, bytes: bytes,
+	x := transfer{producer: producer, src: src, dst: dst, recv: buffer{bytes: bytes},
 		route: s.c.Route(int(src), int(dst)), rec: -1}
 	s.res.TransferCount++
 	s.res.BytesMoved += bytes
 	if s.trace != nil {
 		x.rec = int32(len(s.trace.Transfers))
-		rec := TransferRecord{Producer: int(producer), Src: int(src), Dst: int(dst), Bytes: bytes}
-		if s.un != nil {
-			rec.Producer, rec.MicroBatch, rec.Replica = s.un.instance(producer)
-		}
+		id := s.ids[producer]
+		rec := TransferRecord{Producer: int(id.op), MicroBatch: int(id.mb), Replica: int(id.rep), Src: int(src), Dst: int(dst), Bytes: bytes}
 		s.trace.Transfers = append(s.trace.Transfers, rec)
 	}
 	s.xfers = append(s.xfers, x)
@@ -469,17 +408,17 @@ func (s *sim) send(producer, src, dst int32, bytes int64) {
 // deliver lands transfer t on its destination: its consumers there may run.
 func (s *sim) deliver(t int32) {
 	x := &s.xfers[t]
-	p := x.producer
+	p, dst := x.producer, x.dst
+	succs := s.succs[s.succStart[p]:s.succStart[p+1]]
 	var n int32
-	for _, v := range s.succs[s.succStart[p]:s.succStart[p+1]] {
-		if s.dev[v] == x.dst {
+	for _, v := range succs {
+		if s.nodes[v].dev == dst {
 			n++
 		}
 	}
-	x.recvRef = n
-	dst := x.dst
-	for _, v := range s.succs[s.succStart[p]:s.succStart[p+1]] {
-		if s.dev[v] == dst {
+	x.recv.readers = n
+	for _, v := range succs {
+		if s.nodes[v].dev == dst {
 			s.satisfy(v)
 		}
 	}
@@ -488,40 +427,36 @@ func (s *sim) deliver(t int32) {
 
 // satisfy marks one dependency of v resident.
 func (s *sim) satisfy(v int32) {
-	if s.remaining[v]--; s.remaining[v] == 0 {
+	if s.nodes[v].remaining--; s.nodes[v].remaining == 0 {
 		s.makeReady(v)
 	}
 }
 
-// releaseSource drops one reader of u's output on u's own device.
-func (s *sim) releaseSource(u int32) {
-	if s.srcRef[u]--; s.srcRef[u] == 0 {
-		s.free(s.dev[u], s.outB[u])
+// releaseSource drops one reader of w's output on w's own device.
+func (s *sim) releaseSource(w int32) {
+	nd := &s.nodes[w]
+	if nd.out.readers--; nd.out.readers == 0 {
+		s.free(nd.dev, nd.out.bytes)
 	}
 }
 
-// releaseRecv drops one reader of the copy of u's output on device d.
-func (s *sim) releaseRecv(u, d int32) {
-	first, n := s.xferFirst[u], s.xferN[u]
-	for t := first; t < first+n; t++ {
+// releaseRecv drops one reader of the copy of w's output on device d.
+func (s *sim) releaseRecv(w, d int32) {
+	nd := &s.nodes[w]
+	for t := nd.xferFirst; t < nd.xferFirst+nd.xferN; t++ {
 		if x := &s.xfers[t]; x.dst == d {
-			if x.recvRef--; x.recvRef == 0 {
-				s.free(d, x.bytes)
+			if x.recv.readers--; x.recv.readers == 0 {
+				s.free(d, x.recv.bytes)
 			}
 			return
 		}
 	}
 }
 
+// deadlock describes a run that ended with nodes that never ran (a safety
+// net: orderDeadlock finds strict orders that cannot complete before).
 func (s *sim) deadlock() error {
-	n := len(s.dev)
-	for d, st := range s.streams {
-		if st.order != nil && st.orderPos < len(st.order) {
-			op := int32(st.order[st.orderPos])
-			return fmt.Errorf("%w: %d of %d ops never ran; device %s waits for op %q, next in its order, whose inputs never arrive",
-				ErrDeadlock, n-s.done, n, s.c.Devices[d].Name, s.nodeName(op))
-		}
-	}
+	n := len(s.nodes)
 	return fmt.Errorf("%w: %d of %d ops never ran", ErrDeadlock, n-s.done, n)
 }
 
@@ -557,7 +492,7 @@ func (s *sim) result() *Result {
 		}
 		r.Trace = s.trace
 	}
-	if s.un != nil {
+	if s.p.unrolledPlan() {
 		s.un.result(s, r)
 	}
 	return r

@@ -32,6 +32,14 @@ type layout struct {
 // them resolved. Errors wrap ErrInvalidPlan and name the field.
 func (p *Plan) layout(g *workloads.Graph, c *devices.Cluster) (*layout, error) {
 	l := &layout{m: 1, reps: 1}
+	if !p.unrolledPlan() {
+		// a step: one instance per op on the plan's own devices
+		l.repDev = [][]int{make([]int, len(c.Devices))}
+		for d := range l.repDev[0] {
+			l.repDev[0][d] = d
+		}
+		return l, nil
+	}
 	topo, err := g.TopoOrder()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidPlan, err)

@@ -10,11 +10,10 @@ import (
 type transfer struct {
 	producer   int32
 	src, dst   int32
-	bytes      int64
+	recv       buffer // the copy on dst, readers: consumers there still to finish
 	route      links.Route
 	enq        float64 // time it joined the current link's queue
 	prevFinish float64 // when the previous hop finishes (cut-through)
-	recvRef    int32   // consumers on dst still to finish
 	rec        int32   // index into Trace.Transfers, or -1
 }
 
@@ -57,19 +56,19 @@ func (s *sim) startHop(t int32, h int32) {
 	lq := &s.links[lid]
 	lq.busy = true
 	start := s.now
-	finish := start + lq.lat + float64(x.bytes)/lq.bw
+	finish := start + lq.lat + float64(x.recv.bytes)/lq.bw
 	if h > 0 && lq.cutIn {
 		finish = math.Max(finish, x.prevFinish+lq.lat)
 	}
 	x.prevFinish = finish
 	lq.stats.Busy += finish - start
-	lq.stats.Bytes += x.bytes
+	lq.stats.Bytes += x.recv.bytes
 	lq.stats.Transfers++
 	lq.stats.QueueDelay += start - x.enq
 	last := int(h) == len(x.route)-1
 	if last {
 		// the receive buffer exists from the moment the last hop writes it
-		s.alloc(x.dst, x.bytes, x.producer, "recv")
+		s.alloc(x.dst, x.recv.bytes, x.producer, "recv")
 	}
 	if x.rec >= 0 {
 		r := &s.trace.Transfers[x.rec]

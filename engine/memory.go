@@ -6,7 +6,7 @@ type ledger struct {
 	samples              []MemSample // only with Options.Trace
 }
 
-// alloc adds bytes on device d for op, recording the first OOM.
+// alloc adds bytes on device d for node op, recording the first OOM.
 func (s *sim) alloc(d int32, bytes int64, op int32, what string) {
 	if bytes == 0 {
 		return
@@ -18,11 +18,7 @@ func (s *sim) alloc(d int32, bytes int64, op int32, what string) {
 	}
 	if m.used > m.capacity && s.res.OOM == nil {
 		dev := s.c.Devices[d]
-		o := int(op)
-		if s.un != nil {
-			o, _, _ = s.un.instance(op)
-		}
-		s.res.OOM = &OOM{Device: int(d), DeviceName: dev.Name, Op: o, OpName: s.nodeName(op),
+		s.res.OOM = &OOM{Device: int(d), DeviceName: dev.Name, Op: int(s.ids[op].op), OpName: s.un.name(op),
 			Time: s.now, What: what, Requested: bytes, InUse: m.used - bytes, Capacity: m.capacity}
 	}
 	if s.opt.Trace {

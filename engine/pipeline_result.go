@@ -103,28 +103,32 @@ func (in *Instances) RecomputeIndex(op, mb, replica int) int {
 // result turns the node-level timings into op-level ones and adds the
 // pipeline and data-parallel statistics.
 func (u *unrolled) result(s *sim, r *Result) {
-	in := &Instances{Op: u.opOf, MicroBatch: u.mbOf, Replica: u.repOf, Kind: u.kind,
-		Device: s.dev, Start: r.OpStart, End: r.OpEnd, u: u}
+	total := len(s.nodes)
+	in := &Instances{Op: make([]int32, total), MicroBatch: make([]int32, total), Replica: make([]int32, total),
+		Kind: make([]NodeKind, total), Device: make([]int32, total), Start: r.OpStart, End: r.OpEnd, u: u}
+	for x, id := range s.ids {
+		in.Op[x], in.MicroBatch[x], in.Replica[x], in.Kind[x] = id.op, id.mb, id.rep, id.kind
+		in.Device[x] = s.nodes[x].dev
+	}
 	r.Instances = in
 	r.OpStart, r.OpEnd = make([]float64, u.n), make([]float64, u.n)
 	for i := range r.OpStart {
 		r.OpStart[i] = math.Inf(1)
 	}
-	for x, v := range u.opOf {
-		if v < 0 {
-			continue
+	for x, id := range s.ids {
+		if v := id.op; v >= 0 {
+			r.OpStart[v] = math.Min(r.OpStart[v], in.Start[x])
+			r.OpEnd[v] = math.Max(r.OpEnd[v], in.End[x])
 		}
-		r.OpStart[v] = math.Min(r.OpStart[v], in.Start[x])
-		r.OpEnd[v] = math.Max(r.OpEnd[v], in.End[x])
 	}
 	l := u.l
 	if l.sched != "" {
 		ps := &PipelineStats{Schedule: l.sched, MicroBatches: u.m, Recompute: l.recompute, Period: u.period(in)}
 		// compute time of every stage, over its replicas
 		busy := make([]float64, len(l.stages))
-		for x, v := range u.opOf {
-			if v >= 0 {
-				busy[l.stageOf[v]] += s.cost[x]
+		for x, id := range s.ids {
+			if id.op >= 0 {
+				busy[l.stageOf[id.op]] += s.nodes[x].cost
 			}
 		}
 		for st := range l.stages {

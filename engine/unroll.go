@@ -7,14 +7,51 @@ import (
 	"placesim/workloads"
 )
 
-// unrolled is a pipeline or data-parallel plan turned into nodes the
-// executor plays like ops: one node per (op, micro-batch, replica) and per
-// recomputed forward op, laid out replica by replica as
+// instance is one node the executor plays: an op instance for one
+// micro-batch and replica, a recomputed forward op, or a side node (a
+// collective step, a weight stash) that runs off the compute stream. It
+// holds its costs and its state during the run, contiguous in sim.nodes.
+type instance struct {
+	cost      float64 // true time on its device
+	prio      float64 // ready-queue key: the highest runs first
+	out       buffer  // its output, on its device
+	temp      int64   // workspace while it runs
+	dev       int32
+	remaining int32 // inputs not yet resident on dev
+	xferFirst int32 // its output's first transfer (-1: none)
+	xferN     int32 // and how many (one per remote consumer device)
+	side      bool  // runs off the compute stream, as soon as it is ready
+}
+
+// buffer is a tensor held on one device until its last reader is done.
+type buffer struct {
+	bytes   int64
+	readers int32 // consumers (and sends) still to finish
+}
+
+// instanceID says what a node is: which op, micro-batch and replica (op -1
+// for a side node; micro-batch -1 for an op that runs once per step).
+type instanceID struct {
+	op, mb, rep int32
+	kind        NodeKind
+}
+
+// sideEdge is a dependency into or out of a side node.
+type sideEdge struct {
+	from, to int32
+	bytes    int64
+}
+
+// unrolled derives the nodes of a plan for its execution regime: a step
+// (every op once: node = op), a pipeline (every op per micro-batch, update
+// ops once or per micro-batch, recomputed forward ops), data parallelism
+// (every replica), with side nodes for all-reduces and weight stashes.
+// Nodes are laid out replica by replica as
 //
 //	[m x per-micro-batch ops][once ops][m x recomputed ops]
 //
-// so that a node's ID is arithmetic on (op, micro-batch, replica) and no
-// graph is copied; side nodes (all-reduce steps, weight stashes) follow.
+// so that a node's index is arithmetic on (op, micro-batch, replica) and no
+// graph is copied; side nodes follow.
 type unrolled struct {
 	l      *layout
 	g      *workloads.Graph
@@ -31,22 +68,16 @@ type unrolled struct {
 	nRec   int
 	block  int // nodes per replica
 
-	// op-level unique predecessors with the largest edge's bytes
-	opPredStart []int32
-	opPreds     []int32
-	opPredBytes []int64
+	// op-level unique predecessors and successors with the largest edge's
+	// bytes (several edges between two ops are one dependency)
+	opPredStart, opPreds []int32
+	opPredBytes          []int64
+	opSuccStart, opSuccs []int32
+	opSuccBytes          []int64
 
-	// per node
-	opOf, mbOf, repOf []int32
-	kind              []NodeKind
-
-	// edges into side nodes and out of them, added after the graph's
-	xFrom, xTo []int32
-	xBytes     []int64
-
-	// side nodes' device and output bytes (index: node - reps*block)
-	sideDev []int32
-	sideOut []int64
+	nodes []instance
+	ids   []instanceID
+	sides []sideEdge // edges into side nodes and out of them
 
 	// each stage's ops by role, in topological order
 	fwdOps, bwdOps, updOps, recOps [][]int32
@@ -85,6 +116,10 @@ func (k NodeKind) String() string {
 	return fmt.Sprintf("NodeKind(%d)", uint8(k))
 }
 
+// unrolledPlan reports whether p is played as more than one instance per
+// op (a pipeline or data parallelism).
+func (p *Plan) unrolledPlan() bool { return p.Pipeline != nil || p.DataParallel != nil }
+
 // node is the node of op v for micro-batch mb on replica r (the single
 // node of a once op, whatever mb).
 func (u *unrolled) node(v int32, mb, r int) int32 {
@@ -111,7 +146,9 @@ func (u *unrolled) source(w, v int32, mb, r int, recomp bool) int32 {
 	return u.node(w, mb, r)
 }
 
-// unroll builds the nodes of a pipeline / data-parallel plan into s.
+// unroll derives the nodes of s's plan, the one place where an execution
+// regime becomes a graph of instances, and sets up the streams' orders
+// and the resident parameters.
 func (s *sim) unroll() error {
 	l, err := s.p.layout(s.g, s.c)
 	if err != nil {
@@ -123,32 +160,19 @@ func (s *sim) unroll() error {
 	s.un = u
 	u.opAdjacency()
 	u.classify()
-	u.roles()
-	total := u.reps * u.block
-
-	// side nodes: weight stashes, all-reduces (they append to the node
-	// tables below, so those start with the regular nodes)
-	u.opOf = make([]int32, total, total+total/8)
-	u.mbOf = make([]int32, total, total+total/8)
-	u.repOf = make([]int32, total, total+total/8)
-	u.kind = make([]NodeKind, total, total+total/8)
-	for r := 0; r < u.reps; r++ {
-		for v := int32(0); v < int32(n); v++ {
-			if u.once[v] {
-				x := u.node(v, 0, r)
-				u.opOf[x], u.mbOf[x], u.repOf[x] = v, -1, int32(r)
-				continue
-			}
-			for mb := 0; mb < u.m; mb++ {
-				x := u.node(v, mb, r)
-				u.opOf[x], u.mbOf[x], u.repOf[x] = v, int32(mb), int32(r)
-				if u.rec[v] {
-					y := u.recNode(v, mb, r)
-					u.opOf[y], u.mbOf[y], u.repOf[y], u.kind[y] = v, int32(mb), int32(r), NodeRecompute
-				}
-			}
-		}
+	if err := u.checkSize(s.opt.maxMemory()); err != nil {
+		return err
 	}
+	if l.stages != nil {
+		u.roles()
+	}
+	total := u.reps * u.block
+	u.nodes = make([]instance, total, total+total/8)
+	u.ids = make([]instanceID, total, total+total/8)
+	if err := u.instances(s); err != nil {
+		return err
+	}
+	// side nodes: weight stashes, all-reduces
 	u.versions = make([]int, len(l.stages))
 	for st := range l.stages {
 		u.versions[st] = 1
@@ -159,11 +183,14 @@ func (s *sim) unroll() error {
 	if u.reps > 1 {
 		u.addAllReduces()
 	}
-
-	if err := u.nodeCosts(s); err != nil {
-		return err
+	s.nodes, s.ids = u.nodes, u.ids
+	if u.identity() {
+		// a step: the op graph is the node graph
+		s.predStart, s.preds = u.opPredStart, u.opPreds
+		s.succStart, s.succs, s.succBytes = u.opSuccStart, u.opSuccs, u.opSuccBytes
+	} else {
+		u.adjacency(s)
 	}
-	u.adjacency(s)
 	if l.sched != "" {
 		u.orders(s)
 	} else {
@@ -182,8 +209,13 @@ func (s *sim) unroll() error {
 	return nil
 }
 
-// opAdjacency computes each op's unique predecessors, with the largest
-// edge's bytes (several edges between two ops are one dependency).
+// identity reports whether every node is one op (a plain step).
+func (u *unrolled) identity() bool {
+	return u.reps == 1 && u.m == 1 && u.nOnce == 0 && u.nRec == 0 && len(u.nodes) == u.n
+}
+
+// opAdjacency computes each op's unique predecessors and successors, with
+// the largest edge's bytes, in the order of the graph's edges.
 func (u *unrolled) opAdjacency() {
 	g := u.g
 	mark := make([]int32, u.n)
@@ -210,6 +242,28 @@ func (u *unrolled) opAdjacency() {
 		}
 	}
 	u.opPredStart[u.n] = int32(len(u.opPreds))
+	for i := range mark {
+		mark[i] = -1
+	}
+	u.opSuccStart = make([]int32, u.n+1)
+	u.opSuccs = make([]int32, 0, len(u.opPreds))
+	u.opSuccBytes = make([]int64, 0, len(u.opPreds))
+	for w := 0; w < u.n; w++ {
+		u.opSuccStart[w] = int32(len(u.opSuccs))
+		for _, eid := range g.Out(w) {
+			e := &g.Edges[eid]
+			v := int32(e.To)
+			if mark[v] != int32(w) {
+				mark[v] = int32(w)
+				pos[v] = int32(len(u.opSuccs))
+				u.opSuccs = append(u.opSuccs, v)
+				u.opSuccBytes = append(u.opSuccBytes, e.Bytes)
+			} else if e.Bytes > u.opSuccBytes[pos[v]] {
+				u.opSuccBytes[pos[v]] = e.Bytes
+			}
+		}
+	}
+	u.opSuccStart[u.n] = int32(len(u.opSuccs))
 }
 
 // classify decides which ops run once, which are recomputed, and numbers
@@ -220,9 +274,10 @@ func (u *unrolled) classify() {
 	u.rec = make([]bool, u.n)
 	u.idx = make([]int32, u.n)
 	u.recIdx = make([]int32, u.n)
+	unrolled := u.plan.unrolledPlan()
 	for v := range g.Ops {
 		op := &g.Ops[v]
-		u.once[v] = op.Role == workloads.Update && l.sched != PipeDream
+		u.once[v] = unrolled && op.Role == workloads.Update && l.sched != PipeDream
 		u.rec[v] = l.recompute && op.Role == workloads.Forward && u.opPredStart[v+1] > u.opPredStart[v]
 		u.recIdx[v] = -1
 		if u.once[v] {
@@ -247,20 +302,10 @@ func (u *unrolled) scaled(v int32) bool { return u.g.Ops[v].Role != workloads.Up
 // divUp is b / k rounded up.
 func divUp(b int64, k int) int64 { return (b + int64(k) - 1) / int64(k) }
 
-// nodeCosts fills the per-node device, time, output and workspace.
-func (u *unrolled) nodeCosts(s *sim) error {
+// instances fills every op instance's identity, device, time, output and
+// workspace.
+func (u *unrolled) instances(s *sim) error {
 	g, l := u.g, u.l
-	total := len(u.opOf)
-	s.dev = make([]int32, total)
-	s.cost = make([]float64, total)
-	s.outB = make([]int64, total)
-	s.tempB = make([]int64, total)
-	if total > u.reps*u.block {
-		s.side = make([]bool, total)
-		for x := u.reps * u.block; x < total; x++ {
-			s.side[x] = true
-		}
-	}
 	for r := 0; r < u.reps; r++ {
 		for vi := range g.Ops {
 			v := int32(vi)
@@ -274,23 +319,21 @@ func (u *unrolled) nodeCosts(s *sim) error {
 			if err != nil {
 				return fmt.Errorf("%w: %v", ErrInvalidPlan, err)
 			}
-			out, temp := divUp(op.OutputBytes, k), divUp(op.TempBytes, k)
-			mbs := u.m
+			in := instance{cost: t, out: buffer{bytes: divUp(op.OutputBytes, k)}, temp: divUp(op.TempBytes, k), dev: int32(d), xferFirst: -1}
 			if u.once[v] {
-				mbs = 1
+				x := u.node(v, 0, r)
+				u.nodes[x], u.ids[x] = in, instanceID{op: v, mb: -1, rep: int32(r)}
+				continue
 			}
-			for mb := 0; mb < mbs; mb++ {
+			for mb := 0; mb < u.m; mb++ {
 				x := u.node(v, mb, r)
-				s.dev[x], s.cost[x], s.outB[x], s.tempB[x] = int32(d), t, out, temp
+				u.nodes[x], u.ids[x] = in, instanceID{op: v, mb: int32(mb), rep: int32(r)}
 				if u.rec[v] {
 					y := u.recNode(v, mb, r)
-					s.dev[y], s.cost[y], s.outB[y], s.tempB[y] = int32(d), t, out, temp
+					u.nodes[y], u.ids[y] = in, instanceID{op: v, mb: int32(mb), rep: int32(r), kind: NodeRecompute}
 				}
 			}
 		}
-	}
-	for x := u.reps * u.block; x < total; x++ {
-		s.dev[x], s.outB[x] = u.sideDev[x-u.reps*u.block], u.sideOut[x-u.reps*u.block]
 	}
 	return nil
 }
@@ -322,22 +365,16 @@ func scaledOpTime(op *workloads.Op, k *devices.Kind, scale int) (float64, error)
 // addSide appends a side node (it runs off the compute stream) on device
 // d with an output of out bytes, and returns its ID.
 func (u *unrolled) addSide(k NodeKind, d int, out int64, mb, r int) int32 {
-	x := int32(len(u.opOf))
-	u.opOf = append(u.opOf, -1)
-	u.mbOf = append(u.mbOf, int32(mb))
-	u.repOf = append(u.repOf, int32(r))
-	u.kind = append(u.kind, k)
-	u.sideDev = append(u.sideDev, int32(d))
-	u.sideOut = append(u.sideOut, out)
+	x := int32(len(u.nodes))
+	u.nodes = append(u.nodes, instance{out: buffer{bytes: out}, dev: int32(d), xferFirst: -1, side: true})
+	u.ids = append(u.ids, instanceID{op: -1, mb: int32(mb), rep: int32(r), kind: k})
 	return x
 }
 
 // edge adds a dependency from node a to node b carrying bytes when they
 // are on different devices.
 func (u *unrolled) edge(a, b int32, bytes int64) {
-	u.xFrom = append(u.xFrom, a)
-	u.xTo = append(u.xTo, b)
-	u.xBytes = append(u.xBytes, bytes)
+	u.sides = append(u.sides, sideEdge{a, b, bytes})
 }
 
 // roles sorts every stage's ops by role.
@@ -381,32 +418,32 @@ func (u *unrolled) orders(s *sim) {
 		}
 		var t float64
 		for _, v := range ops {
-			t += s.cost[u.node(v, 0, 0)]
+			t += u.nodes[u.node(v, 0, 0)].cost
 		}
 		return t
 	}
 	items := deviceItems(l.sched, l.stageDev, u.m, l.recompute, dur)
 	for d, its := range items {
 		for r := 0; r < u.reps; r++ {
-			var o []int
+			var o []int32
 			for _, si := range its {
 				st, mb := si.stage, int(si.mb)
 				switch si.kind {
 				case itemForward:
 					for _, v := range u.fwdOps[st] {
-						o = append(o, int(u.node(v, mb, r)))
+						o = append(o, u.node(v, mb, r))
 					}
 				case itemBackward:
 					for _, v := range u.bwdOps[st] {
-						o = append(o, int(u.node(v, mb, r)))
+						o = append(o, u.node(v, mb, r))
 					}
 				case itemRecompute:
 					for _, v := range u.recOps[st] {
-						o = append(o, int(u.recNode(v, mb, r)))
+						o = append(o, u.recNode(v, mb, r))
 					}
 				case itemUpdate:
 					for _, v := range u.updOps[st] {
-						o = append(o, int(u.node(v, mb, r)))
+						o = append(o, u.node(v, mb, r))
 					}
 				}
 			}
@@ -416,15 +453,14 @@ func (u *unrolled) orders(s *sim) {
 }
 
 // planOrder maps the plan's priorities and strict order onto every
-// replica's nodes (data parallelism without a pipeline: one node per op
-// and replica).
+// replica's nodes (a step, or data parallelism without a pipeline: one
+// node per op and replica).
 func (u *unrolled) planOrder(s *sim) {
 	p := s.p
 	if p.Priority != nil {
-		s.prio = make([]float64, len(u.opOf))
-		for x, v := range u.opOf {
-			if v >= 0 {
-				s.prio[x] = p.Priority[v]
+		for x, id := range u.ids {
+			if id.op >= 0 {
+				u.nodes[x].prio = p.Priority[id.op]
 			}
 		}
 	}
@@ -437,9 +473,9 @@ func (u *unrolled) planOrder(s *sim) {
 			if rd < 0 {
 				continue
 			}
-			o := make([]int, len(ops))
+			o := make([]int32, len(ops))
 			for i, v := range ops {
-				o[i] = int(u.node(int32(v), 0, r))
+				o[i] = u.node(int32(v), 0, r)
 			}
 			s.streams[rd].order = o
 		}
@@ -449,32 +485,33 @@ func (u *unrolled) planOrder(s *sim) {
 // adjacency builds the nodes' unique predecessors and successors (CSR)
 // into s: the graph's edges for every instance, then the side edges.
 func (u *unrolled) adjacency(s *sim) {
-	total := len(u.opOf)
+	total := len(u.nodes)
 	regular := u.reps * u.block
 	// side edges grouped by destination
 	xStart := make([]int32, total+1)
-	for _, t := range u.xTo {
-		xStart[t+1]++
+	for _, e := range u.sides {
+		xStart[e.to+1]++
 	}
 	for i := 0; i < total; i++ {
 		xStart[i+1] += xStart[i]
 	}
-	xOrd := make([]int32, len(u.xTo))
+	xOrd := make([]int32, len(u.sides))
 	fill := append([]int32(nil), xStart[:total]...)
-	for i, t := range u.xTo {
-		xOrd[fill[t]] = int32(i)
-		fill[t]++
+	for i, e := range u.sides {
+		xOrd[fill[e.to]] = int32(i)
+		fill[e.to]++
 	}
 
-	est := u.reps*u.m*len(u.opPreds)*2 + len(u.xTo)
+	est := u.reps*u.m*len(u.opPreds)*2 + len(u.sides)
 	preds := make([]int32, 0, est)
 	pBytes := make([]int64, 0, est)
 	s.predStart = make([]int32, total+1)
 	for x := 0; x < total; x++ {
 		s.predStart[x] = int32(len(preds))
 		if x < regular {
-			v, mb, r := u.opOf[x], int(u.mbOf[x]), int(u.repOf[x])
-			recomp := u.kind[x] == NodeRecompute
+			id := u.ids[x]
+			v, mb, r := id.op, int(id.mb), int(id.rep)
+			recomp := id.kind == NodeRecompute
 			for j := u.opPredStart[v]; j < u.opPredStart[v+1]; j++ {
 				w, b := u.opPreds[j], u.opPredBytes[j]
 				if u.scaled(w) {
@@ -493,8 +530,8 @@ func (u *unrolled) adjacency(s *sim) {
 			}
 		}
 		for _, i := range xOrd[xStart[x]:xStart[x+1]] {
-			preds = append(preds, u.xFrom[i])
-			pBytes = append(pBytes, u.xBytes[i])
+			preds = append(preds, u.sides[i].from)
+			pBytes = append(pBytes, u.sides[i].bytes)
 		}
 	}
 	s.predStart[total] = int32(len(preds))
@@ -521,40 +558,24 @@ func (u *unrolled) adjacency(s *sim) {
 	}
 }
 
-// instance says which op, micro-batch and replica node x is (op -1 for a
-// side node; micro-batch -1 for a once-per-step op).
-func (u *unrolled) instance(x int32) (op, mb, replica int) {
-	return int(u.opOf[x]), int(u.mbOf[x]), int(u.repOf[x])
-}
-
 // name describes node x for errors: the op's name, "(recomputed)", the
 // micro-batch and the replica.
 func (u *unrolled) name(x int32) string {
-	op, mb, r := u.instance(x)
-	k := u.kind[x]
+	id := u.ids[x]
 	var what string
 	switch {
-	case op < 0:
-		what = k.String() + " node"
-	case k == NodeRecompute:
-		what = u.g.Ops[op].Name + " (recomputed)"
+	case id.op < 0:
+		what = id.kind.String() + " node"
+	case id.kind == NodeRecompute:
+		what = u.g.Ops[id.op].Name + " (recomputed)"
 	default:
-		what = u.g.Ops[op].Name
+		what = u.g.Ops[id.op].Name
 	}
-	if mb >= 0 && u.l.sched != "" {
-		what += fmt.Sprintf(" micro-batch %d", mb)
+	if id.mb >= 0 && u.l.sched != "" {
+		what += fmt.Sprintf(" micro-batch %d", id.mb)
 	}
 	if u.reps > 1 {
-		what += fmt.Sprintf(" replica %d", r)
+		what += fmt.Sprintf(" replica %d", id.rep)
 	}
 	return what
-}
-
-// nodeName describes node x: the op's name, and for an unrolled plan its
-// micro-batch and replica.
-func (s *sim) nodeName(x int32) string {
-	if s.un == nil {
-		return s.g.Ops[x].Name
-	}
-	return s.un.name(x)
 }
