@@ -24,8 +24,9 @@ func barChartHeight(n int, row float64) vg.Length {
 func placerAxis(p *plot.Plot, rows []*Outcome) func(i int) float64 {
 	n := len(rows)
 	names := make([]string, n)
+	mixed := len(regimesOf(rows)) > 1
 	for i, o := range rows {
-		names[n-1-i] = o.Placer
+		names[n-1-i] = rowLabel(o, mixed)
 	}
 	if n > 0 {
 		p.NominalY(names...)
@@ -36,6 +37,9 @@ func placerAxis(p *plot.Plot, rows []*Outcome) func(i int) float64 {
 
 // shortError is a failed run's label on a chart.
 func shortError(o *Outcome) string {
+	if o.NotComparable != "" {
+		return "not comparable in " + regimeOf(o)
+	}
 	msg := oneLine(o.Error)
 	if strings.HasPrefix(msg, "timed out") {
 		return msg
@@ -64,19 +68,21 @@ func StepTimeChart(rows []*Outcome) *Figure {
 		}
 	}
 	scale, unit := timeScale(maxStep)
-	best := bestStep(rows)
+	best := bestByRegime(rows)
 	var bars []hbar
 	anyOOM := false
 	for i, o := range rows {
 		b := hbar{Y: yOf(i), Thick: 0.7, Fill: colourOK}
 		switch {
+		case o.NotComparable != "":
+			b.Fill, b.Label = nil, "not comparable in "+regimeOf(o)
 		case !simulated(o):
 			b.Fill, b.Label = nil, shortError(o)
 		default:
 			b.To = o.StepTime * scale
 			b.Label = units.Seconds(o.StepTime)
-			if best > 0 && o.OOM == nil {
-				b.Label += fmt.Sprintf("  (%.2fx)", o.StepTime/best)
+			if x := vsBest(o, best); x > 0 {
+				b.Label += fmt.Sprintf("  (%.2fx)", x)
 			}
 			if o.OOM != nil {
 				anyOOM = true
@@ -92,10 +98,14 @@ func StepTimeChart(rows []*Outcome) *Figure {
 	if maxStep == 0 {
 		p.X.Max = 1
 	}
-	var leg *plot.Legend
+	// the legend names the regime: a slowdown compares rows of one regime
+	leg := newLegend()
+	if rs := regimesOf(rows); len(rs) == 1 {
+		leg.Add("fits in memory, regime "+rs[0], swatch{fill: colourOK})
+	} else {
+		leg.Add("fits in memory; regimes "+strings.Join(rs, ", ")+" (slowdown within each)", swatch{fill: colourOK})
+	}
 	if anyOOM {
-		leg = newLegend()
-		leg.Add("fits in memory", swatch{fill: colourOK})
 		leg.Add("out of memory", swatch{fill: colourOOM, hatch: true})
 	}
 	return plotFigure(name, title, 9*vg.Inch, barChartHeight(len(rows), 0.32), p, leg)

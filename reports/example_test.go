@@ -22,7 +22,7 @@ func ExampleCSV() {
 		panic(err)
 	}
 	// Output:
-	// placer,execution,status,stepTime,throughput,placeTime,bytesMoved,transfers,oomDevice,oomOp,oomRequested,error,peakMemory:gpu0,peakMemory:gpu1,capacity:gpu0,capacity:gpu1
-	// round-robin,step,ok,0.005,25600,,1048576,3,,,,,10737418240,10737418240,17179869184,17179869184
-	// single,step,oom,0.004,32000,,0,0,gpu0,fc3/matmul,1073741824,,21474836480,0,17179869184,17179869184
+	// placer,regime,execution,status,stepTime,throughput,placeTime,bytesMoved,transfers,oomDevice,oomOp,oomRequested,error,notComparable,fallback,relaxed,regimeNote,rewritten,peakMemory:gpu0,peakMemory:gpu1,capacity:gpu0,capacity:gpu1
+	// round-robin,step,step,ok,0.005,25600,,1048576,3,,,,,,,,,,10737418240,10737418240,17179869184,17179869184
+	// single,step,step,oom,0.004,32000,,0,0,gpu0,fc3/matmul,1073741824,,,,,,,21474836480,0,17179869184,17179869184
 }

@@ -23,18 +23,21 @@ func JSON(w io.Writer, rows []*Outcome) error {
 	return nil
 }
 
-// CSV writes one line per run, sorted as in Table: placer, status (ok,
-// oom, timeout or error), step
+// CSV writes one line per run, sorted as in Table: placer, regime,
+// execution, status (ok, oom, timeout, error or not-comparable), step
 // time and placement time in seconds, throughput in samples/s, bytes and
-// transfers moved, the OOM's device, op and bytes asked, the error, then
+// transfers moved, the OOM's device, op and bytes asked, the error, why
+// the run is not comparable in its regime, the placer's fallback and
+// relaxed constraints (";"-separated), the regime note, the rewritten
+// graph, then
 // each device's peak memory and capacity in bytes (columns
 // peakMemory:<device>, capacity:<device>). Missing figures are empty.
 func CSV(w io.Writer, rows []*Outcome) error {
 	rows = sorted(rows)
 	ref := reference(rows)
 	cw := csv.NewWriter(w)
-	header := []string{"placer", "execution", "status", "stepTime", "throughput", "placeTime", "bytesMoved", "transfers",
-		"oomDevice", "oomOp", "oomRequested", "error"}
+	header := []string{"placer", "regime", "execution", "status", "stepTime", "throughput", "placeTime", "bytesMoved", "transfers",
+		"oomDevice", "oomOp", "oomRequested", "error", "notComparable", "fallback", "relaxed", "regimeNote", "rewritten"}
 	ndev := 0
 	if ref != nil {
 		ndev = len(ref.PeakMemory)
@@ -50,16 +53,17 @@ func CSV(w io.Writer, rows []*Outcome) error {
 	}
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, o := range rows {
-		rec := []string{o.Placer, Execution(o), statusCode(o), "", "", "", "", "", "", "", "", oneLine(o.Error)}
+		rec := []string{o.Placer, regimeOf(o), Execution(o), statusCode(o), "", "", "", "", "", "", "", "", oneLine(o.Error),
+			oneLine(o.NotComparable), oneLine(o.Fallback), strings.Join(o.Relaxed, ";"), o.RegimeNote, o.Rewritten}
 		if simulated(o) {
-			rec[3], rec[4] = f(o.StepTime), f(o.Throughput)
-			rec[6], rec[7] = strconv.FormatInt(o.BytesMoved, 10), strconv.Itoa(o.Transfers)
+			rec[4], rec[5] = f(o.StepTime), f(o.Throughput)
+			rec[7], rec[8] = strconv.FormatInt(o.BytesMoved, 10), strconv.Itoa(o.Transfers)
 		}
 		if o.PlaceTime != nil {
-			rec[5] = f(*o.PlaceTime)
+			rec[6] = f(*o.PlaceTime)
 		}
 		if o.OOM != nil {
-			rec[8], rec[9], rec[10] = o.OOM.DeviceName, o.OOM.OpName, strconv.FormatInt(o.OOM.Requested, 10)
+			rec[9], rec[10], rec[11] = o.OOM.DeviceName, o.OOM.OpName, strconv.FormatInt(o.OOM.Requested, 10)
 		}
 		for _, vals := range [][]int64{o.PeakMemory, o.Capacity} {
 			for d := 0; d < ndev; d++ {
@@ -81,9 +85,12 @@ func CSV(w io.Writer, rows []*Outcome) error {
 	return nil
 }
 
-// statusCode is a run's state for machines: ok, oom, timeout or error.
+// statusCode is a run's state for machines: ok, oom, timeout, error or
+// not-comparable.
 func statusCode(o *Outcome) string {
 	switch {
+	case o.NotComparable != "":
+		return "not-comparable"
 	case o.Error != "" && strings.HasPrefix(o.Error, "timed out"):
 		return "timeout"
 	case o.Error != "":

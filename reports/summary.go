@@ -58,6 +58,8 @@ func deviceName(o *Outcome, i int) string {
 // status is the short state of a run: "ok", "OOM on gpu0" or "error".
 func status(o *Outcome) string {
 	switch {
+	case o.NotComparable != "":
+		return "not comparable"
 	case o.Error != "":
 		return "error"
 	case o.OOM != nil:
@@ -75,17 +77,6 @@ func oomDetail(o *Outcome) string {
 		units.Bytes(o.OOM.Requested), units.Bytes(o.OOM.InUse), units.Bytes(o.OOM.Capacity))
 }
 
-// bestStep is the step time of the fastest run that fit in memory (0: none).
-func bestStep(rows []*Outcome) float64 {
-	best := 0.0
-	for _, o := range rows {
-		if !o.Failed() && o.StepTime > 0 && (best == 0 || o.StepTime < best) {
-			best = o.StepTime
-		}
-	}
-	return best
-}
-
 // Execution says how a run played its step: "step" (one pass of the
 // graph), "1f1b x16" (a pipeline schedule and its micro-batches), "dp x8"
 // (data-parallel replicas), or both. Pipelined and data-parallel rows gain
@@ -93,6 +84,9 @@ func bestStep(rows []*Outcome) float64 {
 // "order relaxed" says the schedule's strict order deadlocked on the graph
 // and was played as a priority (engine.Result.OrderRelaxed).
 func Execution(o *Outcome) string {
+	if o.NotComparable != "" {
+		return "(" + regimeOf(o) + ")"
+	}
 	if !simulated(o) {
 		return "-"
 	}

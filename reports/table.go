@@ -28,14 +28,14 @@ var summaryHeader = []string{"#", "placer", "execution", "step time", "vs best",
 // summary returns the comparison table's cells for rows (sorted) and the
 // full error messages its status cells refer to by number.
 func summary(rows []*Outcome) (cells [][]string, notes []string) {
-	best := bestStep(rows)
+	best := bestByRegime(rows)
 	for i, o := range rows {
 		step, vs, tput, peak, moved := "-", "-", "-", "-", "-"
 		if simulated(o) {
 			step = units.Seconds(o.StepTime)
 			tput = fmt.Sprintf("%.1f", o.Throughput)
-			if best > 0 && o.OOM == nil {
-				vs = fmt.Sprintf("%.2fx", o.StepTime/best)
+			if x := vsBest(o, best); x > 0 {
+				vs = fmt.Sprintf("%.2fx", x)
 			}
 			d, p, c := maxPeak(o)
 			peak = fmt.Sprintf("%s (%.0f%% %s)", units.Bytes(p), percent(p, c), deviceName(o, d))
@@ -46,6 +46,10 @@ func summary(rows []*Outcome) (cells [][]string, notes []string) {
 			notes = append(notes, fmt.Sprintf("[%d] %s: %s", len(notes)+1, o.Placer, oneLine(o.Error)))
 			st = fmt.Sprintf("%s [%d]", statusCode(o), len(notes))
 		}
+		for _, n := range placerNotes(o) {
+			notes = append(notes, fmt.Sprintf("[%d] %s: %s", len(notes)+1, o.Placer, oneLine(n)))
+			st = fmt.Sprintf("%s [%d]", st, len(notes))
+		}
 		pt := "-"
 		if o.PlaceTime != nil {
 			pt = units.Seconds(*o.PlaceTime)
@@ -55,20 +59,26 @@ func summary(rows []*Outcome) (cells [][]string, notes []string) {
 	return cells, notes
 }
 
-// Table writes the comparison table: one row per run, sorted by step time
-// (its execution says whether the step was one pass or a micro-batch
-// pipeline or data-parallel replicas, which is not the same game)
-// (runs within memory first, then out-of-memory runs, then failed ones),
-// with the slowdown against the best run within memory, throughput, the largest peak
+// Table writes the comparison table: one row per run, grouped by regime
+// and sorted by step time within it (its execution says whether the step
+// was one pass or a micro-batch pipeline or data-parallel replicas, which
+// is not the same game) (runs within memory first, then out-of-memory
+// runs, then failed ones, then those not comparable in the regime), with
+// the slowdown against the best run within memory of the same regime,
+// throughput, the largest peak
 // memory as a share of its device's capacity (the per-device breakdown is
 // MemoryTable), bytes moved over links, the run's status and its placement
-// time. Error messages are listed in full under the table, numbered; OOM
-// rows say on which device.
+// time. Error messages, fallbacks, relaxed constraints, rewritten graphs
+// and why a run is not comparable are listed in full under the table,
+// numbered, then the regime notes (a placer played outside the regime it
+// declared); OOM rows say on which device.
 func Table(w io.Writer, rows []*Outcome) error {
 	R, L := tw.AlignRight, tw.AlignLeft
 	t := newTable(w, tw.Alignment{R, L, L, R, R, R, R, R, L, R})
 	t.Header(summaryHeader)
-	cells, notes := summary(sorted(rows))
+	rows = sorted(rows)
+	cells, notes := summary(rows)
+	notes = append(notes, regimeNotes(rows)...)
 	for _, c := range cells {
 		if err := t.Append(c); err != nil {
 			return err

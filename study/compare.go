@@ -211,7 +211,7 @@ func timedOut(g *workloads.Graph, c *devices.Cluster, s Spec, timeout time.Durat
 }
 
 func failedOutcome(g *workloads.Graph, c *devices.Cluster, s Spec, msg string) *Outcome {
-	return &Outcome{Placer: s.Placer, Workload: g.Name, Cluster: c.Name, Seed: s.Seed, Graph: g, Error: msg}
+	return &Outcome{Placer: s.Placer, Workload: g.Name, Cluster: c.Name, Seed: s.Seed, Graph: g, Error: msg, Regime: s.Regime.String()}
 }
 
 // SortOutcomes orders rows for a comparison: runs that completed within

@@ -24,11 +24,16 @@ type CompareRequest struct {
 	// Gantt names the placer whose run the Gantt chart, memory timelines
 	// and trace show; "" means the best.
 	Gantt string
+	// Regimes, when set, runs the comparison once per regime (replacing
+	// Base.Regime); every row carries its regime.
+	Regimes []Regime
 }
 
 // CompareResult is what CompareFiles returns.
 type CompareResult struct {
-	Rows    []*Outcome
+	Rows []*Outcome
+	// Regimes are the regimes compared in, in request order.
+	Regimes []string
 	Cluster *devices.Cluster
 	// Written lists the files put into Out.
 	Written []string
@@ -76,11 +81,30 @@ func CompareFiles(ctx context.Context, reg *placers.Registry, req CompareRequest
 			return nil, err
 		}
 	}
-	rows, err := Compare(ctx, reg, g, c, cs)
-	if err != nil {
-		return nil, err
+	regimes := req.Regimes
+	if len(regimes) == 0 {
+		regimes = []Regime{cs.Base.Regime}
 	}
-	res := &CompareResult{Rows: rows, Cluster: c}
+	res := &CompareResult{Cluster: c}
+	done, total := 0, len(regimes)*len(cs.Placers)
+	progress := cs.Progress
+	for _, r := range regimes {
+		rs := cs
+		rs.Base.Regime = r
+		if progress != nil {
+			rs.Progress = func(p Progress) {
+				done++
+				p.Done, p.Total = done, total
+				progress(p)
+			}
+		}
+		rows, err := Compare(ctx, reg, g, c, rs)
+		if err != nil {
+			return nil, err
+		}
+		res.Rows = append(res.Rows, rows...)
+		res.Regimes = append(res.Regimes, r.String())
+	}
 	if req.Out == "" {
 		return res, nil
 	}

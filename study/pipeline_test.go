@@ -96,10 +96,10 @@ func TestRunPipelineAndDataParallel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := study.Spec{Placer: "round-robin", Reproducible: true,
+	spec := study.Spec{Placer: "round-robin", Reproducible: true, Regime: study.Regime{
 		Pipeline:     &engine.Pipeline{Schedule: engine.OneFOneB, MicroBatches: 8},
 		Stages:       study.StagesAuto,
-		DataParallel: &engine.DataParallel{Replicas: 2}}
+		DataParallel: &engine.DataParallel{Replicas: 2}}}
 	o, err := study.Run(context.Background(), reg, g, c, spec)
 	if err != nil {
 		t.Fatal(err)

@@ -32,6 +32,16 @@ type Placement struct {
 	ObjectiveValue *float64 `json:"objectiveValue,omitempty"`
 	Bottleneck     string   `json:"bottleneck,omitempty"`
 	PlaceTime      *float64 `json:"placeTime"`
+	// Regime is how the plan plays (PlanRegime: the pipeline or data
+	// parallelism its placer attached, else "step").
+	Regime string `json:"regime"`
+	// Fallback and Relaxed: what the placer returned instead of its own
+	// result, and the constraints it relaxed (placers.Report).
+	Fallback string   `json:"fallback,omitempty"`
+	Relaxed  []string `json:"relaxed,omitempty"`
+	// Rewritten says the placer rewrote the graph (splitting, fusion): the
+	// split lists the rewritten graph's ops.
+	Rewritten string `json:"rewritten,omitempty"`
 	// StepTime, Throughput, PeakMemory and OOM come from simulating the
 	// plan once; PeriodPerSample (ms) from its pipeline, if it has one.
 	StepTime        float64          `json:"stepTime"`
@@ -90,7 +100,13 @@ func place(ctx context.Context, reg *placers.Registry, req PlaceRequest) (*Place
 		// paper's comparison of expert and other splits)
 		rep = maxLoadReport(preq, plan)
 	}
-	out := &Placement{Placer: spec.Placer, Workload: g.Name, Cluster: c.Name, Seed: spec.Seed}
+	out := &Placement{Placer: spec.Placer, Workload: g.Name, Cluster: c.Name, Seed: spec.Seed, Regime: PlanRegime(plan).String()}
+	if rep != nil {
+		out.Fallback, out.Relaxed = rep.Fallback, rep.Relaxed
+	}
+	if plan.Graph != nil && plan.Graph != g {
+		out.Rewritten = fmt.Sprintf("graph rewritten by the placer: %d ops (the workload has %d)", len(plan.Graph.Ops), len(g.Ops))
+	}
 	if !spec.Reproducible {
 		out.PlaceTime = &elapsed
 	}

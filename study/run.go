@@ -23,20 +23,16 @@ type Spec struct {
 	// Reproducible leaves wall-clock measurements (placement time) out of
 	// the outcome, so that the same inputs give byte-identical output.
 	Reproducible bool
-	// Pipeline, when set, plays the placer's plan as a micro-batch
-	// pipeline (schedule, micro-batches, recomputation; the schedule
-	// replaces any order or priority the placer chose), with stages from
-	// Stages.
-	Pipeline *engine.Pipeline
-	// Stages is where pipeline stages come from: StagesAuto (one per
-	// device the placer used), StagesEven (equal layer shares, replacing
-	// the placer's devices) or a stage file (see ParseStages); "" keeps
-	// Pipeline.Stages as given.
-	Stages string
-	// DataParallel, when set, replicates the plan; the placer then places
-	// on the first 1/Replicas of the cluster's accelerators and the
-	// replicas take the others.
-	DataParallel *engine.DataParallel
+	// Regime is how the plan is played, the same for every placer of a
+	// comparison (the zero Regime: one step). A pipeline or data
+	// parallelism a placer attached to its plan gives way to it; a plan
+	// that replicates the model itself is not comparable in a regime
+	// without data parallelism (Outcome.NotComparable).
+	Regime
+	// PlacerRegime, with a step Regime, plays the plan in the regime its
+	// placer chose (its own pipeline or replicas), as simulate and place
+	// do when no regime flag is given; a comparison never sets it.
+	PlacerRegime bool
 }
 
 // Outcome is the result of one run (see reports.Outcome: the type lives
@@ -51,7 +47,7 @@ func Run(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *devi
 	if err != nil {
 		return nil, err
 	}
-	out := &Outcome{Placer: s.Placer, Workload: g.Name, Cluster: c.Name, Seed: s.Seed, Graph: g}
+	out := &Outcome{Placer: s.Placer, Workload: g.Name, Cluster: c.Name, Seed: s.Seed, Graph: g, Regime: s.Regime.String()}
 	pc, back, err := placementCluster(c, s.DataParallel)
 	if err != nil {
 		return nil, err
@@ -70,9 +66,31 @@ func Run(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *devi
 		ms := rep.MaxLoad * 1e3
 		out.MaxLoad = &ms
 	}
+	if rep != nil {
+		out.Fallback, out.Relaxed = rep.Fallback, rep.Relaxed
+	}
+	own := s.PlacerRegime && s.Regime.IsStep() && (s.Stages == "" || s.Stages == StagesAuto)
+	out.Regime = s.Regime.String()
+	if err == nil && own {
+		out.Regime = PlanRegime(plan).String()
+	}
 	if err != nil {
 		out.Error = fmt.Sprintf("place: %v", err)
 		return out, nil
+	}
+	if plan.Graph != nil && plan.Graph != g {
+		// the placer rewrote the graph (splitting, fusion): the run is
+		// reported, traced and charted against the graph that ran
+		out.Graph = plan.Graph
+		out.Rewritten = fmt.Sprintf("graph rewritten by the placer: %d ops (the workload has %d)", len(plan.Graph.Ops), len(g.Ops))
+	}
+	if !own {
+		var nc string
+		plan, out.RegimeNote, nc = playIn(plan, placers.NativeRegime(p), s.Regime)
+		if nc != "" {
+			out.NotComparable = nc
+			return out, nil
+		}
 	}
 	if plan, err = s.parallelize(g, c, plan, back); err != nil {
 		return nil, err

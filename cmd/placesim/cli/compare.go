@@ -22,10 +22,15 @@ type CompareOptions struct {
 	*Factory
 	Ctx                            context.Context
 	Run                            runFlags
+	Pipeline                       pipelineFlags
 	Placers, Format, OutDir, Gantt string
-	Timeout                        time.Duration
-	Jobs                           int
-	Quiet                          bool
+	// Regimes is --regimes: several regimes to compare in.
+	Regimes string
+	// Changed reports whether a flag was given on the command line.
+	Changed func(name string) bool
+	Timeout time.Duration
+	Jobs    int
+	Quiet   bool
 }
 
 var compareFormats = []string{"table", "csv", "json"}
@@ -48,13 +53,17 @@ trace.json and a self-contained report.html. Files are replaced atomically;
 Ctrl-C stops the command within a second, exit 130, with no file of the
 interrupted run in DIR.
 
-A progress bar goes to stderr when it is a terminal (not with --quiet).`,
+A progress bar goes to stderr when it is a terminal (not with --quiet).
+
+` + regimeHelp,
 		Example: `  placesim compare -w zoo:mlp -c 4xV100-pcie
   placesim compare -w 'zoo:mlp?training=true' -c 4xV100-pcie --out out/
-  placesim compare -w zoo:mlp -c 8xV100-nvlink --placers single,round-robin --format json`,
+  placesim compare -w zoo:mlp -c 8xV100-nvlink --placers single,round-robin --format json
+  placesim compare -w 'zoo:transformer?granularity=op&training=true' -c 4xV100-pcie --pipeline 1f1b --microbatches 16
+  placesim compare -w 'zoo:mlp?training=true' -c 4xV100-pcie --regimes step,1f1b:16,dp:4`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.Ctx = cmd.Context()
+			opts.Ctx, opts.Changed = cmd.Context(), cmd.Flags().Changed
 			if runF != nil {
 				return runF(opts)
 			}
@@ -62,7 +71,9 @@ A progress bar goes to stderr when it is a terminal (not with --quiet).`,
 		},
 	}
 	opts.Run.register(cmd, "4xV100-pcie")
+	opts.Pipeline.register(cmd)
 	fl := cmd.Flags()
+	fl.StringVar(&opts.Regimes, "regimes", "", "compare in each of these regimes, comma-separated: step, SCHEDULE:M[:recompute][:even], dp:N, SCHEDULE:M+dp:N (e.g. step,1f1b:16,dp:4); adds the placer x regime matrix")
 	fl.StringVar(&opts.Placers, "placers", "", "comma-separated placer names (default: all that need no options; placesim list placers)")
 	fl.StringVar(&opts.Format, "format", "table", "output format on stdout: "+strings.Join(compareFormats, ", "))
 	fl.StringVar(&opts.OutDir, "out", "", "directory to write results, charts, trace.json and report.html into")
@@ -87,6 +98,18 @@ func compareRun(opts *CompareOptions) error {
 	if err != nil {
 		return err
 	}
+	changed := opts.Changed
+	if changed == nil {
+		changed = func(string) bool { return false }
+	}
+	var regimes []study.Regime
+	if opts.Regimes != "" {
+		if regimes, err = opts.Pipeline.regimes(changed, opts.Regimes); err != nil {
+			return err
+		}
+	} else if err := opts.Pipeline.apply(changed, &spec); err != nil {
+		return err
+	}
 	var names []string
 	for _, n := range strings.Split(opts.Placers, ",") {
 		if n = strings.TrimSpace(n); n != "" {
@@ -97,7 +120,7 @@ func compareRun(opts *CompareOptions) error {
 	if err != nil {
 		return err
 	}
-	req := study.CompareRequest{Inputs: in, Out: opts.OutDir, Gantt: opts.Gantt,
+	req := study.CompareRequest{Inputs: in, Out: opts.OutDir, Gantt: opts.Gantt, Regimes: regimes,
 		CompareSpec: study.CompareSpec{Placers: names, Base: spec, Workers: opts.Jobs, Timeout: opts.Timeout}}
 	var bar *progressbar.ProgressBar
 	req.Progress = func(p study.Progress) {
@@ -105,7 +128,7 @@ func compareRun(opts *CompareOptions) error {
 			bar = newProgressBar(opts.ErrOut, p.Total, opts.Quiet)
 		}
 		if bar != nil {
-			bar.Describe(fmt.Sprintf("compare: %-16s", p.Outcome.Placer))
+			bar.Describe(fmt.Sprintf("compare %s: %-16s", p.Outcome.Regime, p.Outcome.Placer))
 			_ = bar.Add(1)
 		}
 	}
@@ -116,15 +139,7 @@ func compareRun(opts *CompareOptions) error {
 	if err != nil {
 		return err
 	}
-	switch opts.Format {
-	case "json":
-		err = reports.JSON(opts.Out, res.Rows)
-	case "csv":
-		err = reports.CSV(opts.Out, res.Rows)
-	default:
-		err = reports.Table(opts.Out, res.Rows)
-	}
-	if err != nil {
+	if err := writeComparison(opts.Out, opts.Format, res.Rows, res.Regimes); err != nil {
 		return err
 	}
 	if opts.OutDir != "" && !opts.Quiet {
@@ -135,6 +150,47 @@ func compareRun(opts *CompareOptions) error {
 		fmt.Fprintf(opts.ErrOut, "wrote %d files to %s (open report.html; %s)\n", len(res.Written), opts.OutDir, what)
 	}
 	return res.DetailErr
+}
+
+// writeComparison prints the rows in format; with several regimes, the
+// table is one table per regime then the placer x regime matrix, and JSON
+// adds the matrix.
+func writeComparison(out io.Writer, format string, rows []*study.Outcome, regimes []string) error {
+	if len(regimes) <= 1 {
+		switch format {
+		case "json":
+			return reports.JSON(out, rows)
+		case "csv":
+			return reports.CSV(out, rows)
+		}
+		return reports.Table(out, rows)
+	}
+	m := reports.NewRegimeMatrix(rows, regimes)
+	switch format {
+	case "json":
+		return reports.JSONWithMatrix(out, rows, m)
+	case "csv":
+		return reports.CSV(out, rows)
+	}
+	for _, r := range regimes {
+		var rr []*study.Outcome
+		for _, o := range rows {
+			if o.Regime == r {
+				rr = append(rr, o)
+			}
+		}
+		if _, err := fmt.Fprintf(out, "regime %s\n", r); err != nil {
+			return err
+		}
+		if err := reports.Table(out, rr); err != nil {
+			return err
+		}
+		fmt.Fprintln(out)
+	}
+	if _, err := fmt.Fprintln(out, "placer x regime (step time, slowdown vs the best of that regime):"); err != nil {
+		return err
+	}
+	return m.Table(out)
 }
 
 // newProgressBar returns a progress bar on w, or nil when quiet or when w

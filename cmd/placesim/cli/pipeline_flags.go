@@ -73,6 +73,42 @@ func (f *pipelineFlags) apply(changed func(string) bool, spec *study.Spec) error
 	return nil
 }
 
+// regimes reads --regimes (see study.ParseRegime), which replaces the
+// single-regime flags; --allreduce-bucket and --allreduce-overlap apply to
+// every data-parallel regime of the list.
+func (f *pipelineFlags) regimes(changed func(string) bool, list string) ([]study.Regime, error) {
+	for _, name := range []string{"pipeline", "microbatches", "stages", "recompute", "data-parallel"} {
+		if changed(name) {
+			return nil, fmt.Errorf("--%s and --regimes exclude each other (give the regime in the list, e.g. --regimes step,1f1b:16,dp:4)", name)
+		}
+	}
+	bucket, err := units.ParseBytes(f.bucket)
+	if err != nil || bucket < 0 {
+		return nil, fmt.Errorf("--allreduce-bucket %q: want a size >= 0 such as 25MiB (0: one bucket per stage)", f.bucket)
+	}
+	rs, err := study.ParseRegimes(list, &engine.DataParallel{BucketBytes: bucket, Overlap: f.overlap})
+	if err != nil {
+		return nil, fmt.Errorf("--regimes: %w", err)
+	}
+	return rs, nil
+}
+
+// regimeHelp documents the regime flags on a comparison command.
+const regimeHelp = `Every placer's plan is played in the same execution regime, with the same
+global batch: one step (the default), or the pipeline and data parallelism
+of --pipeline/--microbatches/--stages/--recompute and --data-parallel/
+--allreduce-*. A pipeline or replicas a placer attaches to its own plan (the
+max-load placers' 1F1B, FastT's rollback to data parallelism) give way to
+the requested regime; a plan that replicates the model itself is shown as
+"not comparable" in a regime without data parallelism. "vs best", the
+winner and the charts compare rows of the same regime only.
+
+--regimes LIST runs the comparison in several regimes and adds the placer x
+regime matrix with each placer's best regime. LIST is comma-separated, each
+regime one of: ` + "step | SCHEDULE:MICROBATCHES[:recompute][:even] | dp:REPLICAS | SCHEDULE:MICROBATCHES+dp:REPLICAS" + `
+(SCHEDULE: gpipe, 1f1b, pipedream; ":even" makes equal layer-share
+stages), e.g. --regimes step,1f1b:16,dp:4,1f1b:8+dp:2.`
+
 // printParallel prints the pipeline and data-parallel figures, if any.
 func printParallel(w io.Writer, o *study.Outcome) {
 	if p := o.Pipeline; p != nil {

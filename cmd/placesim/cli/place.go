@@ -99,6 +99,16 @@ func printPlacement(w io.Writer, o *study.Placement, explain bool) {
 	if o.Objective != "" && o.Objective != "max-load" && o.ObjectiveValue != nil {
 		fmt.Fprintf(w, "%-16s %.6f ms\n", o.Objective, *o.ObjectiveValue)
 	}
+	fmt.Fprintf(w, "regime           %s\n", o.Regime)
+	if o.Fallback != "" {
+		fmt.Fprintf(w, "fallback         %s\n", o.Fallback)
+	}
+	if len(o.Relaxed) > 0 {
+		fmt.Fprintf(w, "relaxed          %s\n", strings.Join(o.Relaxed, ", "))
+	}
+	if o.Rewritten != "" {
+		fmt.Fprintf(w, "rewritten graph  %s\n", o.Rewritten)
+	}
 	if o.Error != "" {
 		fmt.Fprintf(w, "simulation       failed: %s\n", o.Error)
 	} else {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -64,6 +65,8 @@ func simulateRun(opts *SimulateOptions) error {
 	if err := opts.Pipeline.apply(opts.Changed, &spec); err != nil {
 		return err
 	}
+	// without regime flags the plan plays as its placer made it
+	spec.PlacerRegime = true
 	reg, err := opts.Registry()
 	if err != nil {
 		return err
@@ -80,6 +83,8 @@ func simulateRun(opts *SimulateOptions) error {
 		printOutcome(opts.Out, o)
 	}
 	switch {
+	case o.NotComparable != "":
+		return &exitError{ExitError, fmt.Errorf("%s: %s", o.Placer, o.NotComparable)}
 	case o.Error != "":
 		return &exitError{ExitError, fmt.Errorf("%s", o.Error)}
 	case o.OOM != nil:
@@ -93,8 +98,17 @@ func printOutcome(w io.Writer, o *study.Outcome) {
 	if o.PlaceTime != nil {
 		fmt.Fprintf(w, "placement time   %s\n", units.Seconds(*o.PlaceTime))
 	}
+	if o.Regime != "" {
+		fmt.Fprintf(w, "regime           %s\n", o.Regime)
+	}
+	for _, n := range outcomeNotes(o) {
+		fmt.Fprintf(w, "note             %s\n", n)
+	}
 	if o.Error != "" {
 		fmt.Fprintf(w, "error            %s\n", o.Error)
+		return
+	}
+	if o.NotComparable != "" {
 		return
 	}
 	fmt.Fprintf(w, "step time        %s\n", units.Seconds(o.StepTime))
@@ -116,4 +130,23 @@ func printOutcome(w io.Writer, o *study.Outcome) {
 	if o.OOM != nil {
 		fmt.Fprintf(w, "\nOUT OF MEMORY: %v\n", o.OOM.Err())
 	}
+}
+
+// outcomeNotes are the facts about a run beyond its figures: why it is not
+// comparable, a regime note, a rewritten graph, the placer's fallback or
+// relaxed constraints.
+func outcomeNotes(o *study.Outcome) []string {
+	var ns []string
+	for _, n := range []string{o.NotComparable, o.RegimeNote, o.Rewritten} {
+		if n != "" {
+			ns = append(ns, n)
+		}
+	}
+	if o.Fallback != "" {
+		ns = append(ns, "fallback: "+o.Fallback)
+	}
+	if len(o.Relaxed) > 0 {
+		ns = append(ns, "relaxed: "+strings.Join(o.Relaxed, ", "))
+	}
+	return ns
 }

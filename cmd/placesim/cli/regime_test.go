@@ -1,0 +1,150 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// compareRow is the part of a compare --format json row these tests read.
+type compareRow struct {
+	Placer        string  `json:"placer"`
+	Regime        string  `json:"regime"`
+	StepTime      float64 `json:"stepTime"`
+	NotComparable string  `json:"notComparable"`
+	Error         string  `json:"error"`
+	Pipeline      *struct {
+		Schedule     string `json:"schedule"`
+		MicroBatches int    `json:"microBatches"`
+	} `json:"pipeline"`
+	DataParallel *struct {
+		Replicas int `json:"replicas"`
+	} `json:"dataParallel"`
+}
+
+// TestCompareRegimeFlags: compare plays every placer in the regime of the
+// flags: each row is a 1F1B x4 pipeline or not comparable with a reason.
+func TestCompareRegimeFlags(t *testing.T) {
+	code, out, errs := run(t, "compare", "-w", "zoo:mlp?training=true&batch=64", "-c", "4xV100-pcie",
+		"--placers", "single,round-robin,greedy,data-parallel", "--pipeline", "1f1b", "--microbatches", "4",
+		"--format", "json", "--reproducible", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var res struct{ Results []compareRow }
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Results) != 4 {
+		t.Fatalf("%d rows, want 4", len(res.Results))
+	}
+	for _, r := range res.Results {
+		if r.Regime != "1f1b:4" {
+			t.Errorf("%s: regime %q, want 1f1b:4", r.Placer, r.Regime)
+		}
+		switch {
+		case r.Placer == "data-parallel":
+			if r.NotComparable == "" || r.StepTime != 0 {
+				t.Errorf("data-parallel: not comparable %q, step %g; want a reason and no step", r.NotComparable, r.StepTime)
+			}
+		case r.Error != "" || r.NotComparable != "":
+			t.Errorf("%s failed: %s%s", r.Placer, r.Error, r.NotComparable)
+		case r.Pipeline == nil || r.Pipeline.Schedule != "1f1b" || r.Pipeline.MicroBatches != 4:
+			t.Errorf("%s played as %+v, want 1f1b x4", r.Placer, r.Pipeline)
+		}
+	}
+}
+
+// TestCompareRegimes: --regimes runs every regime and adds the placer x
+// regime matrix; a bad list names the flag and the syntax, and the
+// single-regime flags are refused beside it.
+func TestCompareRegimes(t *testing.T) {
+	code, out, errs := run(t, "compare", "-w", "zoo:mlp?training=true&batch=64", "-c", "4xV100-pcie",
+		"--placers", "single,greedy,data-parallel", "--regimes", "step,1f1b:4,dp:4",
+		"--format", "json", "--reproducible", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var res struct {
+		Results []compareRow
+		Matrix  struct {
+			Regimes []string `json:"regimes"`
+			Placers []struct {
+				Placer     string `json:"placer"`
+				BestRegime string `json:"bestRegime"`
+				Cells      []struct {
+					Regime, Status string
+				} `json:"cells"`
+			} `json:"placers"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Results) != 9 || strings.Join(res.Matrix.Regimes, ",") != "step,1f1b:4,dp:4" || len(res.Matrix.Placers) != 3 {
+		t.Fatalf("%d rows, regimes %v, %d matrix rows; want 9, [step 1f1b:4 dp:4], 3", len(res.Results), res.Matrix.Regimes, len(res.Matrix.Placers))
+	}
+	for _, p := range res.Matrix.Placers {
+		if p.BestRegime == "" {
+			t.Errorf("%s has no best regime", p.Placer)
+		}
+		if p.Placer == "data-parallel" && (p.Cells[0].Status != "not-comparable" || p.Cells[2].Status != "ok") {
+			t.Errorf("data-parallel cells %+v: want not-comparable in step, ok in dp:4", p.Cells)
+		}
+	}
+	code, out, _ = run(t, "compare", "-w", "zoo:mlp?training=true&batch=64", "--placers", "single", "--regimes", "step,1f1b:4", "--quiet")
+	if code != 0 || !strings.Contains(out, "regime 1f1b:4") || !strings.Contains(out, "best regime") {
+		t.Errorf("table output (exit %d) lacks the per-regime tables or the matrix:\n%s", code, out)
+	}
+	for _, tc := range []struct {
+		name, want string
+		args       []string
+	}{
+		{"bad list", "--regimes", []string{"--regimes", "step,1f1b"}},
+		{"with --pipeline", "exclude each other", []string{"--regimes", "step", "--pipeline", "1f1b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"compare", "-w", "zoo:mlp", "--placers", "single", "--quiet"}, tc.args...)
+			code, _, errs := run(t, args...)
+			if code == 0 || !strings.Contains(errs, tc.want) {
+				t.Errorf("exit %d, stderr %q; want an error with %q", code, errs, tc.want)
+			}
+		})
+	}
+}
+
+// TestCompareRewrittenGraph: a run on a graph the placer rewrote (FastT's
+// replicas and splits) is reported, traced and charted against that
+// graph: its row says so, and its Gantt chart, memory timelines and trace
+// are written.
+func TestCompareRewrittenGraph(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	code, out, errs := run(t, "compare", "-w", "zoo:vgg19?image=64&batch=16&training=true", "-c", "4xV100-pcie",
+		"--placers", "single,fastt-os-dpos", "--gantt", "fastt-os-dpos", "--out", dir, "--format", "json", "--reproducible", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var res struct {
+		Results []struct {
+			Placer, Rewritten, Error string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Results {
+		if r.Error != "" {
+			t.Errorf("%s failed: %s", r.Placer, r.Error)
+		}
+		if (r.Placer == "fastt-os-dpos") != strings.Contains(r.Rewritten, "graph rewritten") {
+			t.Errorf("%s: rewritten %q", r.Placer, r.Rewritten)
+		}
+	}
+	for _, f := range []string{"trace.json", "gantt.svg"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s of the rewritten run: %v", f, err)
+		}
+	}
+}

@@ -1,0 +1,192 @@
+package study
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"placesim/engine"
+	"placesim/placers"
+)
+
+// Regime is an execution regime: how every placer's plan is played. The
+// zero Regime is one un-pipelined step. It is a request-level setting: a
+// comparison plays every placer's plan in the same regime, with the same
+// global batch (a pipeline's micro-batches and data-parallel replicas
+// split the workload's batch), so that a ranking never crosses regimes.
+type Regime struct {
+	// Pipeline, when set, plays the plan as a micro-batch pipeline
+	// (schedule, micro-batches, recomputation; the schedule replaces any
+	// order or priority the placer chose), with stages from Stages.
+	Pipeline *engine.Pipeline
+	// Stages is where pipeline stages come from: StagesAuto (one per
+	// device the placer used), StagesEven (equal layer shares, replacing
+	// the placer's devices) or a stage file (see ParseStages); "" keeps
+	// Pipeline.Stages as given.
+	Stages string
+	// DataParallel, when set, replicates the plan; the placer then places
+	// on the first 1/Replicas of the cluster's accelerators and the
+	// replicas take the others.
+	DataParallel *engine.DataParallel
+}
+
+// IsStep reports whether r is one un-pipelined, un-replicated step.
+func (r Regime) IsStep() bool {
+	return r.Pipeline == nil && (r.DataParallel == nil || r.DataParallel.Replicas <= 1)
+}
+
+// String is r in the syntax ParseRegime reads: "step", "1f1b:16",
+// "gpipe:8:recompute", "dp:4", "1f1b:8+dp:2"; a pipeline's non-default
+// stage source is added as ":even" or ":stages=FILE".
+func (r Regime) String() string {
+	var parts []string
+	if p := r.Pipeline; p != nil {
+		s := fmt.Sprintf("%s:%d", p.Schedule, p.MicroBatches)
+		if p.Recompute {
+			s += ":recompute"
+		}
+		switch r.Stages {
+		case "", StagesAuto:
+		case StagesEven:
+			s += ":even"
+		default:
+			s += ":stages=" + r.Stages
+		}
+		parts = append(parts, s)
+	}
+	if d := r.DataParallel; d != nil && d.Replicas > 1 {
+		parts = append(parts, fmt.Sprintf("dp:%d", d.Replicas))
+	}
+	if len(parts) == 0 {
+		return "step"
+	}
+	return strings.Join(parts, "+")
+}
+
+// regimeSyntax is ParseRegime's grammar, for error messages and help.
+const regimeSyntax = `step | SCHEDULE:MICROBATCHES[:recompute][:even] | dp:REPLICAS | SCHEDULE:MICROBATCHES+dp:REPLICAS (SCHEDULE: gpipe, 1f1b, pipedream)`
+
+// RegimeSyntax documents ParseRegime's grammar (for --help).
+func RegimeSyntax() string { return regimeSyntax }
+
+// ParseRegime reads a regime: "step" (one step), "1f1b:16" (a pipeline
+// schedule and its micro-batches, optionally ":recompute" and ":even" for
+// equal layer-share stages), "dp:4" (data parallel, 4 replicas), or a
+// pipeline and data parallelism joined by "+" ("1f1b:8+dp:2"). dp's
+// all-reduce bucket and overlap come from dp (nil: one bucket, no overlap).
+func ParseRegime(s string, dp *engine.DataParallel) (Regime, error) {
+	var r Regime
+	bad := func(why string) (Regime, error) {
+		return Regime{}, fmt.Errorf("regime %q: %s (valid: %s)", s, why, regimeSyntax)
+	}
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return bad("empty")
+	}
+	if s == "step" {
+		return r, nil
+	}
+	for _, part := range strings.Split(s, "+") {
+		f := strings.Split(strings.TrimSpace(part), ":")
+		if len(f) < 2 {
+			return bad(fmt.Sprintf("%q has no count", part))
+		}
+		n, err := strconv.Atoi(f[1])
+		if err != nil || n < 1 {
+			return bad(fmt.Sprintf("%q: count %q is not an integer >= 1", part, f[1]))
+		}
+		if f[0] == "dp" {
+			if r.DataParallel != nil || len(f) > 2 {
+				return bad(fmt.Sprintf("%q: dp given twice or with extra fields", part))
+			}
+			d := engine.DataParallel{}
+			if dp != nil {
+				d = *dp
+			}
+			d.Replicas = n
+			r.DataParallel = &d
+			continue
+		}
+		sched, err := engine.ParseSchedule(f[0])
+		if err != nil {
+			return bad(fmt.Sprintf("%q: unknown schedule %q", part, f[0]))
+		}
+		if r.Pipeline != nil {
+			return bad("two pipeline schedules")
+		}
+		r.Pipeline = &engine.Pipeline{Schedule: sched, MicroBatches: n}
+		r.Stages = StagesAuto
+		for _, x := range f[2:] {
+			switch {
+			case x == "recompute":
+				r.Pipeline.Recompute = true
+			case x == StagesEven:
+				r.Stages = StagesEven
+			case strings.HasPrefix(x, "stages=") && len(x) > len("stages="):
+				r.Stages = strings.TrimPrefix(x, "stages=")
+			default:
+				return bad(fmt.Sprintf("%q: unknown modifier %q", part, x))
+			}
+		}
+	}
+	return r, nil
+}
+
+// ParseRegimes reads a comma-separated list of regimes (see ParseRegime);
+// a regime given twice is an error.
+func ParseRegimes(list string, dp *engine.DataParallel) ([]Regime, error) {
+	var out []Regime
+	seen := map[string]bool{}
+	for _, s := range strings.Split(list, ",") {
+		r, err := ParseRegime(s, dp)
+		if err != nil {
+			return nil, err
+		}
+		if seen[r.String()] {
+			return nil, fmt.Errorf("regime %q is listed twice", r.String())
+		}
+		seen[r.String()] = true
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// PlanRegime is the regime a placer's plan asks for on its own (its
+// pipeline and data parallelism, if any).
+func PlanRegime(p *engine.Plan) Regime {
+	var r Regime
+	if p.Pipeline != nil {
+		pl := *p.Pipeline
+		r.Pipeline, r.Stages = &pl, StagesAuto
+	}
+	if p.DataParallel != nil {
+		dp := *p.DataParallel
+		r.DataParallel = &dp
+	}
+	return r
+}
+
+// playIn makes the placer's plan play in regime r: it drops the pipeline
+// a max-load placer attached to its split (r decides the pipeline) and
+// says why a plan cannot be played in r (notComparable: a plan that
+// replicates the model itself). note says when the plan is played outside
+// the regime its placer declared (placers.RegimeDeclarer).
+func playIn(plan *engine.Plan, native placers.Regime, r Regime) (out *engine.Plan, note, notComparable string) {
+	if d := plan.DataParallel; d != nil && d.Replicas > 1 && r.DataParallel != nil {
+		return nil, "", fmt.Sprintf("not comparable in regime %s: given one replica's devices, the placer replicates the model again (x%d); its plan is data parallelism over all the devices it is given (compare it with dp:N over every accelerator)",
+			r, d.Replicas)
+	}
+	if d := plan.DataParallel; d != nil && d.Replicas > 1 {
+		return nil, "", fmt.Sprintf("not comparable in regime %s: the placer replicates the model itself (its plan is data parallel x%d); compare it in a data-parallel regime (--data-parallel N, or dp:N in --regimes), where it is given one replica's devices",
+			r, d.Replicas)
+	}
+	p := *plan
+	p.Pipeline, p.DataParallel = nil, nil
+	switch {
+	case native == placers.RegimePipeline && r.Pipeline == nil:
+		note = "max-load split (made for a pipeline) played as " + r.String()
+	case native == placers.RegimeDataParallel && r.DataParallel == nil:
+		note = "placer made for data parallelism played as " + r.String()
+	}
+	return &p, note, ""
+}

@@ -1,0 +1,154 @@
+package study_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"placesim/devices"
+	"placesim/engine"
+	"placesim/placers/builtin"
+	"placesim/study"
+)
+
+// TestParseRegime: each regime of the grammar reads back to itself; bad
+// ones are errors that quote the regime and give the syntax.
+func TestParseRegime(t *testing.T) {
+	good := []struct {
+		in, want     string
+		mb, replicas int
+	}{
+		{"step", "step", 0, 0},
+		{"1f1b:16", "1f1b:16", 16, 0},
+		{" gpipe:8:recompute ", "gpipe:8:recompute", 8, 0},
+		{"pipedream:4:even", "pipedream:4:even", 4, 0},
+		{"dp:4", "dp:4", 0, 4},
+		{"1f1b:8+dp:2", "1f1b:8+dp:2", 8, 2},
+		{"dp:2+1f1b:8", "1f1b:8+dp:2", 8, 2},
+	}
+	for _, tc := range good {
+		t.Run(tc.in, func(t *testing.T) {
+			r, err := study.ParseRegime(tc.in, &engine.DataParallel{BucketBytes: 1 << 20, Overlap: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := r.String(); got != tc.want {
+				t.Errorf("String() = %q, want %q", got, tc.want)
+			}
+			if (r.Pipeline != nil) != (tc.mb > 0) || (r.Pipeline != nil && r.Pipeline.MicroBatches != tc.mb) {
+				t.Errorf("pipeline %+v, want %d micro-batches", r.Pipeline, tc.mb)
+			}
+			if (r.DataParallel != nil) != (tc.replicas > 0) {
+				t.Fatalf("data parallel %+v, want %d replicas", r.DataParallel, tc.replicas)
+			}
+			if d := r.DataParallel; d != nil && (d.Replicas != tc.replicas || d.BucketBytes != 1<<20 || !d.Overlap) {
+				t.Errorf("data parallel %+v: want %d replicas and the given all-reduce settings", d, tc.replicas)
+			}
+			if r.IsStep() != (tc.want == "step") {
+				t.Errorf("IsStep() = %v for %q", r.IsStep(), tc.want)
+			}
+		})
+	}
+	for _, bad := range []string{"", "steps", "1f1b", "1f1b:0", "1f1b:x", "zigzag:4", "dp:0", "dp:2:1", "1f1b:4+gpipe:4", "dp:2+dp:2", "1f1b:4:fast"} {
+		t.Run("bad "+bad, func(t *testing.T) {
+			_, err := study.ParseRegime(bad, nil)
+			if err == nil || !strings.Contains(err.Error(), "valid: step") {
+				t.Fatalf("ParseRegime(%q) = %v, want an error with the syntax", bad, err)
+			}
+		})
+	}
+	if _, err := study.ParseRegimes("step,1f1b:4,step", nil); err == nil {
+		t.Error("a regime listed twice is accepted")
+	}
+}
+
+// TestRunPlaysEveryPlacerInTheRegime: the regime of the spec decides how
+// every plan is played: a max-load placer's own 1F1B pipeline gives way to
+// one step (and says so), or to the requested micro-batches; a placer
+// that replicates the model itself is not comparable outside data
+// parallelism and is played replicated in a data-parallel regime.
+func TestRunPlaysEveryPlacerInTheRegime(t *testing.T) {
+	g := mlpTraining(t)
+	c, err := devices.NewPreset("4xV100-pcie")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := builtin.NewRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	parse := func(s string) study.Regime {
+		r, err := study.ParseRegime(s, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	cases := []struct {
+		placer, regime string
+		own            bool // PlacerRegime
+		wantMB         int  // pipeline micro-batches played (0: none)
+		wantDP         int  // replicas played (0: none)
+		notComparable  bool
+		note           string // in RegimeNote
+	}{
+		{"greedy", "step", false, 0, 0, false, "made for a pipeline"},
+		{"greedy", "step", true, 4 * 1, 0, false, ""}, // its own 1f1b, 4 per stage
+		{"greedy", "1f1b:6", false, 6, 0, false, ""},
+		{"metis", "gpipe:3", false, 3, 0, false, ""},
+		{"round-robin", "1f1b:5", false, 5, 0, false, ""},
+		{"data-parallel", "step", false, 0, 0, true, ""},
+		{"data-parallel", "1f1b:4", false, 0, 0, true, ""},
+		{"data-parallel", "dp:4", false, 0, 4, false, ""},
+		{"greedy", "1f1b:4+dp:2", false, 4, 2, false, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.placer+" "+tc.regime, func(t *testing.T) {
+			s := study.Spec{Placer: tc.placer, Reproducible: true, Regime: parse(tc.regime), PlacerRegime: tc.own}
+			o, err := study.Run(context.Background(), reg, g, c, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.Error != "" {
+				t.Fatalf("run failed: %s", o.Error)
+			}
+			if tc.notComparable {
+				if o.NotComparable == "" || o.Plan != nil || o.StepTime != 0 {
+					t.Fatalf("not comparable %q, plan %v, step %g: want a reason and no simulation", o.NotComparable, o.Plan != nil, o.StepTime)
+				}
+				if !strings.Contains(o.NotComparable, tc.regime) {
+					t.Errorf("reason %q does not name the regime", o.NotComparable)
+				}
+				return
+			}
+			if o.NotComparable != "" {
+				t.Fatalf("not comparable: %s", o.NotComparable)
+			}
+			if !tc.own && o.Regime != tc.regime {
+				t.Errorf("regime %q, want %q", o.Regime, tc.regime)
+			}
+			if tc.own && o.Regime == "step" {
+				t.Errorf("regime %q: the placer's own pipeline should show", o.Regime)
+			}
+			switch {
+			case tc.wantMB == 0 && o.Pipeline != nil:
+				t.Errorf("played as a pipeline (%s x%d), want none", o.Pipeline.Schedule, o.Pipeline.MicroBatches)
+			case tc.wantMB > 0 && tc.own && o.Pipeline == nil:
+				t.Errorf("not played as its own pipeline")
+			case tc.wantMB > 0 && !tc.own && (o.Pipeline == nil || o.Pipeline.MicroBatches != tc.wantMB):
+				t.Errorf("pipeline %+v, want %d micro-batches", o.Pipeline, tc.wantMB)
+			}
+			if got := 0; o.DataParallel != nil {
+				got = o.DataParallel.Replicas
+				if got != tc.wantDP {
+					t.Errorf("%d replicas, want %d", got, tc.wantDP)
+				}
+			} else if tc.wantDP > 0 {
+				t.Errorf("not replicated, want %d replicas", tc.wantDP)
+			}
+			if (tc.note == "") != (o.RegimeNote == "") || !strings.Contains(o.RegimeNote, tc.note) {
+				t.Errorf("regime note %q, want one with %q", o.RegimeNote, tc.note)
+			}
+		})
+	}
+}
