@@ -2,8 +2,11 @@ package study
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -55,33 +58,86 @@ func CompareResults(base, cur *Results, tol float64) []Regression {
 	return regs
 }
 
+// The ways a regression check fails closed; the CLI gives each its own
+// exit code (placesim check --help).
+var (
+	// ErrBadTolerance: the tolerance is NaN, infinite, negative or not a
+	// number.
+	ErrBadTolerance = errors.New("invalid tolerance")
+	// ErrEmptyBaseline: the baseline has no records, so nothing would be
+	// checked.
+	ErrEmptyBaseline = errors.New("baseline has no records")
+	// ErrUnmatched: baseline points the re-run did not produce.
+	ErrUnmatched = errors.New("baseline points not reproduced")
+	// ErrResultsVersion: the file is not a results file of this placesim's
+	// result format version.
+	ErrResultsVersion = errors.New("results format version")
+)
+
 // Check re-runs the scenario recorded in baseline (in a temporary
-// directory) with reg and returns the regressions beyond tol.
+// directory) with reg and returns the regressions beyond tol. It fails
+// closed: an invalid tolerance, an empty baseline, a baseline whose
+// scenario names an executable or a directory (ErrUntrusted) and baseline
+// points the re-run does not produce are errors, never a pass.
 func Check(ctx context.Context, baseline *Results, reg *placers.Registry, tol float64) ([]Regression, *Results, error) {
+	return CheckWith(ctx, baseline, RunOptions{Registry: reg}, tol)
+}
+
+// CheckWith is Check with run options: the registry, workers and the
+// command line's placer options (o.Dir is ignored: the re-run goes to a
+// temporary directory that is removed).
+func CheckWith(ctx context.Context, baseline *Results, o RunOptions, tol float64) ([]Regression, *Results, error) {
+	if math.IsNaN(tol) || math.IsInf(tol, 0) || tol < 0 {
+		return nil, nil, fmt.Errorf("%w: %v (valid: a finite number >= 0)", ErrBadTolerance, tol)
+	}
+	if len(baseline.Records) == 0 {
+		return nil, nil, fmt.Errorf("%w: nothing to check against (re-record it with placesim run)", ErrEmptyBaseline)
+	}
+	if baseline.Shard != "" {
+		return nil, nil, fmt.Errorf("baseline is shard %s of a run, not the whole run: merge the shards first (placesim merge)", baseline.Shard)
+	}
+	if err := baseline.Scenario.Validate(o.Registry); err != nil {
+		return nil, nil, fmt.Errorf("scenario: %w", err)
+	}
 	dir, err := os.MkdirTemp("", "placesim-check-")
 	if err != nil {
 		return nil, nil, err
 	}
 	defer os.RemoveAll(dir)
-	cur, _, err := RunScenario(ctx, baseline.Scenario, RunOptions{Registry: reg, Dir: dir})
+	o.Dir, o.Shard = dir, Shard{}
+	cur, _, err := RunScenario(ctx, baseline.Scenario, o)
 	if err != nil {
 		return nil, nil, err
+	}
+	now := map[string]bool{}
+	for i := range cur.Records {
+		now[cur.Records[i].Point.Key()] = true
+	}
+	var missing []string
+	for i := range baseline.Records {
+		if k := baseline.Records[i].Point.Key(); !now[k] {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		shown := missing[:min(len(missing), 3)]
+		return nil, cur, fmt.Errorf("%w: %d of %d baseline points are not produced by re-running its scenario (%s)",
+			ErrUnmatched, len(missing), len(baseline.Records), strings.Join(shown, "; "))
 	}
 	return CompareResults(baseline, cur, tol), cur, nil
 }
 
-// ParseTolerance parses "2%" or "0.02".
+// ParseTolerance parses "2%" or "0.02": a finite number in [0, 10]
+// (0% to 1000%). NaN, infinities, negative values and trailing text are
+// ErrBadTolerance.
 func ParseTolerance(s string) (float64, error) {
-	var v float64
-	var err error
-	if p, ok := strings.CutSuffix(s, "%"); ok {
-		_, err = fmt.Sscan(p, &v)
+	num, pct := strings.CutSuffix(strings.TrimSpace(s), "%")
+	v, err := strconv.ParseFloat(num, 64)
+	if pct {
 		v /= 100
-	} else {
-		_, err = fmt.Sscan(s, &v)
 	}
-	if err != nil || v < 0 || v > 10 {
-		return 0, fmt.Errorf("tolerance %q (valid: a percentage such as 2%% or a fraction such as 0.02, in [0, 1000%%])", s)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > 10 {
+		return 0, fmt.Errorf("%w %q (valid: a percentage such as 2%% or a fraction such as 0.02, in [0, 1000%%])", ErrBadTolerance, s)
 	}
 	return v, nil
 }

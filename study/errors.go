@@ -24,3 +24,14 @@ func checkFinite(stepTime, throughput float64) error {
 	}
 	return nil
 }
+
+// checkRecordsFinite refuses records whose step time or throughput is not
+// finite (json cannot encode them and they are no result).
+func checkRecordsFinite(rs []Record) error {
+	for i := range rs {
+		if err := checkFinite(rs[i].StepTime, rs[i].Throughput); err != nil {
+			return fmt.Errorf("point %s: %w", rs[i].Point.Key(), err)
+		}
+	}
+	return nil
+}

@@ -58,8 +58,20 @@ type Timing struct {
 	PlaceTime float64 `json:"placeTime"`
 }
 
+// ResultsFormat and ResultsVersion identify results.json files of this
+// placesim's result format; ReadResults refuses any other (a baseline from
+// another format version cannot be compared point for point).
+const (
+	ResultsFormat  = "placesim-results"
+	ResultsVersion = 1
+)
+
 // Results is what a scenario run writes as results.json.
 type Results struct {
+	// Format and Version are ResultsFormat and ResultsVersion; set by
+	// EncodeResults.
+	Format   string    `json:"format"`
+	Version  int       `json:"version"`
 	Scenario *Scenario `json:"scenario"`
 	// Shard is "i/N" for a shard's partial results, empty when complete.
 	Shard   string   `json:"shard,omitempty"`
@@ -116,6 +128,11 @@ type RunOptions struct {
 	Workers int
 	// Progress, if set, is called after each point with done and total.
 	Progress func(done, total int, p Point)
+	// Options are placer options from the command line (--opt), the only
+	// place options that name an executable or a directory may come from
+	// (see TrustBoundary). They are added to the scenario's placerOptions
+	// (winning over them) and never recorded in the results.
+	Options placers.Options
 }
 
 func (o *RunOptions) journal() string {
@@ -156,6 +173,10 @@ func RunScenario(ctx context.Context, s *Scenario, o RunOptions) (*Results, []Ti
 			pts = append(pts, p)
 		}
 	}
+	local, err := resolveLocal(o.Registry, all, o.Options)
+	if err != nil {
+		return nil, nil, err
+	}
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("run directory: %w", err)
 	}
@@ -190,7 +211,7 @@ func RunScenario(ctx context.Context, s *Scenario, o RunOptions) (*Results, []Ti
 		go func() {
 			defer wg.Done()
 			for p := range ch {
-				line, complete := runPoint(ctx, s, p, o.Registry, cache, timeout)
+				line, complete := runPoint(ctx, s, p, o.Registry, cache, timeout, local[p.Placer])
 				if !complete {
 					continue // interrupted: left for the next run
 				}
@@ -274,7 +295,7 @@ func readJournal(path string, pts []Point) (map[int]journalLine, error) {
 
 // runPoint places and simulates one point; every failure is in the record.
 // complete is false when the run was interrupted before the point ended.
-func runPoint(ctx context.Context, s *Scenario, p Point, reg *placers.Registry, cache *inputCache, timeout time.Duration) (line journalLine, complete bool) {
+func runPoint(ctx context.Context, s *Scenario, p Point, reg *placers.Registry, cache *inputCache, timeout time.Duration, local placers.Options) (line journalLine, complete bool) {
 	line.Record.Point = p
 	complete = true
 	defer func() {
@@ -292,7 +313,7 @@ func runPoint(ctx context.Context, s *Scenario, p Point, reg *placers.Registry, 
 		line.Record.Error = err.Error()
 		return line, true
 	}
-	spec := Spec{Placer: p.Placer, Options: s.PlacerOptions[p.Placer], Seed: p.Seed}
+	spec := Spec{Placer: p.Placer, Options: mergeOptions(s.PlacerOptions[p.Placer], local), Seed: p.Seed}
 	if s.Estimates != nil {
 		spec.Estimates = devices.EstimateOptions{Mode: devices.EstimateMode(s.Estimates.Mode), Sigma: s.Estimates.Sigma, Seed: p.Seed}
 	}
@@ -339,6 +360,42 @@ func runPoint(ctx context.Context, s *Scenario, p Point, reg *placers.Registry, 
 	line.Record.BytesMoved, line.Record.Transfers = o.BytesMoved, o.Transfers
 	line.Record.OrderRelaxed = o.Result != nil && o.Result.OrderRelaxed != ""
 	return line, true
+}
+
+// resolveLocal distributes the command line's placer options over the
+// scenario's placers (see placers.Registry.Resolve).
+func resolveLocal(reg *placers.Registry, pts []Point, opts placers.Options) (map[string]placers.Options, error) {
+	if len(opts) == 0 {
+		return nil, nil
+	}
+	var names []string
+	seen := map[string]bool{}
+	for _, p := range pts {
+		if !seen[p.Placer] {
+			seen[p.Placer] = true
+			names = append(names, p.Placer)
+		}
+	}
+	local, err := reg.Resolve(names, opts)
+	if err != nil {
+		return nil, fmt.Errorf("--opt: %w", err)
+	}
+	return local, nil
+}
+
+// mergeOptions returns base with over's keys added (over wins).
+func mergeOptions(base map[string]string, over placers.Options) placers.Options {
+	if len(over) == 0 {
+		return base
+	}
+	out := placers.Options{}
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range over {
+		out[k] = v
+	}
+	return out
 }
 
 // inputCache builds each workload and base cluster once per run.
@@ -410,6 +467,10 @@ func WriteResults(path string, r *Results, timings []Timing) error {
 
 // EncodeResults writes results as indented JSON.
 func EncodeResults(w io.Writer, r *Results) error {
+	r.Format, r.Version = ResultsFormat, ResultsVersion
+	if err := checkRecordsFinite(r.Records); err != nil {
+		return err
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
@@ -421,9 +482,16 @@ func ReadResults(path string) (*Results, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read results: %w", err)
 	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("results %q: the file is empty", path)
+	}
 	var r Results
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("results %q: %w", path, err)
+	}
+	if r.Format != ResultsFormat || r.Version != ResultsVersion {
+		return nil, fmt.Errorf("results %q: %w: format %q version %d, this placesim reads %q version %d (re-record it with this placesim: placesim run)",
+			path, ErrResultsVersion, r.Format, r.Version, ResultsFormat, ResultsVersion)
 	}
 	if r.Scenario == nil {
 		return nil, fmt.Errorf("results %q: no scenario recorded", path)

@@ -141,6 +141,9 @@ func (s *Scenario) Validate(reg *placers.Registry) error {
 		}
 	}
 	if reg != nil {
+		if err := CheckDataOptions(reg, s.PlacerOptions); err != nil {
+			return err
+		}
 		for i, p := range s.Placers {
 			if p == "all" {
 				continue

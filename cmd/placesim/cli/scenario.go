@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -42,12 +43,16 @@ func (f *shardFlags) resolve() (study.Shard, error) {
 
 // runScenario runs s into dir with a progress bar on errOut and writes the
 // results, a CSV and a table. It returns the results written.
-func runScenario(ctx context.Context, f *Factory, s *study.Scenario, dir string, sh study.Shard, quiet bool, workers int) (*study.Results, error) {
+func runScenario(ctx context.Context, f *Factory, s *study.Scenario, dir string, sh study.Shard, quiet bool, workers int, optFlags []string) (*study.Results, error) {
 	reg, err := f.Registry()
 	if err != nil {
 		return nil, err
 	}
-	opts := study.RunOptions{Registry: reg, Dir: dir, Shard: sh, Workers: workers}
+	local, err := parseOpts(optFlags)
+	if err != nil {
+		return nil, err
+	}
+	opts := study.RunOptions{Registry: reg, Dir: dir, Shard: sh, Workers: workers, Options: local}
 	var bar *progressbar.ProgressBar
 	if !quiet && isTerminal(f.ErrOut) {
 		opts.Progress = func(done, total int, p study.Point) {
@@ -161,6 +166,9 @@ type RunOptions struct {
 	Quiet    bool
 	Workers  int
 	Shard    shardFlags
+	Opts     []string
+	// AllowFailures: exit 0 even when points fail.
+	AllowFailures bool
 }
 
 // NewCmdRun builds run; runF, when not nil, replaces runRun.
@@ -192,6 +200,8 @@ second, exit 130, with the finished points journaled and no results file.`,
 	cmd.Flags().BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress bar")
 	cmd.Flags().IntVar(&opts.Workers, "workers", 0, "points run in parallel (default: number of cores)")
 	opts.Shard.register(cmd)
+	registerLocalOpts(cmd, &opts.Opts)
+	cmd.Flags().BoolVar(&opts.AllowFailures, "allow-failures", false, "exit 0 even when points fail (default: exit 1, naming how many failed and why)")
 	return cmd
 }
 
@@ -204,14 +214,14 @@ func runRun(opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := runScenario(opts.Ctx, opts.Factory, s, opts.OutDir, sh, opts.Quiet, opts.Workers)
+	res, err := runScenario(opts.Ctx, opts.Factory, s, opts.OutDir, sh, opts.Quiet, opts.Workers, opts.Opts)
 	if err != nil {
 		return err
 	}
 	if res.Shard == "" {
 		writeRecordsTable(opts.Out, res)
 	}
-	return nil
+	return failedPoints(res, opts.AllowFailures)
 }
 
 // SweepOptions are sweep's parsed flags and surroundings.
@@ -223,6 +233,9 @@ type SweepOptions struct {
 	Quiet                                                       bool
 	Workers                                                     int
 	Shard                                                       shardFlags
+	Opts                                                        []string
+	// AllowFailures: exit 0 even when points fail.
+	AllowFailures bool
 }
 
 // NewCmdSweep builds sweep; runF, when not nil, replaces sweepRun.
@@ -260,6 +273,8 @@ values) or a list "a,b,c".`,
 	cmd.Flags().BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress bar")
 	cmd.Flags().IntVar(&opts.Workers, "workers", 0, "points run in parallel (default: number of cores)")
 	opts.Shard.register(cmd)
+	registerLocalOpts(cmd, &opts.Opts)
+	cmd.Flags().BoolVar(&opts.AllowFailures, "allow-failures", false, "exit 0 even when points fail (default: exit 1, naming how many failed and why)")
 	_ = cmd.MarkFlagRequired("workload")
 	_ = cmd.MarkFlagRequired("vary")
 	return cmd
@@ -279,14 +294,48 @@ func sweepRun(opts *SweepOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := runScenario(opts.Ctx, opts.Factory, s, opts.OutDir, sh, opts.Quiet, opts.Workers)
+	res, err := runScenario(opts.Ctx, opts.Factory, s, opts.OutDir, sh, opts.Quiet, opts.Workers, opts.Opts)
 	if err != nil {
 		return err
 	}
 	if res.Shard == "" {
 		writeSweepSummary(opts.Out, res)
 	}
-	return nil
+	return failedPoints(res, opts.AllowFailures)
+}
+
+// failedPoints returns an error saying how many points failed and why
+// (the most frequent reasons first), or nil when none did or allow is set.
+func failedPoints(res *study.Results, allow bool) error {
+	count := map[string]int{}
+	n := 0
+	for _, r := range res.Records {
+		if r.Error != "" {
+			n++
+			count[r.Error]++
+		}
+	}
+	if n == 0 || allow {
+		return nil
+	}
+	reasons := make([]string, 0, len(count))
+	for e := range count {
+		reasons = append(reasons, e)
+	}
+	sort.Slice(reasons, func(i, j int) bool {
+		if count[reasons[i]] != count[reasons[j]] {
+			return count[reasons[i]] > count[reasons[j]]
+		}
+		return reasons[i] < reasons[j]
+	})
+	var parts []string
+	for _, e := range reasons[:min(len(reasons), 3)] {
+		parts = append(parts, fmt.Sprintf("%d x %s", count[e], e))
+	}
+	if len(reasons) > 3 {
+		parts = append(parts, fmt.Sprintf("%d other reasons", len(reasons)-3))
+	}
+	return fmt.Errorf("%d of %d points failed (--allow-failures to exit 0 anyway): %s", n, len(res.Records), strings.Join(parts, "; "))
 }
 
 // writeSweepSummary prints step time per placer (rows) per value (columns).
@@ -377,6 +426,13 @@ func mergeRun(opts *MergeOptions) error {
 	if err != nil {
 		return err
 	}
+	reg, err := opts.Registry()
+	if err != nil {
+		return err
+	}
+	if err := study.CheckDataOptions(reg, res.Scenario.PlacerOptions); err != nil {
+		return fmt.Errorf("merge: %w", err)
+	}
 	if err := reports.PrepareDir(opts.OutDir); err != nil {
 		return err
 	}
@@ -393,12 +449,24 @@ func mergeRun(opts *MergeOptions) error {
 	return nil
 }
 
+// Exit codes of check besides ExitOK and ExitError (a regression, or any
+// other error): each way it fails closed has its own.
+const (
+	ExitBadTolerance  = 3
+	ExitEmptyBaseline = 4
+	ExitUnmatched     = 5
+	ExitFormatVersion = 6
+	ExitUntrusted     = 7
+)
+
 // CheckOptions are check's parsed flags and surroundings.
 type CheckOptions struct {
 	*Factory
 	Ctx       context.Context
 	Baseline  string
 	Tolerance string
+	Workers   int
+	Opts      []string
 }
 
 // NewCmdCheck builds check; runF, when not nil, replaces checkRun.
@@ -410,7 +478,20 @@ func NewCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
 		Long: `Re-run the scenario recorded in a results.json and exit 1, naming each
 placer x workload point whose simulated step time or peak memory got worse
 beyond the tolerance, that newly runs out of memory or fails. Usable as a CI
-step.`,
+step. It fails closed: anything that would make the check meaningless is an
+error with its own exit code, never a pass.
+
+Exit codes:
+  0    every baseline point re-ran within the tolerance
+  1    regressions (each printed), or another error (unreadable baseline...)
+  3    invalid --tolerance (NaN, infinite, negative, above 1000%, not a number)
+  4    the baseline has no records
+  5    baseline points that re-running its scenario does not produce
+  6    the baseline is not a results file of this result format version
+  7    the baseline's scenario names an executable or a directory
+       (placerOptions such as metis.bin): those come only from --opt or the
+       environment, never from a data file
+  130  interrupted (Ctrl-C)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Ctx = cmd.Context()
@@ -421,27 +502,56 @@ step.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.Baseline, "baseline", "", "results.json of a previous run (required)")
-	cmd.Flags().StringVar(&opts.Tolerance, "tolerance", "2%", "allowed relative worsening")
+	cmd.Flags().StringVar(&opts.Tolerance, "tolerance", "2%", "allowed relative worsening: a percentage (2%) or a fraction (0.02) in [0, 1000%]")
+	cmd.Flags().IntVar(&opts.Workers, "workers", 0, "points run in parallel (default: number of cores)")
+	registerLocalOpts(cmd, &opts.Opts)
 	_ = cmd.MarkFlagRequired("baseline")
 	return cmd
+}
+
+// registerLocalOpts adds --opt to a command that runs a scenario: the
+// command line's placer options, the only source of options that name an
+// executable or a directory.
+func registerLocalOpts(cmd *cobra.Command, opts *[]string) {
+	cmd.Flags().StringArrayVar(opts, "opt", nil, "placer option key=value or PLACER.key=value (repeatable), added to the scenario's; the only way to name an executable or directory (e.g. --opt metis.bin=/usr/bin/gpmetis)")
+}
+
+// checkExit maps check's fail-closed errors to their exit codes.
+func checkExit(err error) error {
+	for _, m := range []struct {
+		target error
+		code   int
+	}{
+		{study.ErrBadTolerance, ExitBadTolerance}, {study.ErrEmptyBaseline, ExitEmptyBaseline},
+		{study.ErrUnmatched, ExitUnmatched}, {study.ErrResultsVersion, ExitFormatVersion}, {study.ErrUntrusted, ExitUntrusted},
+	} {
+		if errors.Is(err, m.target) {
+			return &exitError{m.code, err}
+		}
+	}
+	return err
 }
 
 func checkRun(opts *CheckOptions) error {
 	t, err := study.ParseTolerance(opts.Tolerance)
 	if err != nil {
+		return checkExit(fmt.Errorf("--tolerance: %w", err))
+	}
+	local, err := parseOpts(opts.Opts)
+	if err != nil {
 		return err
 	}
 	base, err := study.ReadResults(opts.Baseline)
 	if err != nil {
-		return err
+		return checkExit(err)
 	}
 	reg, err := opts.Registry()
 	if err != nil {
 		return err
 	}
-	regs, cur, err := study.Check(opts.Ctx, base, reg, t)
+	regs, cur, err := study.CheckWith(opts.Ctx, base, study.RunOptions{Registry: reg, Workers: opts.Workers, Options: local}, t)
 	if err != nil {
-		return err
+		return checkExit(fmt.Errorf("baseline %q: %w", opts.Baseline, err))
 	}
 	if len(regs) == 0 {
 		fmt.Fprintf(opts.Out, "ok: %d points within %s of %s\n", len(cur.Records), opts.Tolerance, opts.Baseline)

@@ -1,0 +1,58 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// nonFinite matches a printed non-finite number: a value position (after
+// a colon, a space-separated table cell) holding Inf or NaN.
+var nonFinite = regexp.MustCompile(`(:|\s{2})\s*[+-]?(Inf|NaN)\b`)
+
+// TestEveryFailureFails: run and sweep exit non-zero when a point fails,
+// saying how many and why; --allow-failures opts out; a non-finite step
+// time is an error, never a printed number.
+func TestEveryFailureFails(t *testing.T) {
+	dir := t.TempDir()
+	slow := filepath.Join(dir, "slow.yaml")
+	os.WriteFile(slow, []byte(`name: slow
+kinds: [{name: SLOW, base: V100-16GB, computeEfficiency: "1e-320"}]
+devices: [{name: g0, kind: SLOW}, {name: g1, kind: SLOW}]
+links: [{between: [g0, g1], kind: nvlink2}]
+`), 0o644)
+	sc := filepath.Join(dir, "s.yaml")
+	os.WriteFile(sc, []byte("name: s\nworkloads: [\"zoo:mlp?batch=32\"]\nclusters: [4xV100-pcie, "+filepath.Join(dir, "none.yaml")+"]\nplacers: [single]\n"), 0o644)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want []string
+	}{
+		{"run with a missing cluster", []string{"run", sc, "-q", "--out", filepath.Join(dir, "a")}, 1, []string{"1 of 2 points failed", "none.yaml"}},
+		{"run allowed", []string{"run", sc, "-q", "--out", filepath.Join(dir, "b"), "--allow-failures"}, 0, nil},
+		{"sweep every point fails", []string{"sweep", "-w", "zoo:mlp?batch=32", "--placers", "single", "--vary", "device.V100-16GB.flops=0.5x,1x",
+			"-c", filepath.Join(dir, "none.yaml"), "-q", "--out", filepath.Join(dir, "c")}, 1, []string{"2 of 2 points failed"}},
+		{"simulate non-finite", []string{"simulate", "-w", "zoo:mlp?batch=32", "-c", slow, "--json"}, 1, []string{"non-finite result", "step time"}},
+		{"sweep non-finite", []string{"sweep", "-w", "zoo:mlp?batch=32", "--placers", "single", "--vary", "link.nvlink.bandwidth=1x,2x",
+			"-c", slow, "-q", "--out", filepath.Join(dir, "d")}, 1, []string{"2 of 2 points failed", "non-finite"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := run(t, tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr %s", code, tc.code, errs)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errs, w) {
+					t.Fatalf("stderr %q lacks %q", errs, w)
+				}
+			}
+			if nonFinite.MatchString(out) {
+				t.Fatalf("printed a non-finite number:\n%s", out)
+			}
+		})
+	}
+}
