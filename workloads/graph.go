@@ -105,6 +105,10 @@ type Graph struct {
 	// msr-fiddle file names k accelerators, l CPUs and a memory limit); it
 	// is used when no cluster is given.
 	Hint *ClusterHint
+	// Warnings say where an importer could not represent the file
+	// exactly (a lenient ONNX import's placeholder ops); commands print
+	// them. They are not part of the native format.
+	Warnings []string
 
 	in, out  [][]int32
 	adjEdges int // number of edges reflected in in/out
@@ -185,7 +189,8 @@ func (g *Graph) RebuildAdjacency() {
 // Clone returns a deep copy.
 func (g *Graph) Clone() *Graph {
 	c := &Graph{Name: g.Name, Batch: g.Batch, Training: g.Training, Hint: g.Hint,
-		Ops: append([]Op(nil), g.Ops...), Edges: append([]Edge(nil), g.Edges...)}
+		Ops: append([]Op(nil), g.Ops...), Edges: append([]Edge(nil), g.Edges...),
+		Warnings: append([]string(nil), g.Warnings...)}
 	for i := range c.Ops {
 		if m := c.Ops[i].Measured; m != nil {
 			c.Ops[i].Measured = make(map[string]float64, len(m))

@@ -258,7 +258,7 @@ func (d *deriver) analyse(order []int) {
 func (d *deriver) cloneForTraining() *Graph {
 	f := d.fwd
 	// a training step has about 2.5x the ops and 3x the edges
-	g := &Graph{Name: f.Name, Batch: f.Batch, Training: true, Hint: f.Hint,
+	g := &Graph{Name: f.Name, Batch: f.Batch, Training: true, Hint: f.Hint, Warnings: append([]string(nil), f.Warnings...),
 		Ops:   append(make([]Op, 0, 3*len(f.Ops)), f.Ops...),
 		Edges: append(make([]Edge, 0, 3*len(f.Edges)), f.Edges...)}
 	for i := range g.Ops {

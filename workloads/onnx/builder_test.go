@@ -172,6 +172,14 @@ func aString(name, v string) []byte {
 	return varint(str(str(nil, 1, name), 4, v), 20, 3)
 }
 
+func aStrings(name string, v ...string) []byte {
+	b := str(nil, 1, name)
+	for _, s := range v {
+		b = str(b, 9, s)
+	}
+	return varint(b, 20, 8)
+}
+
 func aTensor(name string, t []byte) []byte {
 	return varint(msg(str(nil, 1, name), 5, t), 20, 4)
 }

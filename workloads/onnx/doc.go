@@ -49,8 +49,43 @@
 // GlobalMaxPool, Softmax, LogSoftmax, the Reduce ops, ArgMax, ArgMin,
 // Flatten, Reshape, Transpose, Squeeze, Unsqueeze, Concat, Split, Slice,
 // Gather, Expand, Tile, Pad, Resize, Range, ConstantOfShape, Shape, Size,
-// Constant (SupportedOps lists them). Any other op type, or an op in
-// another domain, is an error naming the op type and the node.
+// Constant, LSTM, GRU, RNN (SupportedOps lists them). Any other op type,
+// or an op in another domain, is an error naming the op type, the node and
+// the supported ops; with Options.Lenient (model.onnx?lenient=true, or
+// placesim stats --lenient) such a node becomes a zero-cost op of type
+// "unsupported" and the graph carries one warning per unsupported type, so
+// that the rest of the model can be seen.
+//
+// # Recurrent ops
+//
+// LSTM, GRU and RNN follow the ONNX operator specification: every
+// direction (forward, reverse, bidirectional), layout 0 ([seq, batch,
+// ...]) and 1 (batch first), the optional B, sequence_lens, initial_h,
+// initial_c and P inputs, the activations, hidden_size,
+// linear_before_reset and input_forget attributes. Parameters are W, R, B
+// and P as stored (ONNX's B holds both biases, as PyTorch's bias_ih and
+// bias_hh: 4*h*(in+h) + 8*h per LSTM direction). Options.RNN (the query
+// option rnn=unroll|fused) chooses the graph:
+//
+//   - unroll (the default): one op per time step and direction, of type
+//     lstm-cell, gru-cell or rnn-cell, named NODE/t_T (NODE/forward/t_T
+//     and NODE/reverse/t_T with two directions), all in layer NODE, so
+//     that a placer can split a sequence as in the zoo's unrolled RNNs.
+//     Each direction's W, R, B and P are one variable op read by its
+//     steps; a step reads its time slice of X and the previous state and
+//     holds its gates as workspace (TempBytes). A stacked recurrent node
+//     reads the steps of the one below directly (also through Squeeze,
+//     Transpose or Reshape nodes that keep the time axis); a consumer of
+//     Y, Y_h or Y_c as a whole reads it from a zero-FLOP concat op. At most
+//     65,536 steps per node and 2^20 per model unroll.
+//   - fused: one op per node, of type lstm, gru or rnn.
+//
+// Work per batch row, time step and direction: 2*gates*h*(in+h) for the
+// two matrix products, 2*gates*h with B, then LSTM 3 f + 1 g + 1 h
+// activations of h elements + 4*h (+ 6*h with peepholes), GRU 2 f + 1 g
+// + 5*h, RNN 1 f, where Sigmoid and Tanh count 4 FLOPs an element. A row
+// whose sequence_lens entry is known runs that many steps; unknown lengths
+// count the full sequence.
 //
 // # Costs
 //

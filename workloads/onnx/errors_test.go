@@ -29,8 +29,8 @@ func TestParseErrors(t *testing.T) {
 		kind  error
 		wants []string
 	}{
-		{"unsupported op type", mlpModel("LSTM").bytes(), onnx.Options{}, onnx.ErrUnsupported,
-			[]string{`node "n1" (graph.node[1], LSTM): unsupported op type "LSTM" (supported: Abs, Add,`}},
+		{"unsupported op type", mlpModel("NonMaxSuppression").bytes(), onnx.Options{}, onnx.ErrUnsupported,
+			[]string{`node "n1" (graph.node[1], NonMaxSuppression): unsupported op type "NonMaxSuppression" (supported: Abs, Add,`, "LSTM"}},
 		{"unnamed unsupported op", newModel("u").input("x", tFloat, 2).node("NonMaxSuppression", "", in("x"), in("y")).bytes(),
 			onnx.Options{}, onnx.ErrUnsupported, []string{`node "NonMaxSuppression_0"`, `unsupported op type "NonMaxSuppression"`}},
 		{"other domain", newModel("d").input("x", tFloat, 2).raw(msg(nil, 1, str(str(str(str(nil, 1, "x"), 2, "y"), 4, "FusedGemm"), 7, "com.microsoft"))).bytes(),

@@ -21,6 +21,9 @@ func testdataModels() map[string][]byte {
 	return map[string][]byte{
 		"tiny_cnn.onnx":         tinyCNN(),
 		"tiny_transformer.onnx": tinyTransformer(),
+		// a PyTorch-style export of a 2-layer LSTM language model
+		// (sequence 3, batch 3, hidden 16, vocabulary 100)
+		"lstm_lm.onnx": lmModel(2, 16, 3, 100, 3, false),
 	}
 }
 
@@ -32,8 +35,12 @@ func fuzzSeeds() map[string][]byte {
 		"valid-cnn":             cnn,
 		"valid-transformer":     tinyTransformerWith(2, 5),
 		"valid-value-info":      newModel("r").input("x", tFloat, 2, 6).input("s", tInt64, 2).node("Reshape", "rs", in("x", "s"), in("y")).valueInfo("y", tFloat, 3, 4).bytes(),
+		"valid-lstm-lm":         lmModel(2, 8, 3, 20, 2, false),
+		"valid-bilstm-lm":       lmModel(2, 4, 2, 10, 1, true),
+		"valid-gru-lens":        newModel("g").input("x", tFloat, 3, 2, 2).weight("W", 1, 12, 2).weight("R", 1, 12, 4).ints("lens", []int64{3, 1}).node("GRU", "g", in("x", "W", "R", "", "lens"), in("y", "y_h"), aInt("linear_before_reset", 1)).bytes(),
+		"valid-rnn-batch-first": recCase{kind: "RNN", dir: "reverse", layout: 1, seq: 3, batch: 2, in: 2, hid: 3, initial: true}.model().bytes(),
 		"bad-truncated":         cnn[:len(cnn)/2],
-		"bad-unsupported-op":    mlpModel("LSTM").bytes(),
+		"bad-unsupported-op":    mlpModel("NonMaxSuppression").bytes(),
 		"bad-undefined-input":   newModel("u").input("x", tFloat, 2).node("Relu", "r", in("nope"), in("y")).bytes(),
 		"bad-shape-mismatch":    newModel("m").input("x", tFloat, 2, 5).weight("w", 4, 3).node("MatMul", "mm", in("x", "w"), in("y")).bytes(),
 		"bad-symbolic-dim":      tinyCNN(),
@@ -114,6 +121,14 @@ func TestTestdataFilesImport(t *testing.T) {
 // returns is valid.
 func FuzzONNX(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, training bool) {
+		// the lenient, fused import must hold to the same rules
+		if g, err := onnx.Parse(data, "fuzz.onnx", onnx.Options{Lenient: true, RNN: onnx.RNNFused}); err == nil {
+			if err := g.Validate(); err != nil {
+				t.Fatalf("lenient Parse returned an invalid graph: %v", err)
+			}
+		} else if !strings.HasPrefix(err.Error(), `onnx model "fuzz.onnx": `) {
+			t.Fatalf("lenient: error without the file: %v", err)
+		}
 		g, err := onnx.Parse(data, "fuzz.onnx", onnx.Options{Training: training})
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), `onnx model "fuzz.onnx": `) ||

@@ -22,11 +22,28 @@ type Options struct {
 	// Training derives the training step (forward, backward and update
 	// ops, workloads.DeriveTraining) from the imported forward graph.
 	Training bool
+	// RNN says how LSTM, GRU and RNN nodes import: RNNUnroll (the
+	// default, also "") makes one op per time step and direction, so that
+	// placers can split a sequence; RNNFused one op per node.
+	RNN string
+	// Lenient imports a node of an unsupported op type (or domain) as a
+	// zero-cost placeholder op of type "unsupported" instead of failing,
+	// with one warning per unsupported op type in the graph's Warnings.
+	// Outputs whose shape no value_info gives have no size, and a node
+	// that reads one becomes a placeholder too.
+	Lenient bool
 }
 
+// Recurrent import modes (Options.RNN, the rnn= option).
+const (
+	RNNUnroll = "unroll"
+	RNNFused  = "fused"
+)
+
 // ParseOptions reads options from a URL query such as
-// "training=true&batch_size=32": the key training takes true or false;
-// every other key is a symbolic dimension and takes an integer >= 1.
+// "training=true&batch_size=32": the keys training and lenient take true
+// or false, rnn takes unroll or fused (Options.RNN); every other key is a
+// symbolic dimension and takes an integer >= 1.
 func ParseOptions(query string) (Options, error) {
 	var o Options
 	vals, err := url.ParseQuery(query)
@@ -43,12 +60,23 @@ func ParseOptions(query string) (Options, error) {
 		if len(v) != 1 {
 			return o, fmt.Errorf("onnx option %s given %d times", k, len(v))
 		}
-		if k == "training" {
+		switch k {
+		case "training", "lenient":
 			b, err := strconv.ParseBool(v[0])
 			if err != nil {
-				return o, fmt.Errorf("onnx option training=%q (valid: true, false)", v[0])
+				return o, fmt.Errorf("onnx option %s=%q (valid: true, false)", k, v[0])
 			}
-			o.Training = b
+			if k == "training" {
+				o.Training = b
+			} else {
+				o.Lenient = b
+			}
+			continue
+		case "rnn":
+			if v[0] != RNNUnroll && v[0] != RNNFused {
+				return o, fmt.Errorf("onnx option rnn=%q (valid: %s, %s)", v[0], RNNUnroll, RNNFused)
+			}
+			o.RNN = v[0]
 			continue
 		}
 		n, err := strconv.ParseInt(v[0], 10, 64)
@@ -85,6 +113,7 @@ type pendingOp struct {
 	flops            float64
 	bytesAccessed    int64
 	outputBytes      int64
+	tempBytes        int64
 	inputs           []*value // distinct tensors read, in input order
 }
 
@@ -97,6 +126,12 @@ type importer struct {
 	valueInfo map[string]*valueInfoProto
 	ops       []pendingOp
 	handlers  map[string]handler
+	// unrolled counts the step ops of unrolled recurrent nodes.
+	unrolled int
+	// placeholders lists, by op type, the nodes imported as placeholders
+	// (lenient import); downstream those that read an unknown shape.
+	placeholders map[string][]string
+	downstream   []string
 }
 
 // Parse imports an ONNX model (a serialized ModelProto); file names the
@@ -111,12 +146,16 @@ func Parse(data []byte, file string, opts Options) (*workloads.Graph, error) {
 	if m.graph == nil {
 		return nil, errorf(ErrFormat, "onnx model %q: model.graph is missing (not an ONNX model?)", file)
 	}
+	if opts.RNN != "" && opts.RNN != RNNUnroll && opts.RNN != RNNFused {
+		return nil, errorf(ErrInvalid, "onnx model %q: option rnn = %q (valid: %s, %s)", file, opts.RNN, RNNUnroll, RNNFused)
+	}
 	imp := &importer{file: file, opts: opts, usedDims: map[string]bool{}, vals: map[string]*value{},
-		valueInfo: map[string]*valueInfoProto{}, handlers: newHandlers()}
+		valueInfo: map[string]*valueInfoProto{}, handlers: newHandlers(), placeholders: map[string][]string{}}
 	g, err := imp.run(m.graph)
 	if err != nil {
 		return nil, fmt.Errorf("onnx model %q: %w", file, err)
 	}
+	g.Warnings = imp.warnings()
 	if opts.Training {
 		if g, err = workloads.DeriveTraining(g); err != nil {
 			return nil, fmt.Errorf("onnx model %q: deriving the training step: %w", file, err)
@@ -345,17 +384,22 @@ func (imp *importer) addInput(in *valueInfoProto, path string) (*value, error) {
 }
 
 // addNode infers a node's outputs and records it as an op unless it folds
-// to constants.
+// to constants (or, for a recurrent node, as its unrolled steps).
 func (imp *importer) addNode(n *nodeProto, idx int) error {
 	c := &nodeCtx{imp: imp, n: n, idx: idx, typ: strings.ToLower(n.opType)}
-	if n.domain != "" && n.domain != "ai.onnx" {
-		return c.wrap(ErrUnsupported, fmt.Errorf("op domain %q is not supported (valid: the default ONNX domain)", n.domain))
-	}
+	var unsupported error
 	h, ok := imp.handlers[n.opType]
-	if !ok {
-		return c.wrap(ErrUnsupported, fmt.Errorf("unsupported op type %q (supported: %s)", n.opType, strings.Join(SupportedOps(), ", ")))
+	switch {
+	case n.domain != "" && n.domain != "ai.onnx":
+		unsupported = fmt.Errorf("op domain %q is not supported (valid: the default ONNX domain)", n.domain)
+	case !ok:
+		unsupported = fmt.Errorf("unsupported op type %q (supported: %s)", n.opType, strings.Join(SupportedOps(), ", "))
+	}
+	if unsupported != nil && !imp.opts.Lenient {
+		return c.wrap(ErrUnsupported, unsupported)
 	}
 	c.in = make([]*value, len(n.input))
+	unknownIn := false
 	for i, name := range n.input {
 		if name == "" {
 			continue // an omitted optional input
@@ -365,6 +409,7 @@ func (imp *importer) addNode(n *nodeProto, idx int) error {
 			return c.wrap(ErrInvalid, fmt.Errorf("input %d %q is not a graph input, an initializer or an output of an earlier node (ONNX nodes are topologically sorted)", i, name))
 		}
 		c.in[i] = v
+		unknownIn = unknownIn || v.unknown
 	}
 	c.out = make([]*value, len(n.output))
 	for i, name := range n.output {
@@ -380,6 +425,16 @@ func (imp *importer) addNode(n *nodeProto, idx int) error {
 			}
 		}
 		c.out[i] = &value{name: name}
+	}
+	if unsupported != nil || unknownIn {
+		return imp.placeholder(c, unsupported == nil)
+	}
+	// A lazy input stays lazy only as the sequence of a recurrent node
+	// that unrolls, or through a view that keeps its time axis.
+	for i, v := range c.in {
+		if v != nil && v.lazy != nil && !(i == 0 && (h.view || n.opType == "Transpose" || (h.recurrent && imp.unrolls()))) {
+			imp.materialize(v)
+		}
 	}
 	err := h.infer(c)
 	if errors.Is(err, errDynamic) {
@@ -402,6 +457,20 @@ func (imp *importer) addNode(n *nodeProto, idx int) error {
 			return c.wrap(ErrInvalid, fmt.Errorf("output %d %q: %w", i, v.name, err))
 		}
 	}
+	if x := c.opt(0); x != nil && x.lazy != nil && c.rnn == nil {
+		if axis, ok := keepsTimeAxis(n.opType, x, c); ok {
+			imp.setLazy(c.out[0], x.lazy.parts, axis, c.name(), x.lazy.layer)
+			imp.vals[c.out[0].name] = c.out[0]
+			return nil
+		}
+		imp.materialize(x)
+	}
+	if c.rnn != nil && imp.unrolls() {
+		if err := imp.unroll(c, c.name()); err != nil {
+			return c.wrap(ErrUnsupported, err)
+		}
+		return nil
+	}
 	if c.folds(h) {
 		for _, v := range c.out {
 			if v != nil {
@@ -411,10 +480,13 @@ func (imp *importer) addNode(n *nodeProto, idx int) error {
 		}
 		return nil
 	}
-	op := pendingOp{name: n.name, typ: c.typ, layer: layerOf(n.name), flops: c.flops}
-	if op.name == "" {
-		op.name = fmt.Sprintf("%s_%d", n.opType, idx)
-	}
+	return imp.record(c)
+}
+
+// record adds the node as one op.
+func (imp *importer) record(c *nodeCtx) error {
+	n, h := c.n, imp.handlers[c.n.opType]
+	op := pendingOp{name: c.name(), typ: c.typ, layer: layerOf(n.name), flops: c.flops}
 	seen := map[string]bool{}
 	var inBytes int64
 	for _, v := range c.in {
@@ -478,7 +550,7 @@ func (imp *importer) build(name string, batch int) *workloads.Graph {
 	variables := map[string]int{}
 	for i := range imp.ops {
 		p := &imp.ops[i]
-		op := workloads.Op{Type: p.typ, Layer: p.layer, FLOPs: p.flops, BytesAccessed: p.bytesAccessed, OutputBytes: p.outputBytes}
+		op := workloads.Op{Type: p.typ, Layer: p.layer, FLOPs: p.flops, BytesAccessed: p.bytesAccessed, OutputBytes: p.outputBytes, TempBytes: p.tempBytes}
 		type in struct {
 			from  int
 			bytes int64

@@ -219,9 +219,13 @@ func TestParseOptions(t *testing.T) {
 		want    string
 		wantErr string
 	}{
-		{"", "{map[] false}", ""},
-		{"batch=8&training=true", "{map[batch:8] true}", ""},
-		{"seq=128&batch_size=2", "{map[batch_size:2 seq:128] false}", ""},
+		{"", "{map[] false  false}", ""},
+		{"batch=8&training=true", "{map[batch:8] true  false}", ""},
+		{"seq=128&batch_size=2", "{map[batch_size:2 seq:128] false  false}", ""},
+		{"rnn=fused&lenient=true", "{map[] false fused true}", ""},
+		{"rnn=unroll", "{map[] false unroll false}", ""},
+		{"rnn=steps", "", `rnn="steps" (valid: unroll, fused)`},
+		{"lenient=2", "", `lenient="2" (valid: true, false)`},
 		{"batch=0", "", "integer in [1, 2^48]"},
 		{"batch=x", "", "integer in [1, 2^48]"},
 		{"training=maybe", "", "training=\"maybe\" (valid: true, false)"},

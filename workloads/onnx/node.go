@@ -14,6 +14,8 @@ type handler struct {
 	// alwaysFold marks ops whose outputs are known at import time whatever
 	// their inputs (Constant, Shape): they never become graph ops.
 	alwaysFold bool
+	// recurrent marks LSTM, GRU and RNN, which unroll (Options.RNN).
+	recurrent bool
 }
 
 // nodeCtx is one node during inference.
@@ -27,6 +29,8 @@ type nodeCtx struct {
 	typ           string  // the op's Type in the graph
 	flops         float64 // 1 MAC = 2 FLOPs
 	bytesAccessed int64   // 0: inputs + outputs
+	// rnn is set by the recurrent ops, for unrolling.
+	rnn *recurrent
 }
 
 // wrap prefixes err with the node and tags it with kind unless it is
@@ -35,11 +39,15 @@ func (c *nodeCtx) wrap(kind, err error) error {
 	if !classified(err) {
 		err = tagged{kind, err}
 	}
-	name := c.n.name
-	if name == "" {
-		name = fmt.Sprintf("%s_%d", c.n.opType, c.idx)
+	return fmt.Errorf("node %q (graph.node[%d], %s): %w", c.name(), c.idx, c.n.opType, err)
+}
+
+// name is the node's name, or OPTYPE_INDEX when it has none.
+func (c *nodeCtx) name() string {
+	if c.n.name != "" {
+		return c.n.name
 	}
-	return fmt.Errorf("node %q (graph.node[%d], %s): %w", name, c.idx, c.n.opType, err)
+	return fmt.Sprintf("%s_%d", c.n.opType, c.idx)
 }
 
 // folds reports whether the node's outputs are constants.
@@ -227,6 +235,7 @@ func newHandlers() map[string]handler {
 	addPoolNorm(h)
 	addShapeOps(h)
 	addReduce(h)
+	addRecurrent(h)
 	return h
 }
 

@@ -25,10 +25,31 @@ type value struct {
 	producer int
 	// param marks a floating-point initializer: a trainable parameter.
 	param bool
+	// lazy, when set, says that no op computes the tensor whole (producer
+	// is lazyProducer): it is the concatenation of the outputs of an
+	// unrolled recurrent node's steps, made into a concat op only when a
+	// consumer reads it whole (importer.materialize).
+	lazy *lazyValue
+	// unknown marks an output of a placeholder op (lenient import) whose
+	// shape is not known: it has no size.
+	unknown bool
+}
+
+// lazyProducer is the producer of a lazy value.
+const lazyProducer = -2
+
+// lazyValue is a tensor made of parts computed by separate ops.
+type lazyValue struct {
+	// parts are the pieces, by time step along axis (axis -1: one group,
+	// not split by time); within a step, by direction.
+	parts [][]*value
+	axis  int
+	// name and layer of the concat op that materialize makes.
+	name, layer string
 }
 
 // constant reports a tensor known before the step runs.
-func (v *value) constant() bool { return v.producer < 0 }
+func (v *value) constant() bool { return v.producer == -1 }
 
 // numel is the element count of a checked shape.
 func numel(shape []int64) int64 {
@@ -39,8 +60,13 @@ func numel(shape []int64) int64 {
 	return n
 }
 
-// bytes is the tensor's size.
-func (v *value) bytes() int64 { return sizeBytes(v.dtype, numel(v.shape)) }
+// bytes is the tensor's size (0 when it is unknown).
+func (v *value) bytes() int64 {
+	if v.unknown {
+		return 0
+	}
+	return sizeBytes(v.dtype, numel(v.shape))
+}
 
 // checkShape refuses negative dimensions and more than maxElems elements;
 // zero dimensions are skipped in that product, so that any sub-product of
