@@ -2,6 +2,8 @@ package study
 
 import (
 	"fmt"
+	"os"
+	"strings"
 
 	"placesim/devices"
 	"placesim/workloads"
@@ -11,6 +13,10 @@ import (
 // ("" with a workload that describes no machine: no CCR).
 type StatsRequest struct {
 	Inputs
+	// Lenient imports an ONNX model's unsupported nodes as zero-cost
+	// placeholders (the lenient=true import option) and returns a warning
+	// per unsupported op type.
+	Lenient bool
 }
 
 // WorkloadStats is what Stats returns (stats --json prints it).
@@ -20,6 +26,8 @@ type WorkloadStats struct {
 	Training bool   `json:"training"`
 	workloads.Stats
 	CCR *CCR `json:"ccr"`
+	// Warnings say what the import could not represent (lenient ONNX).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // CCR is Celeritas' eq. 1 on a cluster: transfers between devices From
@@ -35,11 +43,23 @@ type CCR struct {
 // Stats loads the workload and computes its statistics and, when a cluster
 // is given or the workload describes one, its CCR.
 func Stats(req StatsRequest) (*WorkloadStats, error) {
-	g, err := LoadWorkload(req.Workload)
+	spec := req.Workload
+	if req.Lenient {
+		if strings.HasPrefix(spec, "zoo:") {
+			return nil, fmt.Errorf("workload %q: lenient import applies to ONNX models, not zoo models", spec)
+		}
+		switch _, err := os.Stat(spec); {
+		case err == nil || !strings.Contains(spec, "?"):
+			spec += "?lenient=true"
+		default:
+			spec += "&lenient=true"
+		}
+	}
+	g, err := LoadWorkload(spec)
 	if err != nil {
 		return nil, err
 	}
-	o := &WorkloadStats{Workload: g.Name, Batch: g.Batch, Training: g.Training, Stats: workloads.ComputeStats(g)}
+	o := &WorkloadStats{Workload: g.Name, Batch: g.Batch, Training: g.Training, Stats: workloads.ComputeStats(g), Warnings: g.Warnings}
 	if req.Cluster != "" || g.Hint != nil {
 		c, err := ResolveCluster(req.Cluster, g)
 		if err != nil {

@@ -14,7 +14,7 @@ import (
 type StatsOptions struct {
 	*Factory
 	Workload, Cluster string
-	JSON              bool
+	JSON, Lenient     bool
 }
 
 // NewCmdStats builds stats; runF, when not nil, replaces statsRun.
@@ -33,7 +33,8 @@ compute times on the first accelerator (an op it cannot run: the first
 device that can). Without --cluster the CCR uses the machine the workload
 file describes, if any.`,
 		Example: `  placesim stats 'zoo:inception_v3?batch=512&training=true' --cluster 4xV100-pcie
-  placesim stats ../shared/workloads/msr-fiddle/bert24.json --json`,
+  placesim stats ../shared/workloads/msr-fiddle/bert24.json --json
+  placesim stats model.onnx --lenient`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Workload = args[0]
@@ -45,13 +46,17 @@ file describes, if any.`,
 	}
 	cmd.Flags().StringVarP(&opts.Cluster, "cluster", "c", "", "cluster preset or file for the CCR (default: the machine the workload file describes; none: no CCR)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON object")
+	cmd.Flags().BoolVar(&opts.Lenient, "lenient", false, "ONNX: import unsupported ops as zero-cost placeholders, with a warning per op type (model.onnx?lenient=true)")
 	return cmd
 }
 
 func statsRun(opts *StatsOptions) error {
-	o, err := study.Stats(study.StatsRequest{Inputs: study.Inputs{Workload: opts.Workload, Cluster: opts.Cluster}})
+	o, err := study.Stats(study.StatsRequest{Inputs: study.Inputs{Workload: opts.Workload, Cluster: opts.Cluster}, Lenient: opts.Lenient})
 	if err != nil {
 		return err
+	}
+	for _, w := range o.Warnings {
+		fmt.Fprintf(opts.ErrOut, "warning: %s\n", w)
 	}
 	if opts.JSON {
 		return writeJSON(opts.Out, o)

@@ -92,3 +92,37 @@ func TestStatsErrors(t *testing.T) {
 		t.Fatalf("exit %d: %s%s", code, out, errs)
 	}
 }
+
+// TestStatsLenient: an ONNX model with unsupported ops is refused naming
+// the op, the node and the supported ops; with --lenient it imports with a
+// warning per unsupported op type on stderr.
+func TestStatsLenient(t *testing.T) {
+	const model = "../../../workloads/onnx/testdata/unsupported_ops.onnx"
+	code, _, errs := run(t, "stats", model)
+	if code == 0 || !strings.Contains(errs, `node "nms" (graph.node[1], NonMaxSuppression): unsupported op type "NonMaxSuppression" (supported: Abs,`) {
+		t.Fatalf("strict: exit %d, %s", code, errs)
+	}
+	code, out, errs := run(t, "stats", model, "--lenient", "--json")
+	if code != 0 {
+		t.Fatalf("lenient: exit %d, %s", code, errs)
+	}
+	if n := strings.Count(errs, "warning: "); n != 3 || !strings.Contains(errs, "unsupported op type NonMaxSuppression: 2 node(s)") || !strings.Contains(errs, "unsupported op type TopK: 1 node(s)") {
+		t.Fatalf("stderr %q: want one warning per unsupported op type and one for the nodes downstream", errs)
+	}
+	var o struct {
+		Ops      int
+		FLOPs    float64
+		Warnings []string
+	}
+	if err := json.Unmarshal([]byte(out), &o); err != nil {
+		t.Fatal(err)
+	}
+	// x, matmul (with w), nms, relu, nms2, topk, relu2: the
+	// matmul's 48 FLOPs and the relu's 6 are all the work
+	if o.Ops != 7 || o.FLOPs != 2*2*4*3+6 || len(o.Warnings) != 3 {
+		t.Fatalf("lenient stats: %+v", o)
+	}
+	if code, _, errs := run(t, "stats", "zoo:mlp", "--lenient"); code == 0 || !strings.Contains(errs, "lenient import applies to ONNX models") {
+		t.Fatalf("--lenient on a zoo model: exit %d, %s", code, errs)
+	}
+}
