@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -35,7 +34,6 @@ func JSON(w io.Writer, rows []*Outcome) error {
 func CSV(w io.Writer, rows []*Outcome) error {
 	rows = sorted(rows)
 	ref := reference(rows)
-	cw := csv.NewWriter(w)
 	header := []string{"placer", "regime", "execution", "status", "stepTime", "throughput", "placeTime", "bytesMoved", "transfers",
 		"oomDevice", "oomOp", "oomRequested", "error", "notComparable", "fallback", "relaxed", "regimeNote", "rewritten"}
 	ndev := 0
@@ -48,10 +46,8 @@ func CSV(w io.Writer, rows []*Outcome) error {
 			header = append(header, "capacity:"+deviceName(ref, d))
 		}
 	}
-	if err := cw.Write(header); err != nil {
-		return fmt.Errorf("results csv: %w", err)
-	}
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	var recs [][]string
 	for _, o := range rows {
 		rec := []string{o.Placer, regimeOf(o), Execution(o), statusCode(o), "", "", "", "", "", "", "", "", oneLine(o.Error),
 			oneLine(o.NotComparable), oneLine(o.Fallback), strings.Join(o.Relaxed, ";"), o.RegimeNote, o.Rewritten}
@@ -74,13 +70,10 @@ func CSV(w io.Writer, rows []*Outcome) error {
 				rec = append(rec, cell)
 			}
 		}
-		if err := cw.Write(rec); err != nil {
-			return fmt.Errorf("results csv: %w", err)
-		}
+		recs = append(recs, rec)
 	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
-		return fmt.Errorf("results csv: %w", err)
+	if err := WriteCSV(w, header, recs); err != nil {
+		return fmt.Errorf("results: %w", err)
 	}
 	return nil
 }

@@ -81,7 +81,9 @@ func runScenario(ctx context.Context, f *Factory, s *study.Scenario, dir string,
 // charts beside results.json.
 func writeResultViews(dir string, res *study.Results) error {
 	var csv, tab strings.Builder
-	writeRecordsCSV(&csv, res)
+	if err := study.WriteRecordsCSV(&csv, res); err != nil {
+		return err
+	}
 	writeRecordsTable(&tab, res)
 	if err := reports.WriteFileAtomic(filepath.Join(dir, "results.csv"), []byte(csv.String())); err != nil {
 		return err
@@ -110,18 +112,6 @@ func settingsString(ss []study.Setting) string {
 		parts = append(parts, s.String())
 	}
 	return strings.Join(parts, " ")
-}
-
-func writeRecordsCSV(w io.Writer, res *study.Results) {
-	fmt.Fprintln(w, "index,workload,cluster,settings,placer,seed,stepTime,throughput,maxPeakMemory,oom,error")
-	for _, r := range res.Records {
-		oom := ""
-		if r.OOM != nil {
-			oom = r.OOM.DeviceName
-		}
-		fmt.Fprintf(w, "%d,%q,%q,%q,%q,%d,%g,%g,%d,%q,%q\n", r.Index, r.Workload, r.Cluster, settingsString(r.Settings),
-			r.Placer, r.Seed, r.StepTime, r.Throughput, r.MaxPeak(), oom, r.Error)
-	}
 }
 
 func writeRecordsTable(w io.Writer, res *study.Results) {

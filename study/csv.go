@@ -1,0 +1,36 @@
+package study
+
+import (
+	"io"
+	"strconv"
+	"strings"
+
+	"placesim/reports"
+)
+
+// recordsCSVHeader names the columns of WriteRecordsCSV.
+var recordsCSVHeader = []string{"index", "workload", "cluster", "settings", "placer", "seed",
+	"stepTime", "throughput", "maxPeakMemory", "oom", "error"}
+
+// WriteRecordsCSV writes a scenario's records as results.csv (through
+// reports.WriteCSV): the point (index, workload, cluster, settings as
+// space-separated param=value, placer, seed), step time in seconds,
+// throughput in samples/s, the largest peak memory in bytes, the device
+// that ran out of memory (empty if none) and the error (empty if none).
+func WriteRecordsCSV(w io.Writer, res *Results) error {
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	rows := make([][]string, 0, len(res.Records))
+	for _, r := range res.Records {
+		oom := ""
+		if r.OOM != nil {
+			oom = r.OOM.DeviceName
+		}
+		var set []string
+		for _, s := range r.Settings {
+			set = append(set, s.String())
+		}
+		rows = append(rows, []string{strconv.Itoa(r.Index), r.Workload, r.Cluster, strings.Join(set, " "), r.Placer,
+			strconv.FormatUint(r.Seed, 10), f(r.StepTime), f(r.Throughput), strconv.FormatInt(r.MaxPeak(), 10), oom, r.Error})
+	}
+	return reports.WriteCSV(w, recordsCSVHeader, rows)
+}

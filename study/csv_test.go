@@ -1,0 +1,55 @@
+package study
+
+import (
+	"bytes"
+	"encoding/csv"
+	"strconv"
+	"testing"
+
+	"placesim/engine"
+)
+
+// TestWriteRecordsCSVRoundTrip reads results.csv back through
+// encoding/csv: every row has the header's width and every field its
+// value, with commas, quotes and line breaks in names and errors.
+func TestWriteRecordsCSVRoundTrip(t *testing.T) {
+	t.Parallel()
+	res := &Results{Records: []Record{
+		{Point: Point{Index: 0, Workload: "zoo:mlp?batch=32&training=true", Cluster: "4xV100-pcie", Placer: "m-etf", Seed: 1,
+			Settings: []Setting{{Param: "link.nvlink.bandwidth", Value: "2x"}, {Param: "batch", Value: "64"}}},
+			StepTime: 1.25e-3, Throughput: 25600, PeakMemory: []int64{5, 7}},
+		{Point: Point{Index: 1, Workload: `a "quoted", file.json`, Cluster: "c,1", Placer: "round-robin", Seed: 2},
+			OOM: &engine.OOM{DeviceName: "gpu,0"}, PeakMemory: []int64{9}},
+		{Point: Point{Index: 2, Workload: "w", Cluster: "c", Placer: "expert", Seed: 3},
+			Error: "place: read \"x,y\":\nno such file"},
+	}}
+	var buf bytes.Buffer
+	if err := WriteRecordsCSV(&buf, res); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatalf("read back: %v\n%s", err, buf.String())
+	}
+	if len(recs) != 1+len(res.Records) {
+		t.Fatalf("%d records, want %d", len(recs), 1+len(res.Records))
+	}
+	for i, r := range res.Records {
+		got := recs[i+1]
+		want := map[string]string{"index": strconv.Itoa(r.Index), "workload": r.Workload, "cluster": r.Cluster,
+			"placer": r.Placer, "seed": strconv.FormatUint(r.Seed, 10), "error": r.Error,
+			"maxPeakMemory": strconv.FormatInt(r.MaxPeak(), 10)}
+		if r.OOM != nil {
+			want["oom"] = r.OOM.DeviceName
+		}
+		if i == 0 {
+			want["settings"] = "link.nvlink.bandwidth=2x batch=64"
+			want["stepTime"] = "0.00125"
+		}
+		for j, h := range recs[0] {
+			if w, ok := want[h]; ok && got[j] != w {
+				t.Errorf("record %d, column %s: %q, want %q", i, h, got[j], w)
+			}
+		}
+	}
+}
