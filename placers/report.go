@@ -26,6 +26,10 @@ type Report struct {
 	Devices []DeviceShare `json:"devices,omitempty"`
 	// Explain is a human-readable account of the loads.
 	Explain string `json:"-"`
+	// Ideals is the number of ideals a DP over ideals (tarnawski-dp,
+	// tarnawski-dpl) enumerated, and TableBytes the memory of its table.
+	Ideals     int   `json:"ideals,omitempty"`
+	TableBytes int64 `json:"tableBytes,omitempty"`
 	// Notes are facts about the search (solver status, gap, ideals).
 	Notes []string `json:"notes,omitempty"`
 	// Fallback, when set, says that the plan is not what the placer's own

@@ -31,7 +31,11 @@ type Placement struct {
 	Objective      string   `json:"objective,omitempty"`
 	ObjectiveValue *float64 `json:"objectiveValue,omitempty"`
 	Bottleneck     string   `json:"bottleneck,omitempty"`
-	PlaceTime      *float64 `json:"placeTime"`
+	// Ideals and DPTableBytes: the ideals a DP over ideals enumerated and
+	// the memory of its table (tarnawski-dp, tarnawski-dpl).
+	Ideals       int      `json:"ideals,omitempty"`
+	DPTableBytes int64    `json:"dpTableBytes,omitempty"`
+	PlaceTime    *float64 `json:"placeTime"`
 	// Regime is how the plan plays (PlanRegime: the pipeline or data
 	// parallelism its placer attached, else "step").
 	Regime string `json:"regime"`
@@ -130,6 +134,7 @@ func place(ctx context.Context, reg *placers.Registry, req PlaceRequest) (*Place
 	loads := map[string]placers.DeviceShare{}
 	if rep != nil {
 		out.Objective, out.Bottleneck, out.Notes, out.Explain = rep.Objective, rep.Bottleneck, rep.Notes, rep.Explain
+		out.Ideals, out.DPTableBytes = rep.Ideals, rep.TableBytes
 		if rep.MaxLoad > 0 {
 			ms := rep.MaxLoad * 1e3
 			out.MaxLoad = &ms

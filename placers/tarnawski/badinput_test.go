@@ -100,7 +100,7 @@ func TestBadOptions(t *testing.T) {
 		want string
 	}{
 		{"dp unknown option", tarnawski.NewDP, placers.Options{"gap": "0.1"}, `no option "gap"`},
-		{"dp max-ideals", tarnawski.NewDP, placers.Options{"max-ideals": "0"}, "max-ideals"},
+		{"dp max-memory-mib", tarnawski.NewDP, placers.Options{"max-memory-mib": "0"}, "max-memory-mib"},
 		{"dp pipeline", tarnawski.NewDP, placers.Options{"pipeline": "zigzag"}, "pipeline="},
 		{"ip objective", tarnawski.NewIP, placers.Options{"objective": "energy"}, "objective="},
 		{"ip gap", tarnawski.NewIP, placers.Options{"gap": "-1"}, "gap="},

@@ -73,197 +73,192 @@ func (u unionFind) union(a, b int) bool {
 
 func isForward(op *workloads.Op) bool { return op.Role == workloads.Forward }
 
-// buildDPGraph runs the preprocessing of Appendix E on the model's graph:
+// zeroTime is the time (seconds) below which the trivial-node merges take
+// a node's cost as zero: 1e-6 ms, the threshold of the artifact's
+// performTrivialNodeOptimizations (throughput-dp/dp.cpp).
+const zeroTime = 1e-9
+
+// classEdge is an edge of the forward graph between two colour classes: a
+// forward edge, or the mirror image of a backward edge at an orphan.
+type classEdge struct {
+	from, to int32
+	mirror   bool
+}
+
+// buildDPGraph runs the preprocessing of Appendix E, as the artifact's
+// throughput-dp/dp.cpp does it, on the model's graph. A colour class is an
+// op's colocation group (an op without one is a class of its own, the
+// artifact's default); backward and update ops are the backward side.
 //
-//  1. contract each colour class's forward nodes into one node and its
-//     backward nodes into another (backward and update ops are the
-//     backward side);
-//  2. contract strongly connected components of the contracted graph
-//     (a colocation-respecting contiguous split keeps them together);
-//  3. keep the forward and backward parts of a device-colocated set as
-//     one forward node and its backward image, merging parts that must
-//     share a device, and repeat 2-3 until nothing changes;
-//  4. give every backward part without a forward one (orphaned) an
-//     artificial forward node, and mirror the backward edges at orphans
-//     as forward edges so the artificial nodes are not isolated;
-//  5. contract any cycle the mirror edges create.
+//  1. Each class's forward ops are contracted into one forward node and
+//     its backward ops into one backward node; the DP splits the forward
+//     nodes and takes each class's backward node along with its forward
+//     node (and counts its costs on the same device).
+//  2. A class with backward ops only (orphaned) gets an artificial forward
+//     node, and every backward edge (u', v') at an orphan is mirrored as
+//     the forward edge (v, u) between the images, so that the artificial
+//     nodes are not isolated.
+//  3. The strongly connected components of the forward graph are merged
+//     into one class each: a colocation-respecting contiguous split keeps
+//     them together.
+//  4. Trivial-node merges, repeated until none applies: a forward node
+//     whose ops take no time, with no edge to or from a backward node and
+//     exactly one forward neighbour, and whose class's backward ops take
+//     no time, is merged with its class into that neighbour's class.
 //
-// The DP then splits the forward graph; a forward part's backward image
-// goes with it and its costs count on the same device.
+// The DP nodes are the classes (forward node and backward image), numbered
+// in the order of their first op.
 func buildDPGraph(m *maxload.Model) (*dpGraph, error) {
 	g := m.Graph
 	n := len(g.Ops)
-	uf := newUnionFind(n)
-	type key struct {
-		colo string
-		fwd  bool
-	}
-	first := map[key]int{}
+	cls := make([]int32, n)
+	byName := map[string]int32{}
+	C := 0
 	for i := range g.Ops {
-		op := &g.Ops[i]
-		if op.Colocation == "" {
-			continue
-		}
-		k := key{op.Colocation, isForward(op)}
-		if j, ok := first[k]; ok {
-			uf.union(i, j)
-		} else {
-			first[k] = i
-		}
-	}
-	// pairs of forward and backward parts of one colour class
-	var pairs [][2]int
-	for k, i := range first {
-		if k.fwd {
-			if j, ok := first[key{k.colo, false}]; ok {
-				pairs = append(pairs, [2]int{i, j})
-			}
-		}
-	}
-	slices.SortFunc(pairs, func(a, b [2]int) int { return a[0] - b[0] })
-	var dev unionFind
-	for iter := 0; ; iter++ {
-		if iter > n+1 {
-			return nil, fmt.Errorf("tarnawski: preprocessing of graph %q did not converge", g.Name)
-		}
-		changed := false
-		// 2. strongly connected components of the contracted graph
-		for _, comp := range sccs(contractedSuccs(g, uf)) {
-			for _, v := range comp[1:] {
-				changed = uf.union(comp[0], v) || changed
-			}
-		}
-		// 3. device-colocated sets: a colour class's two parts, and the
-		// forward and backward members of a part
-		dev = append(unionFind(nil), uf...)
-		for _, p := range pairs {
-			dev.union(p[0], p[1])
-		}
-		fwdRoot := map[int]int{} // device set -> its forward part
-		bwdRoot := map[int]int{}
-		hasFwd := make([]bool, n)
-		for i := range g.Ops {
-			if isForward(&g.Ops[i]) {
-				hasFwd[uf.find(i)] = true
-			}
-		}
-		for i := 0; i < n; i++ {
-			if uf.find(i) != i {
+		if c := g.Ops[i].Colocation; c != "" {
+			if id, ok := byName[c]; ok {
+				cls[i] = id
 				continue
 			}
-			d := dev.find(i)
-			side := bwdRoot
-			if hasFwd[i] {
-				side = fwdRoot
-			}
-			if r, ok := side[d]; ok {
-				changed = uf.union(r, i) || changed
-			} else {
-				side[d] = i
-			}
+			byName[c] = int32(C)
 		}
-		if !changed {
-			break
-		}
-		// a merge can create new cycles or join parts: go again
-		for i := 0; i < n; i++ {
-			uf.find(i)
+		cls[i] = int32(C)
+		C++
+	}
+	hasFwd := make([]bool, C)
+	for i := range g.Ops {
+		if isForward(&g.Ops[i]) {
+			hasFwd[cls[i]] = true
 		}
 	}
-	return finishDPGraph(m, uf, dev)
-}
-
-// contractedSuccs is the graph of the parts (indexed by op; a non-root
-// op has no edges): an edge between two parts for every op edge between
-// them.
-func contractedSuccs(g *workloads.Graph, uf unionFind) [][]int {
-	succ := make([][]int, len(g.Ops))
+	// 1-2. the forward graph over classes, with the mirror edges
+	var edges []classEdge
 	for _, e := range g.Edges {
-		a, b := uf.find(e.From), uf.find(e.To)
-		if a != b {
-			succ[a] = append(succ[a], b)
+		a, b := cls[e.From], cls[e.To]
+		if a == b {
+			continue
 		}
+		fa, fb := isForward(&g.Ops[e.From]), isForward(&g.Ops[e.To])
+		switch {
+		case fa && fb:
+			edges = append(edges, classEdge{a, b, false})
+		case !fa && !fb && (!hasFwd[a] || !hasFwd[b]):
+			edges = append(edges, classEdge{b, a, true})
+		}
+	}
+	// 3. strongly connected components
+	uf := newUnionFind(C)
+	succ := make([][]int, C)
+	for _, e := range edges {
+		succ[e.from] = append(succ[e.from], int(e.to))
 	}
 	for i := range succ {
 		slices.Sort(succ[i])
 		succ[i] = slices.Compact(succ[i])
 	}
-	return succ
-}
-
-// finishDPGraph numbers the device sets as DP nodes, adds the forward and
-// mirror edges, contracts cycles and sums the costs.
-func finishDPGraph(m *maxload.Model, uf, dev unionFind) (*dpGraph, error) {
-	g := m.Graph
-	n := len(g.Ops)
-	fwdPart := make([]bool, n) // part root -> has a forward op
-	for i := range g.Ops {
-		if isForward(&g.Ops[i]) {
-			fwdPart[uf.find(i)] = true
-		}
-	}
-	// number the device sets in order of their first op
-	setNode := map[int]int{}
-	nodeOfOp := make([]int, n)
-	for i := 0; i < n; i++ {
-		d := dev.find(i)
-		id, ok := setNode[d]
-		if !ok {
-			id = len(setNode)
-			setNode[d] = id
-		}
-		nodeOfOp[i] = id
-	}
-	nn := len(setNode)
-	hasFwd := make([]bool, nn)
-	for i := 0; i < n; i++ {
-		if fwdPart[uf.find(i)] {
-			hasFwd[nodeOfOp[i]] = true
-		}
-	}
-	edges := map[[2]int]bool{}
-	for _, e := range g.Edges {
-		pu, pv := uf.find(e.From), uf.find(e.To)
-		a, b := nodeOfOp[e.From], nodeOfOp[e.To]
-		if a == b {
-			continue
-		}
-		switch {
-		case fwdPart[pu] && fwdPart[pv]:
-			edges[[2]int{a, b}] = true
-		case !fwdPart[pu] && !fwdPart[pv] && (!hasFwd[a] || !hasFwd[b]):
-			// mirror of a backward edge at an orphan
-			edges[[2]int{b, a}] = true
-		}
-	}
-	// 5. contract cycles of the DP graph (only mirror edges can make them)
-	succ := make([][]int, nn)
-	for e := range edges {
-		succ[e[0]] = append(succ[e[0]], e[1])
-	}
-	for i := range succ {
-		slices.Sort(succ[i])
-	}
-	merge := newUnionFind(nn)
 	for _, comp := range sccs(succ) {
 		for _, v := range comp[1:] {
-			merge.union(comp[0], v)
+			uf.union(comp[0], v)
 		}
 	}
-	final := map[int]int{}
+	// 4. trivial-node merges
+	trivialMerges(m, cls, edges, uf)
+	return numberDPGraph(m, cls, edges, uf)
+}
+
+// trivialMerges applies the trivial-node merges of buildDPGraph (step 4)
+// to the classes in uf until none applies. Each pass merges every node
+// that qualifies at its start: two such merges never conflict, since a
+// qualifying node's one neighbour is its only link to the graph.
+func trivialMerges(m *maxload.Model, cls []int32, edges []classEdge, uf unionFind) {
+	g := m.Graph
+	C := len(uf)
+	noCPU := m.L() == 0
+	opZero := func(i int) bool {
+		return m.AccTime[i] < zeroTime && (noCPU || m.CPUTime[i] < zeroTime)
+	}
+	fwdZero := make([]bool, C)
+	bwdZero := make([]bool, C)
+	bwdNbr := make([]bool, C)
+	count := make([]int32, C)
+	nbr := make([]int32, C)
+	var keys []uint64
+	for {
+		for c := range fwdZero {
+			fwdZero[c], bwdZero[c], bwdNbr[c], count[c] = true, true, false, 0
+		}
+		for i := range g.Ops {
+			r := uf.find(int(cls[i]))
+			if isForward(&g.Ops[i]) {
+				fwdZero[r] = fwdZero[r] && opZero(i)
+			} else {
+				bwdZero[r] = bwdZero[r] && opZero(i)
+			}
+		}
+		for _, e := range g.Edges {
+			fa, fb := isForward(&g.Ops[e.From]), isForward(&g.Ops[e.To])
+			switch {
+			case fa && !fb:
+				bwdNbr[uf.find(int(cls[e.From]))] = true
+			case !fa && fb:
+				bwdNbr[uf.find(int(cls[e.To]))] = true
+			}
+		}
+		// forward neighbours: distinct (neighbour, kind) pairs, as the
+		// artifact keeps true and artificial edges apart
+		keys = keys[:0]
+		for _, e := range edges {
+			a, b := uint64(uf.find(int(e.from))), uint64(uf.find(int(e.to)))
+			if a == b {
+				continue
+			}
+			k := uint64(0)
+			if e.mirror {
+				k = 1
+			}
+			keys = append(keys, a<<33|b<<1|k, b<<33|a<<1|k)
+		}
+		slices.Sort(keys)
+		keys = slices.Compact(keys)
+		for _, k := range keys {
+			a := k >> 33
+			count[a]++
+			nbr[a] = int32(k >> 1 & (1<<32 - 1))
+		}
+		merged := false
+		for c := 0; c < C; c++ {
+			if uf.find(c) != c || !fwdZero[c] || !bwdZero[c] || bwdNbr[c] || count[c] != 1 {
+				continue
+			}
+			merged = uf.union(c, int(nbr[c])) || merged
+		}
+		if !merged {
+			return
+		}
+	}
+}
+
+// numberDPGraph makes the DP graph of the classes in uf: one node per
+// class, numbered in the order of its first op, with the forward and
+// mirror edges between classes.
+func numberDPGraph(m *maxload.Model, cls []int32, edges []classEdge, uf unionFind) (*dpGraph, error) {
+	g := m.Graph
+	n := len(g.Ops)
+	id := make([]int32, len(uf))
+	for i := range id {
+		id[i] = -1
+	}
 	dg := &dpGraph{name: g.Name, nodeOf: make([]int32, n)}
 	for i := 0; i < n; i++ {
-		r := merge.find(nodeOfOp[i])
-		id, ok := final[r]
-		if !ok {
-			id = len(final)
-			final[r] = id
+		r := uf.find(int(cls[i]))
+		if id[r] < 0 {
+			id[r] = int32(len(dg.ops))
 			dg.ops = append(dg.ops, nil)
 		}
-		dg.nodeOf[i] = int32(id)
-		dg.ops[id] = append(dg.ops[id], i)
+		dg.nodeOf[i] = id[r]
+		dg.ops[id[r]] = append(dg.ops[id[r]], i)
 	}
-	dg.n = len(final)
+	dg.n = len(dg.ops)
 	dg.artificial = make([]bool, dg.n)
 	for i := range dg.artificial {
 		dg.artificial[i] = true
@@ -273,31 +268,27 @@ func finishDPGraph(m *maxload.Model, uf, dev unionFind) (*dpGraph, error) {
 			dg.artificial[dg.nodeOf[i]] = false
 		}
 	}
+	keys := make([]uint64, 0, len(edges))
+	for _, e := range edges {
+		a, b := uint64(id[uf.find(int(e.from))]), uint64(id[uf.find(int(e.to))])
+		if a != b {
+			keys = append(keys, a<<32|b)
+		}
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
 	dg.pred = make([][]int32, dg.n)
 	dg.succ = make([][]int32, dg.n)
-	seen := map[[2]int32]bool{}
-	keys := make([][2]int, 0, len(edges))
-	for e := range edges {
-		keys = append(keys, e)
-	}
-	slices.SortFunc(keys, func(a, b [2]int) int {
-		if a[0] != b[0] {
-			return a[0] - b[0]
-		}
-		return a[1] - b[1]
-	})
-	for _, e := range keys {
-		a, b := int32(final[merge.find(e[0])]), int32(final[merge.find(e[1])])
-		if a == b || seen[[2]int32{a, b}] {
-			continue
-		}
-		seen[[2]int32{a, b}] = true
+	for _, k := range keys {
+		a, b := int32(k>>32), int32(k&(1<<32-1))
 		dg.succ[a] = append(dg.succ[a], b)
 		dg.pred[b] = append(dg.pred[b], a)
 	}
-	for v := range dg.succ {
-		slices.Sort(dg.succ[v])
+	for v := range dg.pred {
 		slices.Sort(dg.pred[v])
+	}
+	if !dg.acyclic() {
+		return nil, fmt.Errorf("tarnawski: internal error: the contracted forward graph of %q has a cycle", g.Name)
 	}
 	dg.sumCosts(m)
 	return dg, nil
@@ -347,6 +338,31 @@ func (dg *dpGraph) sumCosts(m *maxload.Model) {
 		index[k] = len(dg.hyper)
 		dg.hyper = append(dg.hyper, dpHyper{nodes: nodes, cost: h.Cost})
 	}
+}
+
+// acyclic reports whether the DP graph's edges form a DAG (Kahn's
+// algorithm).
+func (dg *dpGraph) acyclic() bool {
+	indeg := make([]int32, dg.n)
+	var queue []int32
+	for v := range dg.pred {
+		indeg[v] = int32(len(dg.pred[v]))
+		if indeg[v] == 0 {
+			queue = append(queue, int32(v))
+		}
+	}
+	seen := 0
+	for len(queue) > 0 {
+		v := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		seen++
+		for _, w := range dg.succ[v] {
+			if indeg[w]--; indeg[w] == 0 {
+				queue = append(queue, w)
+			}
+		}
+	}
+	return seen == dg.n
 }
 
 // linearize adds a path of artificial edges along a DFS topological order

@@ -144,7 +144,7 @@ func TestDPBruteForce(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := bruteForce(m, true)
-			sol, err := (&DP{maxIdeals: DefaultMaxIdeals}).solve(context.Background(), m)
+			sol, err := (&DP{maxMemory: DefaultMaxMemoryMiB << 20}).solve(context.Background(), m)
 			if math.IsInf(want, 1) {
 				if err == nil {
 					t.Fatalf("DP found %g, brute force found no contiguous split", sol.res.value)
@@ -173,7 +173,7 @@ func TestDPValueIsExact(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sol, err := (&DP{maxIdeals: DefaultMaxIdeals}).solve(context.Background(), m)
+			sol, err := (&DP{maxMemory: DefaultMaxMemoryMiB << 20}).solve(context.Background(), m)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -30,6 +30,9 @@ func TestDPOptimum(t *testing.T) {
 			if !scalar.EqualWithinRel(got, tc.optimum, optTol) {
 				t.Errorf("DP max-load %.9f ms, README optimum %.6f", got, tc.optimum)
 			}
+			if rep.Ideals != tc.paperIDs {
+				t.Errorf("%d ideals, Table 1 has %d", rep.Ideals, tc.paperIDs)
+			}
 			if err := placers.CheckColocation(req.Graph, plan); err != nil {
 				t.Error(err)
 			}

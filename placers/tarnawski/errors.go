@@ -3,5 +3,5 @@ package tarnawski
 import "errors"
 
 // ErrTooManyIdeals is returned when a graph has more ideals than the DP's
-// limit (option max-ideals).
+// limit (option max-memory-mib).
 var ErrTooManyIdeals = errors.New("too many ideals for the DP")

@@ -7,7 +7,8 @@ import (
 )
 
 // ideals holds every ideal (downward-closed set, Definition 5.1) of a DP
-// graph as a bitset, sorted by size, with the sums the DP needs.
+// graph as a bitset, sorted by size, with the sums the DP needs and the
+// ideal lattice's cover relation: the immediate sub-ideals of each ideal.
 type ideals struct {
 	words int      // uint64 words per bitset
 	bits  []uint64 // ideal i: bits[i*words : (i+1)*words]
@@ -18,26 +19,36 @@ type ideals struct {
 	pAcc, pCPU []float64
 	size       []int64
 	cpuOnly    []int32
-	// crossing hyperedges: a hyperedge crosses I when some but not all of
-	// its nodes are in I. cross[crossStart[i]:crossStart[i+1]] lists them,
-	// crossBits[i*hwords:] marks them, crossW[i] sums their costs.
-	hwords     int
-	crossStart []int32
-	cross      []int32
-	crossBits  []uint64
-	crossW     []float64
+	// the immediate sub-ideals of ideal i are subs[subStart[i]:subStart[i+1]]:
+	// ideal sub.ideal is ideal i without node sub.node (a maximal node of i)
+	subStart []int32
+	subs     []subIdeal
 }
+
+// subIdeal is one edge of the ideal lattice's Hasse diagram.
+type subIdeal struct{ ideal, node int32 }
 
 func (s *ideals) count() int { return len(s.pAcc) }
 
 func (s *ideals) set(i int) []uint64 { return s.bits[i*s.words : (i+1)*s.words] }
 
-func (s *ideals) crossSet(i int) []uint64 { return s.crossBits[i*s.hwords : (i+1)*s.hwords] }
+// idealBytes is the memory one ideal takes, with its row of the DP table
+// (stride entries), and hasseBytes the memory of one lattice edge: what
+// the DP's memory limit counts.
+func idealBytes(words, stride int) int64 {
+	const sums = 8 + 8 + 8 + 4 + 4 // pAcc, pCPU, size, cpuOnly, subStart
+	const index = 8 + 4 + 16       // hash table entry while enumerating (amortised)
+	return int64(words*8+sums+index) + int64(stride)*(8+4)
+}
+
+const hasseBytes = 8
 
 // enumerateIdeals lists the ideals of dg level by level (an ideal of s+1
 // nodes is an ideal of s nodes plus a node whose predecessors are all in
-// it), refusing more than limit of them.
-func enumerateIdeals(ctx context.Context, dg *dpGraph, limit int) (*ideals, error) {
+// it), with their immediate sub-ideals. It refuses to go on when the
+// ideals, their lattice and a DP table of stride entries per ideal would
+// take more than maxBytes.
+func enumerateIdeals(ctx context.Context, dg *dpGraph, stride int, maxBytes int64) (*ideals, error) {
 	n := dg.n
 	w := (n + 63) / 64
 	predBits := make([]uint64, n*w)
@@ -46,18 +57,23 @@ func enumerateIdeals(ctx context.Context, dg *dpGraph, limit int) (*ideals, erro
 			predBits[v*w+int(u)/64] |= 1 << (uint(u) % 64)
 		}
 	}
+	perIdeal := idealBytes(w, stride)
 	s := &ideals{words: w}
 	s.bits = make([]uint64, w) // the empty ideal
 	s.levelStart = []int32{0}
 	s.pAcc, s.pCPU, s.size, s.cpuOnly = []float64{0}, []float64{0}, []int64{0}, []int32{0}
+	s.subStart = []int32{0, 0}
 	levelLo, levelHi := 0, 1
 	child := make([]uint64, w)
-	for level := 0; level < n; level++ {
+	type edge struct{ child, parent, node int32 }
+	var level []edge
+	for depth := 0; depth < n; depth++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		s.levelStart = append(s.levelStart, int32(levelHi))
-		table := map[uint64][]int32{} // hash -> ideals of the next level
+		table := make(map[uint64][]int32, levelHi-levelLo) // hash -> ideals of the next level
+		level = level[:0]
 		for i := levelLo; i < levelHi; i++ {
 			cur := s.bits[i*w : (i+1)*w]
 			for v := 0; v < n; v++ {
@@ -67,63 +83,71 @@ func enumerateIdeals(ctx context.Context, dg *dpGraph, limit int) (*ideals, erro
 				copy(child, cur)
 				child[v/64] |= 1 << (uint(v) % 64)
 				h := hashBits(child)
-				dup := false
-				for _, j := range table[h] {
-					if equalBits(s.bits[int(j)*w:(int(j)+1)*w], child) {
-						dup = true
+				j := int32(-1)
+				for _, k := range table[h] {
+					if equalBits(s.bits[int(k)*w:(int(k)+1)*w], child) {
+						j = k
 						break
 					}
 				}
-				if dup {
-					continue
+				if j < 0 {
+					need := int64(s.count()+1)*perIdeal + int64(len(s.subs)+len(level)+1)*hasseBytes
+					if need > maxBytes {
+						return nil, fmt.Errorf("%w: graph %q (%d DP nodes) has more than %d ideals, and the DP over them would need more than %s (limit %s, option max-memory-mib; tarnawski-dpl needs %d ideals)",
+							ErrTooManyIdeals, dg.name, n, s.count(), formatBytes(need), formatBytes(maxBytes), n+1)
+					}
+					j = int32(s.count())
+					table[h] = append(table[h], j)
+					s.bits = append(s.bits, child...)
+					// the parent is already cur, which append may have moved
+					cur = s.bits[i*w : (i+1)*w]
+					s.pAcc = append(s.pAcc, s.pAcc[i]+dg.pAcc[v])
+					s.pCPU = append(s.pCPU, s.pCPU[i]+dg.pCPU[v])
+					s.size = append(s.size, s.size[i]+dg.size[v])
+					s.cpuOnly = append(s.cpuOnly, s.cpuOnly[i]+dg.cpuOnly[v])
 				}
-				if s.count() >= limit {
-					return nil, fmt.Errorf("%w: graph %q has more than %d ideals (the DP needs them all; raise max-ideals or use tarnawski-dpl)", ErrTooManyIdeals, dg.name, limit)
-				}
-				j := int32(s.count())
-				table[h] = append(table[h], j)
-				s.bits = append(s.bits, child...)
-				// the parent is already cur, which append may have moved
-				cur = s.bits[i*w : (i+1)*w]
-				s.pAcc = append(s.pAcc, s.pAcc[i]+dg.pAcc[v])
-				s.pCPU = append(s.pCPU, s.pCPU[i]+dg.pCPU[v])
-				s.size = append(s.size, s.size[i]+dg.size[v])
-				s.cpuOnly = append(s.cpuOnly, s.cpuOnly[i]+dg.cpuOnly[v])
+				level = append(level, edge{j, int32(i), int32(v)})
 			}
 		}
+		// the level's lattice edges, grouped by child (children are
+		// numbered in order of discovery, so a counting sort keeps the
+		// parents' order)
+		lo := levelHi
 		levelLo, levelHi = levelHi, s.count()
+		cnt := make([]int32, levelHi-lo+1)
+		for _, e := range level {
+			cnt[int(e.child)-lo+1]++
+		}
+		base := int32(len(s.subs))
+		for i := 1; i < len(cnt); i++ {
+			cnt[i] += cnt[i-1]
+		}
+		for i := 0; i < levelHi-lo; i++ {
+			s.subStart = append(s.subStart, base+cnt[i+1])
+		}
+		s.subs = append(s.subs, make([]subIdeal, len(level))...)
+		for _, e := range level {
+			k := int(e.child) - lo
+			s.subs[int(base)+int(cnt[k])] = subIdeal{e.parent, e.node}
+			cnt[k]++
+		}
 	}
 	s.levelStart = append(s.levelStart, int32(s.count()))
-	s.crossings(dg)
 	return s, nil
 }
 
-// crossings computes each ideal's crossing hyperedges.
-func (s *ideals) crossings(dg *dpGraph) {
-	H := len(dg.hyper)
-	s.hwords = (H + 63) / 64
-	N := s.count()
-	s.crossBits = make([]uint64, N*s.hwords)
-	s.crossW = make([]float64, N)
-	s.crossStart = make([]int32, N+1)
-	for i := 0; i < N; i++ {
-		set := s.set(i)
-		cb := s.crossSet(i)
-		for h, e := range dg.hyper {
-			in := 0
-			for _, v := range e.nodes {
-				if set[v/64]&(1<<(uint(v)%64)) != 0 {
-					in++
-				}
-			}
-			if in > 0 && in < len(e.nodes) {
-				s.cross = append(s.cross, int32(h))
-				cb[h/64] |= 1 << (uint(h) % 64)
-				s.crossW[i] += e.cost
-			}
-		}
-		s.crossStart[i+1] = int32(len(s.cross))
+// memory is the memory the ideals, their lattice and a DP table of stride
+// entries per ideal take (bytes), as the limit counts it.
+func (s *ideals) memory(stride int) int64 {
+	return int64(s.count())*idealBytes(s.words, stride) + int64(len(s.subs))*hasseBytes
+}
+
+// formatBytes prints a byte count in MiB or GiB.
+func formatBytes(b int64) string {
+	if b >= 1<<30 {
+		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
 	}
+	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
 }
 
 func subset(a, b []uint64) bool {

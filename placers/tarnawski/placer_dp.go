@@ -16,9 +16,12 @@ var (
 	_ placers.Reporter = (*DP)(nil)
 )
 
-// DefaultMaxIdeals bounds the number of ideals the DP enumerates (option
-// max-ideals): its time grows with their square.
-const DefaultMaxIdeals = 50000
+// DefaultMaxMemoryMiB bounds the memory (MiB) of the DP's ideals, their
+// lattice and its table (option max-memory-mib); beyond it the DP stops
+// with ErrTooManyIdeals, naming the ideal count and the memory it would
+// need. Table 1's largest input, Inception-V3 with 36,596 ideals, needs
+// about 10 MiB.
+const DefaultMaxMemoryMiB = 1024
 
 // DP is the max-load dynamic program over ideals (section 5.1.1) for
 // contiguous splits, tarnawski-dp; with Linearize it is DPL (section
@@ -26,12 +29,12 @@ const DefaultMaxIdeals = 50000
 // so that the ideals are the |V|+1 prefixes of one topological order.
 type DP struct {
 	linearize bool
-	maxIdeals int
+	maxMemory int64 // bytes
 	workers   int
 	pipe      pipelineOpts
 }
 
-// NewDP makes tarnawski-dp. Options: max-ideals (default 50000), workers
+// NewDP makes tarnawski-dp. Options: max-memory-mib (default 1024), workers
 // (goroutines filling the table; default GOMAXPROCS), pipeline
 // (gpipe|1f1b|pipedream|none; default 1f1b) and micro-batches (default 4
 // per stage).
@@ -41,10 +44,10 @@ func NewDP(opts placers.Options) (placers.Placer, error) { return newDP("tarnaws
 func NewDPL(opts placers.Options) (placers.Placer, error) { return newDP("tarnawski-dpl", true, opts) }
 
 func newDP(name string, lin bool, opts placers.Options) (*DP, error) {
-	if err := checkOptions(name, opts, "max-ideals", "workers", "pipeline", "micro-batches"); err != nil {
+	if err := checkOptions(name, opts, "max-memory-mib", "workers", "pipeline", "micro-batches"); err != nil {
 		return nil, err
 	}
-	mi, err := opts.Int("max-ideals", DefaultMaxIdeals, 1, 1<<26)
+	mi, err := opts.Int("max-memory-mib", DefaultMaxMemoryMiB, 1, 1<<20)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +59,7 @@ func newDP(name string, lin bool, opts placers.Options) (*DP, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &DP{linearize: lin, maxIdeals: mi, workers: w, pipe: po}, nil
+	return &DP{linearize: lin, maxMemory: int64(mi) << 20, workers: w, pipe: po}, nil
 }
 
 // Name implements placers.Placer.
@@ -89,8 +92,12 @@ func (p *DP) PlaceReport(ctx context.Context, req *placers.Request) (*engine.Pla
 	if err != nil {
 		return nil, nil, err
 	}
-	notes := []string{fmt.Sprintf("%d DP nodes, %d ideals, %d ideal pairs, table %.1f MiB", sol.dg.n, sol.res.ideals, sol.res.pairs, sol.res.tableMB)}
-	return finish(m, sol.assign, p.pipe, "max-load", notes)
+	notes := []string{fmt.Sprintf("%d DP nodes, %d ideals, %d ideal pairs walked, DP table %s", sol.dg.n, sol.res.ideals, sol.res.pairs, formatBytes(sol.res.tableBytes))}
+	plan, rep, err := finish(m, sol.assign, p.pipe, "max-load", notes)
+	if rep != nil {
+		rep.Ideals, rep.TableBytes = sol.res.ideals, sol.res.tableBytes
+	}
+	return plan, rep, err
 }
 
 // dpSolution is a DP split mapped back to ops.
@@ -100,26 +107,35 @@ type dpSolution struct {
 	assign []int // model device per op
 }
 
-// solve runs the preprocessing, the ideal enumeration and the DP.
+// solve runs the preprocessing, then DPL (its optimum bounds the DP's
+// and prunes its walks) and, for tarnawski-dp, the ideal enumeration and
+// the DP.
 func (p *DP) solve(ctx context.Context, m *maxload.Model) (*dpSolution, error) {
 	dg, err := buildDPGraph(m)
 	if err != nil {
 		return nil, err
 	}
-	if p.linearize {
-		dg.linearize()
-	}
-	ids, err := enumerateIdeals(ctx, dg, p.maxIdeals)
+	lim := dpLimits{K: m.K(), L: m.L(), accMem: m.AccMem, cpuMem: m.CPUMem, bound: math.Inf(1)}
+	res, err := runDPL(ctx, dg, dg.dfsOrder(), lim)
 	if err != nil {
 		return nil, err
 	}
-	workers := p.workers
-	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	res, err := runDP(ctx, dg, ids, m.K(), m.L(), m.AccMem, m.CPUMem, workers)
-	if err != nil {
-		return nil, err
+	if !p.linearize {
+		// DPL's split is contiguous, so its max-load bounds the optimum
+		// (with a margin for the sums' rounding)
+		lim.bound = res.value * (1 + 1e-9)
+		stride := (lim.K + 1) * (lim.L + 1)
+		ids, err := enumerateIdeals(ctx, dg, stride, p.maxMemory)
+		if err != nil {
+			return nil, err
+		}
+		workers := p.workers
+		if workers == 0 {
+			workers = runtime.GOMAXPROCS(0)
+		}
+		if res, err = runDP(ctx, dg, ids, lim, workers); err != nil {
+			return nil, err
+		}
 	}
 	if math.IsInf(res.value, 1) {
 		what := "contiguous split"

@@ -29,7 +29,7 @@ type IP struct {
 	mipOpts    mip.Options
 	warm       bool
 	slots      int
-	maxIdeals  int
+	maxMemory  int64
 	pipe       pipelineOpts
 }
 
@@ -44,7 +44,7 @@ type IP struct {
 //	keep=DIR                      keep the model, start, solution and solver log in DIR
 //	format=mps|lp                 model file format (default mps)
 //	solver=PATH                   the cbc binary (default cbc on PATH)
-//	max-ideals=N                  the warm-start DP's ideal limit
+//	max-memory-mib=N              the warm-start DP's memory limit (MiB)
 //	pipeline, micro-batches       as for tarnawski-dp
 func NewIP(opts placers.Options) (placers.Placer, error) { return newIP(true, opts) }
 
@@ -56,7 +56,7 @@ func NewIPNonContig(opts placers.Options) (placers.Placer, error) { return newIP
 
 func newIP(contiguous bool, opts placers.Options) (*IP, error) {
 	name := "tarnawski-ip"
-	known := []string{"objective", "time-limit", "node-limit", "gap", "threads", "warm-start", "keep", "format", "solver", "max-ideals", "pipeline", "micro-batches"}
+	known := []string{"objective", "time-limit", "node-limit", "gap", "threads", "warm-start", "keep", "format", "solver", "max-memory-mib", "pipeline", "micro-batches"}
 	if !contiguous {
 		name = "tarnawski-ip-noncontig"
 		known = append(known, "slots")
@@ -103,9 +103,11 @@ func newIP(contiguous bool, opts placers.Options) (*IP, error) {
 	if contiguous {
 		p.slots = 1
 	}
-	if p.maxIdeals, err = opts.Int("max-ideals", DefaultMaxIdeals, 1, 1<<26); err != nil {
+	mib, err := opts.Int("max-memory-mib", DefaultMaxMemoryMiB, 1, 1<<20)
+	if err != nil {
 		return nil, err
 	}
+	p.maxMemory = int64(mib) << 20
 	if p.pipe, err = parsePipeline(opts); err != nil {
 		return nil, err
 	}
@@ -153,9 +155,9 @@ func (p *IP) PlaceReport(ctx context.Context, req *placers.Request) (*engine.Pla
 	var notes []string
 	var warm []int
 	if p.warm || p.contiguous {
-		sol, err := (&DP{maxIdeals: p.maxIdeals}).solve(ctx, m)
+		sol, err := (&DP{maxMemory: p.maxMemory}).solve(ctx, m)
 		if errors.Is(err, ErrTooManyIdeals) {
-			sol, err = (&DP{maxIdeals: p.maxIdeals, linearize: true}).solve(ctx, m)
+			sol, err = (&DP{maxMemory: p.maxMemory, linearize: true}).solve(ctx, m)
 		}
 		switch {
 		case errors.Is(err, placers.ErrDoesNotFit) && !p.contiguous:

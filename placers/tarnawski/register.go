@@ -13,8 +13,8 @@ func pipelineDecls() []placers.Option { return maxload.PipelineOptionDecls("1f1b
 // dpDecls declares the options of tarnawski-dp and tarnawski-dpl.
 func dpDecls() []placers.Option {
 	return append(pipelineDecls(),
-		placers.Option{Name: "max-ideals", Type: placers.Int, Default: strconv.Itoa(DefaultMaxIdeals), Min: 1, Max: 1 << 26,
-			Doc: "refuse graphs with more ideals than this (the DP's time grows with their square)"},
+		placers.Option{Name: "max-memory-mib", Type: placers.Int, Default: strconv.Itoa(DefaultMaxMemoryMiB), Min: 1, Max: 1 << 20,
+			Doc: "memory (MiB) the DP's ideals, lattice and table may take; beyond it the DP stops, naming the ideals and memory it would need"},
 		placers.Option{Name: "workers", Type: placers.Int, Default: "0", Min: 0, Max: 1024,
 			Doc: "goroutines filling the DP table; 0: GOMAXPROCS"})
 }
@@ -37,8 +37,8 @@ func ipDecls(slots bool) []placers.Option {
 			Doc: "start CBC from the DP's split"},
 		placers.Option{Name: "format", Type: placers.Enum, Default: "mps", Values: []string{"mps", "lp"},
 			Doc: "model file format given to the solver"},
-		placers.Option{Name: "max-ideals", Type: placers.Int, Default: strconv.Itoa(DefaultMaxIdeals), Min: 1, Max: 1 << 26,
-			Doc: "the warm-start DP's ideal limit"},
+		placers.Option{Name: "max-memory-mib", Type: placers.Int, Default: strconv.Itoa(DefaultMaxMemoryMiB), Min: 1, Max: 1 << 20,
+			Doc: "memory (MiB) the warm-start DP may take (beyond it: DPL's split)"},
 		placers.Option{Name: "keep", Type: placers.String, Resource: placers.Directory,
 			Doc: "keep the model, start, solution and solver log in this directory"},
 		placers.Option{Name: "solver", Type: placers.String, Resource: placers.Executable,

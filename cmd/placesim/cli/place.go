@@ -96,6 +96,9 @@ func printPlacement(w io.Writer, o *study.Placement, explain bool) {
 	if o.MaxLoad != nil {
 		fmt.Fprintf(w, "max-load         %.6f ms per sample (bottleneck %s)\n", *o.MaxLoad, o.Bottleneck)
 	}
+	if o.Ideals > 0 {
+		fmt.Fprintf(w, "ideals           %d (DP table %.1f MiB)\n", o.Ideals, float64(o.DPTableBytes)/(1<<20))
+	}
 	if o.Objective != "" && o.Objective != "max-load" && o.ObjectiveValue != nil {
 		fmt.Fprintf(w, "%-16s %.6f ms\n", o.Objective, *o.ObjectiveValue)
 	}

@@ -80,7 +80,7 @@ func TestPlaceErrors(t *testing.T) {
 	}{
 		{"zoo without cluster", []string{"place", "-p", "tarnawski-dp", "-w", "zoo:mlp"}, "no cluster given"},
 		{"unknown placer", []string{"place", "-p", "no-such", "-w", "zoo:mlp", "-c", "4xV100-pcie"}, "unknown placer"},
-		{"bad option", []string{"place", "-p", "tarnawski-dp", "-w", "zoo:mlp", "-c", "1xV100", "--opt", "max-ideals=0"}, "max-ideals"},
+		{"bad option", []string{"place", "-p", "tarnawski-dp", "-w", "zoo:mlp", "-c", "1xV100", "--opt", "max-memory-mib=0"}, "max-memory-mib"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
