@@ -9,9 +9,17 @@ import (
 
 // OpTime is the true compute time of op on a device of kind k. A measured
 // time wins, looked up by the kind's name, then its class
-// ("accelerator"/"cpu"), then "*". Otherwise the roofline:
+// ("accelerator"/"cpu"), then "*". Otherwise, with the kind's kernel table
+// (Kind.Kernels), the row of the op's kernel class (workloads.KernelClassOf):
 //
-//	t = max(FLOPs / (PeakFLOPS*ComputeEfficiency),
+//	t = max(FLOPs / (peak * eff), BytesAccessed / (MemBandwidth * MemEff)) + Overhead
+//
+// where peak is k.Peak(op.Precision, tensor) with tensor true for GEMM and
+// convolution (then eff = TensorEff, or TF32Eff for TF32, if the precision
+// runs on tensor cores, else Eff); an op of class workloads.KernelNone costs nothing. Without a table, the
+// plain roofline:
+//
+//	t = max(FLOPs / (peak*ComputeEfficiency),
 //	        BytesAccessed / (MemBandwidth*MemEfficiency)) + LaunchOverhead
 //
 // Measured times are multiplied by k.MeasuredScale when it is set.
@@ -35,7 +43,27 @@ func OpTime(op *workloads.Op, k *Kind) (float64, error) {
 			return t, nil
 		}
 	}
-	c := op.FLOPs / (k.PeakFLOPS * k.ComputeEfficiency)
-	mem := float64(op.BytesAccessed) / (k.MemBandwidth * k.MemEfficiency)
-	return math.Max(c, mem) + k.LaunchOverhead, nil
+	class := workloads.KernelClassOf(op)
+	if k.Kernels == nil {
+		peak := k.Peak(op.Precision, class.UsesTensorCores())
+		c := op.FLOPs / (peak * k.ComputeEfficiency)
+		mem := float64(op.BytesAccessed) / (k.MemBandwidth * k.MemEfficiency)
+		return math.Max(c, mem) + k.LaunchOverhead, nil
+	}
+	if class == workloads.KernelNone {
+		return 0, nil
+	}
+	r := k.Kernels[class]
+	tensor := class.UsesTensorCores()
+	peak := k.Peak(op.Precision, tensor)
+	eff := r.Eff
+	if tensor && peak != k.Peak(op.Precision, false) {
+		eff = r.TensorEff
+		if op.Precision == workloads.TF32 {
+			eff = r.TF32Eff
+		}
+	}
+	c := op.FLOPs / (peak * eff)
+	mem := float64(op.BytesAccessed) / (k.MemBandwidth * r.MemEff)
+	return math.Max(c, mem) + r.Overhead, nil
 }

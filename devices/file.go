@@ -251,6 +251,11 @@ func (ks KindSpec) build() (Kind, error) {
 			return Kind{}, fmt.Errorf("launchOverhead: %w", err)
 		}
 	}
+	if ks.ComputeEfficiency != "" || ks.MemEfficiency != "" || ks.LaunchOverhead != "" {
+		// explicit roofline figures: the plain roofline, not the base
+		// kind's kernel table
+		k.Kernels = nil
+	}
 	return k, k.Validate()
 }
 

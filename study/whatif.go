@@ -146,10 +146,9 @@ func applyDevice(c *devices.Cluster, sel, field, v string) error {
 		case "flops":
 			// measured times speed up by the same ratio as the peak
 			old := d.Kind.PeakFLOPS
-			set(&d.Kind.PeakFLOPS)
-			if d.Kind.TensorFLOPS > 0 {
-				d.Kind.TensorFLOPS *= d.Kind.PeakFLOPS / old
-			}
+			nw := old
+			set(&nw)
+			d.Kind.ScaleCompute(nw / old) // every precision's peak alike
 			ms := d.Kind.MeasuredScale
 			if ms == 0 {
 				ms = 1

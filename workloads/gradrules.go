@@ -108,6 +108,8 @@ var gradRules = map[string]GradRule{
 	"rsqrt":                {Saved: SavedOutput, FLOPs: 1},
 	"softmax":              {Saved: SavedOutput, FLOPs: 1},
 	"batchnorm":            {Saved: SavedInputs, FLOPs: 2},
+	"layernorm":            {Saved: SavedInputs, FLOPs: 2},
+	"dropout":              {Saved: SavedOutput, FLOPs: 0.5},
 	"mean":                 {Saved: SavedNone, FLOPs: 1},
 	"sum":                  {Saved: SavedNone, FLOPs: 1},
 	"softmax-xent":         {Saved: SavedOutput, FLOPs: 1},

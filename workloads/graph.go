@@ -63,6 +63,11 @@ type Op struct {
 	ParamBytes int64
 	// TempBytes is scratch memory held only while the op runs.
 	TempBytes int64
+	// Precision is the arithmetic the op's kernel runs in (FP32 unless the
+	// workload says otherwise): it picks the device's peak. Its sizes
+	// (bytes accessed, output, parameters) are already in the precision
+	// of each tensor.
+	Precision DType
 	// GradBytes is the size of the parameter gradient that a data-parallel
 	// all-reduce carries for this op, in the gradient's precision. It is set
 	// on the update op of each trainable parameter tensor (DeriveTraining);
@@ -97,6 +102,12 @@ type Graph struct {
 	Batch int
 	// Training is true for a training step (forward, backward, update).
 	Training bool
+	// Precision is the precision setting the workload was built with (""
+	// is FP32); each op's Precision and sizes follow it.
+	Precision Precision
+	// Framework is the execution profile (which ops run fused) the
+	// workload was built for, "" when unknown (a file).
+	Framework string
 	// Ops indexed by ID.
 	Ops []Op
 	// Edges in insertion order.
@@ -188,7 +199,7 @@ func (g *Graph) RebuildAdjacency() {
 
 // Clone returns a deep copy.
 func (g *Graph) Clone() *Graph {
-	c := &Graph{Name: g.Name, Batch: g.Batch, Training: g.Training, Hint: g.Hint,
+	c := &Graph{Name: g.Name, Batch: g.Batch, Training: g.Training, Hint: g.Hint, Precision: g.Precision, Framework: g.Framework,
 		Ops: append([]Op(nil), g.Ops...), Edges: append([]Edge(nil), g.Edges...),
 		Warnings: append([]string(nil), g.Warnings...)}
 	for i := range c.Ops {

@@ -28,16 +28,26 @@ type Stats struct {
 	SavedBytes      int64 `json:"savedBytes"`
 	// EdgeBytes is the bytes all edges carry.
 	EdgeBytes int64 `json:"edgeBytes"`
+	// Kernels is the number of kernels a step launches: the ops that run
+	// one (LaunchesKernel), under the workload's framework profile.
+	Kernels int `json:"kernels"`
+	// Framework and Precision are the workload's profile and precision
+	// ("" when a file does not say).
+	Framework string `json:"framework,omitempty"`
+	Precision string `json:"precision,omitempty"`
 }
 
 // ComputeStats summarises g.
 func ComputeStats(g *Graph) Stats {
-	s := Stats{Ops: len(g.Ops), Edges: len(g.Edges)}
+	s := Stats{Ops: len(g.Ops), Edges: len(g.Edges), Framework: g.Framework, Precision: string(g.Precision)}
 	layers := map[string]bool{}
 	groups := map[string]bool{}
 	for i := range g.Ops {
 		op := &g.Ops[i]
 		s.FLOPs += op.FLOPs
+		if LaunchesKernel(op) {
+			s.Kernels++
+		}
 		s.ResidentBytes += op.ParamBytes
 		if op.Layer != "" {
 			layers[op.Layer] = true

@@ -73,6 +73,10 @@ type TrainingOptions struct {
 	// are resident state but not trained (batch-norm moving statistics):
 	// they get no gradient and no update. The rest is trainable.
 	State map[int]int64
+	// Precision of the step ("" = FP32): update ops count parameters of
+	// Precision.ParamBytes() bytes and run in Precision.Update(); gradient
+	// ops run in the precision of their forward op.
+	Precision Precision
 }
 
 // DeriveTraining is DeriveTrainingWith with the zero TrainingOptions.
@@ -259,6 +263,7 @@ func (d *deriver) cloneForTraining() *Graph {
 	f := d.fwd
 	// a training step has about 2.5x the ops and 3x the edges
 	g := &Graph{Name: f.Name, Batch: f.Batch, Training: true, Hint: f.Hint, Warnings: append([]string(nil), f.Warnings...),
+		Precision: f.Precision, Framework: f.Framework,
 		Ops:   append(make([]Op, 0, 3*len(f.Ops)), f.Ops...),
 		Edges: append(make([]Edge, 0, 3*len(f.Edges)), f.Edges...)}
 	for i := range g.Ops {
@@ -301,7 +306,7 @@ func (d *deriver) gradBytes(u int) int64 {
 func (d *deriver) newOp(u int, suffix, typ string, role Role) *Op {
 	f := &d.fwd.Ops[u]
 	id := d.addOp(Op{Name: f.Name + "/" + suffix, Type: typ, Layer: f.Layer, Role: role,
-		Colocation: d.g.Ops[u].Colocation, CPUOnly: f.CPUOnly})
+		Colocation: d.g.Ops[u].Colocation, CPUOnly: f.CPUOnly, Precision: f.Precision})
 	return &d.g.Ops[id]
 }
 
@@ -349,7 +354,8 @@ func (d *deriver) differentiate(u int) {
 	case len(cs) > 1 && !r.MultiOutput:
 		sum := d.newOp(u, "grad_sum", "add-n", Backward)
 		k := float64(len(cs))
-		sum.FLOPs = (k - 1) * float64(dyBytes/4)
+		sum.FLOPs = (k - 1) * float64(dyBytes/d.o.Precision.ActivationBytes())
+		sum.Precision = fo.Precision
 		sum.BytesAccessed = int64(k+1) * dyBytes
 		sum.OutputBytes = dyBytes
 		id := sum.ID
@@ -515,7 +521,8 @@ func (d *deriver) addUpdates(u, src int) {
 			suffix = fmt.Sprintf("update_%d", i)
 		}
 		op := d.newOp(u, suffix, typ, Update)
-		elems := float64(b / 4)
+		op.Precision = d.o.Precision.Update()
+		elems := float64(b / d.o.Precision.ParamBytes())
 		op.FLOPs = d.oc.flops * elems
 		op.BytesAccessed = int64(d.oc.words * float64(b))
 		op.ParamBytes = d.oc.slots * b

@@ -39,10 +39,10 @@ func TestTable2(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range []struct{ name, spec string }{
-		{"Inception_V3", "zoo:inception_v3?batch=512&training=true"},
-		{"NMT", "zoo:gnmt?layers=4&hidden=2048&batch=512&training=true"},
-		{"Transformer", "zoo:transformer?layers=12&heads=16&hidden=2048&batch=256&training=true"},
-		{"Tensor Holography", "zoo:tensor_holography?batch=32&training=true"},
+		{"Inception_V3", "zoo:inception_v3?batch=512&training=true&framework=tf1-graph"},
+		{"NMT", "zoo:gnmt?layers=4&hidden=2048&batch=512&training=true&framework=tf1-graph"},
+		{"Transformer", "zoo:transformer?layers=12&heads=16&hidden=2048&batch=256&training=true&framework=tf1-graph"},
+		{"Tensor Holography", "zoo:tensor_holography?batch=32&training=true&framework=tf1-graph"},
 	} {
 		t.Run(m.name, func(t *testing.T) {
 			g, err := zoo.Build(m.spec)

@@ -14,7 +14,7 @@ import (
 
 func smallVGG(t testing.TB) *workloads.Graph {
 	t.Helper()
-	g, err := zoo.Build("zoo:vgg19?image=32&batch=8&training=true")
+	g, err := zoo.Build("zoo:vgg19?image=32&batch=8&training=true&framework=tf1-graph")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func buildBERT(p *Params) (*net, error) {
 	const vocab, maxPos, predictions = 30522, 512, 20
 	cfg := attnConfig{heads: heads, bias: true, fused: fused}
 	b := p.Batch
-	n := newNet("bert", b, p.Training)
+	n := newNet("bert", p)
 	n.in("input", "input")
 	ids := n.source("input_ids", "input", b, seq)
 	segs := n.source("segment_ids", "input", b, seq)

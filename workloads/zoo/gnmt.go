@@ -65,7 +65,7 @@ func buildGNMT(p *Params) (*net, error) {
 		return nil, err
 	}
 	b := p.Batch
-	n := newNet("gnmt", b, p.Training)
+	n := newNet("gnmt", p)
 	n.in("input", "input")
 	src := n.source("source_ids", "input", b, seq)
 	tgt := n.source("target_ids", "input", b, seq)

@@ -45,7 +45,7 @@ func buildGPT(p *Params) (*net, error) {
 	ctx := max(1024, seq)
 	cfg := attnConfig{heads: heads, bias: true, fused: fused}
 	b := p.Batch
-	n := newNet("gpt", b, p.Training)
+	n := newNet("gpt", p)
 	n.in("input", "input")
 	ids := n.source("input_ids", "input", b, seq)
 	labels := n.source("labels", "labels", b, seq)

@@ -38,7 +38,7 @@ func buildTensorHolography(p *Params) (*net, error) {
 		return nil, err
 	}
 	b := p.Batch
-	n := newNet("tensor_holography", b, p.Training)
+	n := newNet("tensor_holography", p)
 	n.in("input", "input")
 	x := n.source("rgbd", "input", b, res, res, 4)
 	target := n.source("target_hologram", "labels", b, res, res, 6)

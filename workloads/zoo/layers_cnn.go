@@ -63,6 +63,15 @@ func (n *net) globalAvgPool(name string, x tensor) tensor {
 	return n.op(name, "global-avg-pool", float64(x.elems()), []int{x.shape[0], x.shape[3]}, nil, x)
 }
 
+// addRelu is a residual add followed by a ReLU: two ops, or one when the
+// framework fuses them.
+func (n *net) addRelu(name string, a, b tensor) tensor {
+	if n.prof.fuseAddAct {
+		return n.elementwise(name, "add", 2*flopArith, a, b)
+	}
+	return n.relu("relu", n.add(name, a, b))
+}
+
 // batchNorm normalises over batch, height and width with an offset (beta)
 // and, when scale, a scale (gamma).
 //
@@ -124,9 +133,15 @@ func (n *net) batchNorm(name string, x tensor, scale bool) tensor {
 }
 
 // convBN is conv2d + batch norm (+ ReLU when relu).
+// When the framework fuses batch norm with its activation, the ReLU is
+// part of the batch-norm op.
 func (n *net) convBN(name string, x tensor, cout, kh, kw, stride int, p padding, scale, relu bool) tensor {
 	y := n.conv2d(name+"/conv2d", x, cout, kh, kw, stride, p)
 	y = n.batchNorm(name+"/batchnorm", y, scale)
+	if relu && n.fusedBN && n.prof.fuseBNAct {
+		n.g.Ops[y.op].FLOPs += float64(y.elems())
+		return y
+	}
 	if relu {
 		y = n.relu(name+"/relu", y)
 	}

@@ -70,11 +70,10 @@ func (n *net) attention(q, kv, mask tensor, cfg attnConfig) tensor {
 	}
 	dk := d / cfg.heads
 	proj := func(name string, x tensor, units int) tensor {
-		y := n.matmul(name+"/matmul", x, units)
 		if cfg.bias {
-			y = n.biasAdd(name+"/bias", y)
+			return n.linear(name, x, units)
 		}
-		return y
+		return n.matmul(name+"/matmul", x, units)
 	}
 	bmm := func(name string, x, y tensor, out []int, k int) tensor {
 		o := tensor{shape: out}
@@ -83,6 +82,9 @@ func (n *net) attention(q, kv, mask tensor, cfg attnConfig) tensor {
 	var ctx tensor
 	if cfg.fused {
 		split := func(name string, x tensor, t int) tensor {
+			if n.prof.views { // the batched GEMM reads the heads strided
+				return n.view(x, b, cfg.heads, t, dk)
+			}
 			x = n.reshape(name+"/reshape", "reshape", x, b, t, cfg.heads, dk)
 			return n.reshape(name+"/transpose", "transpose", x, b, cfg.heads, t, dk)
 		}
@@ -91,11 +93,20 @@ func (n *net) attention(q, kv, mask tensor, cfg attnConfig) tensor {
 		vh := split("v", proj("v", kv, d), tk)
 		qh = n.scale("q/scale", qh)
 		l := bmm("logits", qh, kh, []int{b, cfg.heads, tq, tk}, dk)
-		l = n.add("add_mask", l, mask)
-		w := n.dropout("weights_dropout", n.softmax("softmax", l), nil)
+		var w tensor
+		if n.prof.fuseMaskSoftmax {
+			w = n.op("softmax", "softmax", float64(flopSoftmax+1)*float64(l.elems()), l.shape, nil, l, mask)
+		} else {
+			w = n.softmax("softmax", n.add("add_mask", l, mask))
+		}
+		w = n.dropout("weights_dropout", w, nil)
 		c := bmm("context", w, vh, []int{b, cfg.heads, tq, dk}, tk)
 		c = n.reshape("combine/transpose", "transpose", c, b, tq, cfg.heads, dk)
-		ctx = n.reshape("combine/reshape", "reshape", c, b, tq, d)
+		if n.prof.views {
+			ctx = n.view(c, b, tq, d)
+		} else {
+			ctx = n.reshape("combine/reshape", "reshape", c, b, tq, d)
+		}
 	} else {
 		heads := make([]tensor, cfg.heads)
 		for h := range heads {
@@ -123,7 +134,29 @@ func (n *net) ffn(x tensor, ff int, act string) tensor {
 // sublayer wraps f with the residual connection, dropout and layer norm:
 // post-norm LN(x + Dropout(f(x))) (Vaswani 2017, BERT) or pre-norm
 // x + Dropout(f(LN(x))) (GPT-2).
+//
+// When the framework fuses pointwise chains (XLA), dropout, the residual
+// add and (post-norm) the layer norm are one op.
 func (n *net) sublayer(x tensor, preNorm bool, f func(tensor) tensor) tensor {
+	if n.prof.fuseResidualNorm {
+		var y, z tensor
+		e := float64(x.elems())
+		if preNorm {
+			y = f(n.layerNorm("layer_norm", x))
+			z = n.op("dropout_residual", "add", 3*e, x.shape, nil, x, y)
+		} else {
+			y = f(x)
+			d := int64(x.dim())
+			z = n.op("dropout_residual_layer_norm", "layernorm", 11*e, x.shape, []int64{d, d}, x, y)
+		}
+		if n.train { // the dropout mask
+			op := &n.g.Ops[z.op]
+			op.OutputBytes += x.elems()
+			op.BytesAccessed += x.elems()
+			z.view = x.bytes()
+		}
+		return z
+	}
 	if preNorm {
 		y := n.dropout("dropout", f(n.layerNorm("layer_norm", x)), nil)
 		return n.add("residual", x, y)

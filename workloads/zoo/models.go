@@ -9,7 +9,7 @@ func models() []Model {
 	return []Model{
 		{Name: "mlp", Description: "multi-layer perceptron (layers=, hidden=, input=, classes=)",
 			Source: "-", DefaultBatch: 128, DefaultOptimizer: workloads.SGD, build: buildMLP},
-		{Name: "resnet50", Description: "ResNet v1.5 (depth=50|101|152, image=, classes=, bn=unfused|fused)",
+		{Name: "resnet50", Description: "ResNet v1.5 (depth=50|101|152, image=, classes=, bn=unfused|fused: default by framework)",
 			Source: "He et al. 2016", DefaultBatch: 64, DefaultOptimizer: workloads.Momentum, build: buildResNet},
 		{Name: "vgg19", Description: "VGG-19 (image=, classes=)",
 			Source: "Simonyan and Zisserman 2015", DefaultBatch: 32, DefaultOptimizer: workloads.Momentum, build: buildVGG19},
@@ -44,7 +44,7 @@ func imageInput(p *Params, name string, defImage, minImage int, batchNorm bool) 
 	if classes, err = p.Int("classes", 1000, 1, 1<<20); err != nil {
 		return nil, images, labels, 0, err
 	}
-	n = newNet(name, p.Batch, p.Training)
+	n = newNet(name, p)
 	if batchNorm {
 		if err := bnParam(p, n); err != nil {
 			return nil, images, labels, 0, err
@@ -58,7 +58,11 @@ func imageInput(p *Params, name string, defImage, minImage int, batchNorm bool) 
 
 // bnParam reads the batch-norm granularity parameter of the CNNs.
 func bnParam(p *Params, n *net) error {
-	bn, err := p.String("bn", "unfused", "unfused", "fused")
+	def := "unfused"
+	if p.prof.fusedBN {
+		def = "fused"
+	}
+	bn, err := p.String("bn", def, "unfused", "fused")
 	n.fusedBN = bn == "fused"
 	return err
 }
@@ -85,12 +89,24 @@ func buildMLP(p *Params) (*net, error) {
 		widths = append(widths, hidden)
 	}
 	widths = append(widths, classes)
-	return netFromGraph(workloads.MLP(p.Batch, widths), p.Training), nil
+	return netFromGraph(workloads.MLP(p.Batch, widths), p), nil
 }
 
 // netFromGraph wraps a graph built elsewhere; its blocks are its Layers.
-func netFromGraph(g *workloads.Graph, train bool) *net {
-	n := &net{g: g, train: train, tensors: map[int][]int64{}}
+// Its sizes, built in FP32, are converted to p's precision.
+func netFromGraph(g *workloads.Graph, p *Params) *net {
+	n := &net{g: g, train: p.Training, tensors: map[int][]int64{}, prof: p.prof, prec: p.Precision,
+		act: p.Precision.ActivationBytes(), par: p.Precision.ParamBytes()}
+	for i := range g.Ops {
+		op := &g.Ops[i]
+		op.ParamBytes = op.ParamBytes / 4 * n.par
+		op.OutputBytes = op.OutputBytes / 4 * n.act
+		op.BytesAccessed = op.BytesAccessed / 4 * n.act
+		op.Precision = n.dtype(op.Type)
+	}
+	for i := range g.Edges {
+		g.Edges[i].Bytes = g.Edges[i].Bytes / 4 * n.act
+	}
 	idx := map[string]int32{}
 	for i := range g.Ops {
 		l := g.Ops[i].Layer

@@ -7,17 +7,19 @@ import (
 	"placesim/workloads"
 )
 
-// f32 is the size of an element: the zoo's graphs are fp32, as the papers'
-// training runs are.
+// f32 is the size of an FP32 element, the default of a tensor whose
+// element size is not set.
 const f32 = 4
 
 // tensor is an op's output as seen by its consumers: the producing op and
 // the shape (batch dimension first). view, when > 0, is the bytes an edge
 // carries instead of the whole tensor (a consumer that reads one slice).
+// esz is the element size in bytes (0: f32).
 type tensor struct {
 	op    int
 	shape []int
 	view  int64
+	esz   int64
 }
 
 // elems is the number of elements.
@@ -30,7 +32,12 @@ func (t tensor) elems() int64 {
 }
 
 // bytes is the size of the tensor in memory.
-func (t tensor) bytes() int64 { return f32 * t.elems() }
+func (t tensor) bytes() int64 {
+	if t.esz > 0 {
+		return t.esz * t.elems()
+	}
+	return f32 * t.elems()
+}
 
 // edgeBytes is what an edge from the tensor's op carries.
 func (t tensor) edgeBytes() int64 {
@@ -45,7 +52,7 @@ func (t tensor) dim() int { return t.shape[len(t.shape)-1] }
 
 // sliceOf returns t read through a view of the given shape.
 func (t tensor) sliceOf(shape ...int) tensor {
-	v := tensor{op: t.op, shape: shape}
+	v := tensor{op: t.op, shape: shape, esz: t.esz}
 	v.view = v.bytes()
 	return v
 }
@@ -65,6 +72,12 @@ type net struct {
 	train bool
 	// fusedBN makes batch norm one op instead of TensorFlow's unfused ops.
 	fusedBN bool
+	// prof is the framework profile (what runs fused).
+	prof profile
+	// prec is the precision; act and par the bytes of an activation and
+	// of a parameter element.
+	prec     workloads.Precision
+	act, par int64
 
 	cur     int32 // current block
 	blocks  []block
@@ -74,8 +87,26 @@ type net struct {
 	err     error
 }
 
-func newNet(name string, batch int, train bool) *net {
-	return &net{g: workloads.NewGraph(name, batch), train: train, cur: -1, tensors: map[int][]int64{}}
+func newNet(name string, p *Params) *net {
+	return &net{g: workloads.NewGraph(name, p.Batch), train: p.Training, cur: -1, tensors: map[int][]int64{},
+		prof: p.prof, prec: p.Precision, act: p.Precision.ActivationBytes(), par: p.Precision.ParamBytes()}
+}
+
+// autocastFP32 are the op types that mixed precision runs in FP32 with an
+// FP32 output (PyTorch, "Automatic Mixed Precision package - torch.amp",
+// CUDA ops that autocast to float32: softmax, log_softmax, layer_norm,
+// the losses).
+var autocastFP32 = map[string]bool{"softmax": true, "layernorm": true, "sparse-softmax-xent": true, "softmax-xent": true}
+
+// dtype is the arithmetic of an op of type typ under the net's precision:
+// matrix products and convolutions in the compute type, the rest in the
+// elementwise type.
+func (n *net) dtype(typ string) workloads.DType {
+	switch workloads.TypeKernelClass(typ) {
+	case workloads.KernelGEMM, workloads.KernelConv:
+		return n.prec.Compute()
+	}
+	return n.prec.Elementwise()
 }
 
 // in makes later ops part of the block name (also their Layer) of type typ.
@@ -103,10 +134,13 @@ func (n *net) fail(format string, args ...any) {
 func (n *net) op(name, typ string, flops float64, out []int, params []int64, ins ...tensor) tensor {
 	b := &n.blocks[n.cur]
 	name = strings.TrimPrefix(name, "/") // helpers called with an empty prefix
-	res := tensor{shape: out}
+	res := tensor{shape: out, esz: n.act}
+	if n.prec.Mixed() && autocastFP32[typ] {
+		res.esz = f32
+	}
 	var pb, acc int64
 	for _, p := range params {
-		pb += f32 * p
+		pb += n.par * p
 	}
 	for _, x := range ins {
 		acc += x.edgeBytes()
@@ -121,12 +155,12 @@ func (n *net) op(name, typ string, flops float64, out []int, params []int64, ins
 	// first traversed
 	id := len(n.g.Ops)
 	n.g.Ops = append(n.g.Ops, workloads.Op{ID: id, Name: b.name + "/" + name, Type: typ, Layer: b.layer, FLOPs: flops,
-		BytesAccessed: acc + pb + res.bytes(), OutputBytes: res.bytes(), ParamBytes: pb})
+		BytesAccessed: acc + pb + res.bytes(), OutputBytes: res.bytes(), ParamBytes: pb, Precision: n.dtype(typ)})
 	n.blockOf = append(n.blockOf, n.cur)
 	if len(params) > 1 {
 		ts := make([]int64, len(params))
 		for i, p := range params {
-			ts[i] = f32 * p
+			ts[i] = n.par * p
 		}
 		n.tensors[id] = ts
 	}
@@ -251,7 +285,7 @@ func (n *net) biasAdd(name string, x tensor) tensor {
 
 // dense is matmul + bias-add, with an optional activation ("" = none).
 func (n *net) dense(name string, x tensor, units int, act string) tensor {
-	y := n.biasAdd(name+"/bias", n.matmul(name+"/matmul", x, units))
+	y := n.linear(name, x, units)
 	switch act {
 	case "relu":
 		y = n.relu(name+"/relu", y)
@@ -266,6 +300,28 @@ func (n *net) dense(name string, x tensor, units int, act string) tensor {
 	return y
 }
 
+// linear is matmul + bias: two ops (BiasAdd), or one when the framework
+// adds the bias in the GEMM (addmm, a cuBLASLt epilogue).
+func (n *net) linear(name string, x tensor, units int) tensor {
+	if !n.prof.biasInGEMM {
+		return n.biasAdd(name+"/bias", n.matmul(name+"/matmul", x, units))
+	}
+	rows := x.elems() / int64(x.dim())
+	out := append(append([]int(nil), x.shape[:len(x.shape)-1]...), units)
+	y := n.op(name+"/matmul", "matmul", 2*float64(rows)*float64(x.dim())*float64(units)+float64(rows)*float64(units), out,
+		[]int64{int64(x.dim()) * int64(units), int64(units)}, x)
+	n.g.Ops[y.op].BytesAccessed += y.bytes() // the bias broadcast read back (beta = 1)
+	return y
+}
+
+// view is a reshape that moves no data (a strided view): no op.
+func (n *net) view(x tensor, shape ...int) tensor {
+	if (tensor{shape: shape}).elems() != x.elems() {
+		n.fail("view of %v as %v", x.shape, shape)
+	}
+	return tensor{op: x.op, shape: shape, view: x.view, esz: x.esz}
+}
+
 // dropout is tf.nn.dropout of TensorFlow 1.x, in training only:
 // random_uniform, add keep_prob, floor (the mask), div by keep_prob, mul by
 // the mask. noise is the mask's shape (nil: x's shape; NASNet's drop path
@@ -276,6 +332,17 @@ func (n *net) dropout(name string, x tensor, noise []int) tensor {
 	}
 	if noise == nil {
 		noise = x.shape
+	}
+	if n.prof.fusedDropout {
+		// one kernel: the output and a 1-byte mask (PyTorch's
+		// native_dropout); consumers read the output
+		mask := (tensor{shape: noise}).elems()
+		y := n.op(name, "dropout", 2*float64(x.elems()), x.shape, nil, x)
+		op := &n.g.Ops[y.op]
+		op.OutputBytes += mask
+		op.BytesAccessed += mask
+		y.view = x.bytes()
+		return y
 	}
 	r := n.source(name+"/random_uniform", "random-uniform", noise...)
 	k := n.elementwise(name+"/add", "add", flopArith, r)
@@ -301,7 +368,7 @@ func (n *net) xent(name string, logits, labels tensor) tensor {
 		op.OutputBytes += logits.bytes()
 		op.BytesAccessed += logits.bytes()
 	}
-	x.view = f32 * rows
+	x.view = n.act * rows
 	return x
 }
 
@@ -320,7 +387,14 @@ func (n *net) sumLosses(losses []tensor) tensor {
 // layerNorm is the layer normalisation of TensorFlow 1.x Transformer code
 // (tensor2tensor / official transformer), over the last dimension:
 // mean, x-mean, square, mean (variance), +eps, rsqrt, mul, *scale, +bias.
+//
+// With a fused layer norm (apex FusedLayerNorm, PyTorch's native kernel)
+// it is one op "layernorm" with a scale and a bias.
 func (n *net) layerNorm(name string, x tensor) tensor {
+	if n.prof.fusedLN {
+		d := int64(x.dim())
+		return n.op(name, "layernorm", 8*float64(x.elems()), x.shape, []int64{d, d}, x)
+	}
 	rows := x.elems() / int64(x.dim())
 	stat := append(append([]int(nil), x.shape[:len(x.shape)-1]...), 1)
 	mean := n.op(name+"/mean", "mean", float64(x.elems()), stat, nil, x)

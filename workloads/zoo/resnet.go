@@ -47,7 +47,7 @@ func buildResNet(p *Params) (*net, error) {
 			n.in(pre+"/conv_c", "conv-block")
 			y = n.convBN("", y, 4*width, 1, 1, 1, same, true, false)
 			n.in(pre+"/add", "add-relu")
-			x = n.relu("relu", n.add("add", y, shortcut))
+			x = n.addRelu("add", y, shortcut)
 		}
 	}
 	classifier(n, x, labels, classes, false)

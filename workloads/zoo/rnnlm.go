@@ -26,7 +26,7 @@ func buildRNNLM(p *Params) (*net, error) {
 		return nil, err
 	}
 	b := p.Batch
-	n := newNet("rnnlm", b, p.Training)
+	n := newNet("rnnlm", p)
 	n.in("input", "input")
 	ids := n.source("ids", "input", b, seq)
 	labels := n.source("labels", "labels", b, seq)

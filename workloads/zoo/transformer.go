@@ -3,9 +3,14 @@ package zoo
 import "fmt"
 
 // attentionParam reads the attention granularity: one op chain per head
-// (the paper's formulation, default) or TensorFlow's batched heads.
+// (the paper's formulation, the tf1-graph default) or batched heads (the
+// default of the other framework profiles).
 func attentionParam(p *Params) (bool, error) {
-	a, err := p.String("attention", "heads", "heads", "fused")
+	def := "heads"
+	if p.prof.batchedHeads {
+		def = "fused"
+	}
+	a, err := p.String("attention", def, "heads", "fused")
 	return a == "fused", err
 }
 
@@ -54,7 +59,7 @@ func buildTransformer(p *Params) (*net, error) {
 	}
 	cfg := attnConfig{heads: heads, fused: fused}
 	b := p.Batch
-	n := newNet("transformer", b, p.Training)
+	n := newNet("transformer", p)
 	n.in("input", "input")
 	src := n.source("source_ids", "input", b, seq)
 	tgt := n.source("target_ids", "input", b, seq)

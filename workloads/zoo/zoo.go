@@ -37,6 +37,13 @@ type Params struct {
 	// Gradients is the gradient memory model of a training step (default
 	// persistent buffers).
 	Gradients workloads.GradientMemory
+	// Framework is the execution profile (framework=, see Frameworks;
+	// default DefaultFramework).
+	Framework string
+	// Precision is the precision setting (precision=, default fp32).
+	Precision workloads.Precision
+	// prof is Framework's profile.
+	prof profile
 	// Extra holds model-specific parameters (layers=, hidden=, ...).
 	Extra map[string]string
 	// used records which Extra keys a model read, to refuse unknown ones.
@@ -132,7 +139,10 @@ func Names() []string {
 
 // Build generates a graph from a spec "NAME[?key=value&...]" (a leading
 // "zoo:" is accepted). Common keys: batch, granularity (layer|op),
-// training (true|false) and, with training=true, optimizer
+// training (true|false), framework (the fusion profile, see Frameworks;
+// default pytorch, the name then ends in "&framework=pytorch"), precision
+// (fp32|tf32|fp16|bf16|amp-fp16|amp-bf16, default fp32) and, with
+// training=true, optimizer
 // (sgd|momentum|adam, default the model's) and grads (persistent|transient
 // gradient buffers, default persistent); any other key is model-specific,
 // and an unknown key is an error. The same spec always gives the same graph.
@@ -183,6 +193,17 @@ func Build(spec string) (*workloads.Graph, error) {
 			if !slices.Contains(workloads.Optimizers(), p.Optimizer) {
 				return nil, fmt.Errorf("zoo:%s: parameter optimizer=%q (valid: sgd, momentum, adam)", name, v[0])
 			}
+		case "framework":
+			if _, err := profileFor(v[0]); err != nil {
+				return nil, fmt.Errorf("zoo:%s: %w", name, err)
+			}
+			p.Framework = v[0]
+		case "precision":
+			pr, err := workloads.ParsePrecision(v[0])
+			if err != nil {
+				return nil, fmt.Errorf("zoo:%s: parameter %w", name, err)
+			}
+			p.Precision = pr
 		case "grads":
 			p.Gradients = workloads.GradientMemory(v[0])
 			if p.Gradients != workloads.PersistentGradients && p.Gradients != workloads.TransientGradients {
@@ -201,6 +222,16 @@ func Build(spec string) (*workloads.Graph, error) {
 	if p.Optimizer == "" {
 		p.Optimizer = m.DefaultOptimizer
 	}
+	explicitFramework := p.Framework != ""
+	if !explicitFramework {
+		p.Framework = DefaultFramework
+	}
+	if p.prof, err = profileFor(p.Framework); err != nil {
+		return nil, fmt.Errorf("zoo:%s: %w", name, err)
+	}
+	if p.Precision == "" {
+		p.Precision = workloads.PrecisionFP32
+	}
 	n, err := m.build(p)
 	if err == nil {
 		err = n.err
@@ -213,6 +244,7 @@ func Build(spec string) (*workloads.Graph, error) {
 			return nil, fmt.Errorf("zoo:%s: unknown parameter %q", name, k)
 		}
 	}
+	n.g.Precision, n.g.Framework = p.Precision, p.Framework
 	lg := n.opGraph()
 	if p.Granularity == Layer {
 		lg = n.coarsen()
@@ -220,12 +252,20 @@ func Build(spec string) (*workloads.Graph, error) {
 	g := lg.g
 	if p.Training {
 		g, err = workloads.DeriveTrainingWith(g, workloads.TrainingOptions{Optimizer: p.Optimizer,
-			Gradients: p.Gradients, ParamTensors: lg.tensors, State: lg.state})
+			Gradients: p.Gradients, ParamTensors: lg.tensors, State: lg.state, Precision: p.Precision})
 		if err != nil {
 			return nil, fmt.Errorf("zoo:%s: %w", name, err)
 		}
 	}
 	g.Name = "zoo:" + spec
+	if !explicitFramework {
+		// the profile simulated is part of the name results carry
+		sep := "?"
+		if query != "" {
+			sep = "&"
+		}
+		g.Name += sep + "framework=" + p.Framework
+	}
 	if err := g.Validate(); err != nil {
 		return nil, fmt.Errorf("zoo:%s: generated graph is invalid (a bug): %w", name, err)
 	}

@@ -85,13 +85,14 @@ var celeritas = []struct {
 	name, spec string
 	nodes      float64
 }{
-	{"Inception_V3", "inception_v3?batch=512&training=true", 6332},
-	{"NMT", "gnmt?layers=4&hidden=2048&batch=512&training=true", 25463},
+	{"Inception_V3", "inception_v3?batch=512&training=true&framework=tf1-graph", 6332},
+	{"NMT", "gnmt?layers=4&hidden=2048&batch=512&training=true&framework=tf1-graph", 25463},
 	{"Transformer", celeritasTransformer, 36352},
-	{"Tensor Holography", "tensor_holography?batch=32&training=true", 3810},
+	{"Tensor Holography", "tensor_holography?batch=32&training=true&framework=tf1-graph", 3810},
 }
 
-const celeritasTransformer = "transformer?layers=12&heads=16&hidden=2048&batch=256&training=true"
+// The seeds' papers placed TensorFlow 1.x graphs op by op: tf1-graph.
+const celeritasTransformer = "transformer?layers=12&heads=16&hidden=2048&batch=256&training=true&framework=tf1-graph"
 
 // TestCeleritasNodeCounts: operator-granularity training graphs within
 // 0.5x-2x of the node counts of Celeritas' Table 2.

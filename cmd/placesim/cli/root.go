@@ -105,6 +105,7 @@ partial file and exits 130.`,
 	root.SetErr(f.ErrOut)
 	root.AddCommand(
 		NewCmdSimulate(f, nil),
+		NewCmdValidate(f, nil),
 		NewCmdCompare(f, nil),
 		NewCmdList(f, nil),
 		NewCmdDescribe(f, nil),

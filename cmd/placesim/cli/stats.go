@@ -69,11 +69,19 @@ func printStats(w io.Writer, o *study.WorkloadStats) {
 	s := &o.Stats
 	fmt.Fprintf(w, "workload           %s (batch %d, training %v)\n", o.Workload, o.Batch, o.Training)
 	fmt.Fprintf(w, "ops                %d (forward %d, backward %d, update %d)\n", s.Ops, s.Forward, s.Backward, s.Update)
+	fw, prec := s.Framework, s.Precision
+	if fw == "" {
+		fw = "as in the file"
+	}
+	if prec == "" {
+		prec = "fp32"
+	}
+	fmt.Fprintf(w, "kernels            %d per step (framework %s, precision %s)\n", s.Kernels, fw, prec)
 	fmt.Fprintf(w, "edges              %d (%s)\n", s.Edges, units.Bytes(s.EdgeBytes))
 	fmt.Fprintf(w, "layers             %d\n", s.Layers)
 	fmt.Fprintf(w, "colocation groups  %d\n", s.ColocationGroups)
 	fmt.Fprintf(w, "FLOPs              %.4g\n", s.FLOPs)
-	fmt.Fprintf(w, "parameters         %s (%.4g fp32 values; trainable %s)\n", units.Bytes(s.ParamBytes), float64(s.ParamBytes)/4, units.Bytes(s.TrainableBytes))
+	fmt.Fprintf(w, "parameters         %s (trainable %s)\n", units.Bytes(s.ParamBytes), units.Bytes(s.TrainableBytes))
 	fmt.Fprintf(w, "resident           %s (parameters, gradient buffers, optimizer state)\n", units.Bytes(s.ResidentBytes))
 	fmt.Fprintf(w, "activations        %s (forward outputs; kept for backward %s)\n", units.Bytes(s.ActivationBytes), units.Bytes(s.SavedBytes))
 	if c := o.CCR; c != nil {

@@ -75,7 +75,7 @@ func TestStatsErrors(t *testing.T) {
 		{"no workload", []string{"stats"}, "accepts 1 arg(s), received 0"},
 		{"unknown model", []string{"stats", "zoo:alexnet"}, `unknown zoo model "alexnet"`},
 		{"bad parameter", []string{"stats", "zoo:gnmt?hidden=0"}, `parameter hidden="0"`},
-		{"one device", []string{"stats", "zoo:mlp", "-c", "1xV100"}, `CCR of "zoo:mlp" on cluster "1xV100": it needs two devices`},
+		{"one device", []string{"stats", "zoo:mlp", "-c", "1xV100"}, `CCR of "zoo:mlp?framework=pytorch" on cluster "1xV100": it needs two devices`},
 		{"unknown cluster", []string{"stats", "zoo:mlp", "-c", "3xTPU"}, "3xTPU"},
 	}
 	for _, tc := range tests {

@@ -1,0 +1,98 @@
+package devices
+
+import "placesim/workloads"
+
+// Kernel tables of the built-in kinds: one row per kernel class (see
+// KernelCost for the model). Peaks and bandwidths are the datasheets' (in
+// kinds.go); the rows say which fraction of them kernels attain and where
+// each number comes from. The whole stack is checked against measured
+// training throughputs by `placesim validate validation/published.tsv`
+// (see README "Fidelity"); numbers marked "fitted" were chosen on those
+// rows, as few and as physically bounded as possible (one memory
+// efficiency per memory technology, one GEMM and one convolution
+// efficiency per architecture), so that figures outside the set are not
+// overfitted.
+
+// Sources cited by the rows.
+const (
+	srcStream = "sustained bandwidth of a streaming kernel: STREAM/BabelStream triad reaches 85-90 % of HBM peak on V100/A100/H100 and about 85 % of GDDR6 peak"
+	srcLaunch = "kernel launch gap and wave ramp of a few microseconds per kernel on an asynchronous CUDA stream (NVIDIA, \"Getting Started with CUDA Graphs\", 2019: launch overheads of several us per kernel)"
+	srcGEMM   = "cuBLAS large-GEMM efficiency: 85-90 % of the FP32 peak, 70-80 % of the tensor-core peak (fitted on the FP32/TF32/AMP BERT and Transformer rows of validation/published.tsv)"
+	srcConv   = "cuDNN convolutions of the ImageNet CNNs reach less of the peak than a square GEMM (small channel counts, 1x1 and strided filters, NHWC transposes): fitted on the ResNet-50 rows of validation/published.tsv"
+	srcPoint  = "pointwise kernels are memory bound: bandwidth as srcStream; FP32 FMA throughput half of peak (no dual issue)"
+	srcReduce = "reductions read their input once at streaming bandwidth (srcStream), with a second pass for the tail"
+	srcNorm   = "cuDNN batch norm / apex and PyTorch layer norm: two passes (statistics, normalisation) over the input where the op's bytes count one; bandwidth as srcStream"
+	srcGather = "row gathers of 1-4 KiB rows: about 3/4 of streaming bandwidth"
+	srcOptim  = "multi-tensor apply optimizers (apex / torch._foreach): streaming bandwidth over parameters, gradients and state"
+	srcComm   = "NCCL reduction kernels run at streaming bandwidth on a few SMs; the link time is the engine's"
+	srcCPU    = "oneDNN on a Xeon: about half the AVX-512 FMA peak for GEMM/convolution, 70 % of DRAM bandwidth, 2 us dispatch per op (TensorFlow's thread pool)"
+)
+
+// gpuTable builds a GPU table from the architecture's GEMM and
+// convolution efficiencies (vector FP32, FP16/BF16 tensor, TF32 tensor),
+// memory efficiency and per-kernel overhead.
+func gpuTable(gemm, conv [3]float64, memEff, overhead float64) KernelTable {
+	point := KernelCost{Eff: 0.5, TensorEff: 0.5, TF32Eff: 0.5, MemEff: memEff, Overhead: overhead, Source: srcPoint}
+	var t KernelTable
+	t[workloads.KernelNone] = KernelCost{Eff: 1, TensorEff: 1, TF32Eff: 1, MemEff: 1, Source: "no kernel runs"}
+	t[workloads.KernelGEMM] = KernelCost{Eff: gemm[0], TensorEff: gemm[1], TF32Eff: gemm[2], MemEff: memEff, Overhead: overhead, Source: srcGEMM + "; " + srcLaunch}
+	t[workloads.KernelConv] = KernelCost{Eff: conv[0], TensorEff: conv[1], TF32Eff: conv[2], MemEff: memEff, Overhead: overhead, Source: srcConv + "; " + srcLaunch}
+	t[workloads.KernelElementwise] = point
+	r := point
+	r.MemEff, r.Source = 0.9*memEff, srcReduce
+	t[workloads.KernelReduction] = r
+	n := point
+	n.MemEff, n.Source = normPasses*memEff, srcNorm
+	t[workloads.KernelNormalization] = n
+	s := point
+	s.Source = srcPoint + " (softmax: one read, one write per element)"
+	t[workloads.KernelSoftmax] = s
+	g := point
+	g.MemEff, g.Source = 0.75*memEff, srcGather
+	t[workloads.KernelGather] = g
+	o := point
+	o.Source = srcOptim
+	t[workloads.KernelOptimizer] = o
+	c := point
+	c.Source = srcComm
+	t[workloads.KernelComm] = c
+	return t
+}
+
+// Efficiencies of large kernels, one set for every NVIDIA architecture
+// (fitted on validation/published.tsv with one value per class and
+// arithmetic, not per device or model): GEMM and convolution on the FP32
+// vector units, on FP16/BF16 tensor cores and on TF32 tensor cores.
+const (
+	gemmFP32, gemmTensor, gemmTF32 = 0.88, 0.66, 0.72
+	convFP32, convTensor, convTF32 = 0.85, 0.55, 0.27
+	// normPasses: a normalisation kernel reads its input twice (the
+	// statistics, then the normalisation) forward and its input and
+	// gradient twice backward, where the op's bytes count each once: 2/3
+	// of the bandwidth is left for the bytes counted.
+	normPasses = 2.0 / 3
+)
+
+var (
+	// v100Kernels: Volta (V100 SXM2, HBM2).
+	v100Kernels = gpuTable([3]float64{gemmFP32, gemmTensor, gemmTF32}, [3]float64{convFP32, convTensor, convTF32}, 0.87, 3e-6)
+	// a100Kernels: Ampere (A100 SXM4, HBM2/HBM2e).
+	a100Kernels = gpuTable([3]float64{gemmFP32, gemmTensor, gemmTF32}, [3]float64{convFP32, convTensor, convTF32}, 0.87, 3e-6)
+	// h100Kernels: Hopper (H100 SXM5, HBM3): as Ampere, the newest
+	// generation assumed no better at filling its larger tensor cores.
+	h100Kernels = gpuTable([3]float64{gemmFP32, gemmTensor, gemmTF32}, [3]float64{convFP32, convTensor, convTF32}, 0.87, 3e-6)
+	// rtx2080TiKernels: Turing (GeForce RTX 2080 Ti, GDDR6): as Volta,
+	// GDDR6 streaming at about 85 % of its peak.
+	rtx2080TiKernels = gpuTable([3]float64{gemmFP32, gemmTensor, gemmTF32}, [3]float64{convFP32, convTensor, convTF32}, 0.85, 3e-6)
+	// cpuKernels: a Xeon socket.
+	cpuKernels = cpuTable()
+)
+
+func cpuTable() KernelTable {
+	var t KernelTable
+	for c := range t {
+		t[c] = KernelCost{Eff: 0.5, TensorEff: 0.5, TF32Eff: 0.5, MemEff: 0.7, Overhead: cpuLaunch, Source: srcCPU}
+	}
+	t[workloads.KernelNone] = KernelCost{Eff: 1, TensorEff: 1, TF32Eff: 1, MemEff: 1, Source: "no kernel runs"}
+	return t
+}

@@ -1,0 +1,327 @@
+package study
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"placesim/engine"
+	"placesim/placers"
+	"placesim/workloads"
+	"placesim/workloads/zoo"
+)
+
+// ValidationRow is one measured setting of a validation file (the
+// tab-separated format of ../shared/fidelity/README.md).
+type ValidationRow struct {
+	// Line is the row's line number in its file (1-based).
+	Line int `json:"line"`
+	// ID names the setting.
+	ID string `json:"id"`
+	// Workload is a zoo spec with the global batch.
+	Workload string `json:"workload"`
+	// Cluster is a preset name or a cluster file (relative to the
+	// validation file).
+	Cluster string `json:"cluster"`
+	// GPUs > 1 is data parallelism over that many GPUs.
+	GPUs int `json:"gpus"`
+	// Precision is a workloads.Precision.
+	Precision string `json:"precision"`
+	// Framework is pytorch, tensorflow, tensorflow-xla or mxnet.
+	Framework string `json:"framework"`
+	// Measured is the published figure in Unit.
+	Measured float64 `json:"measured"`
+	// Unit is samples/s or tokens/s.
+	Unit string `json:"unit"`
+	// TokensPerSample converts samples/s to tokens/s.
+	TokensPerSample float64 `json:"tokensPerSample"`
+	// Source and Note say where the figure stands and how it was read.
+	Source string `json:"source"`
+	Note   string `json:"note,omitempty"`
+}
+
+// validationColumns are the columns a validation file must have.
+var validationColumns = []string{"id", "workload", "cluster", "gpus", "precision", "framework", "measured", "unit", "tokens_per_sample", "source", "note"}
+
+// ValidationFrameworks maps a validation file's framework column to the
+// zoo's framework profile and whether data-parallel all-reduce overlaps
+// the backward pass (PyTorch DDP and Horovod/MXNet kvstore overlap
+// bucketed all-reduces with backward; TensorFlow's replicated mode
+// all-reduces after it).
+var ValidationFrameworks = map[string]struct {
+	Profile string
+	Overlap bool
+}{
+	"pytorch":        {zoo.FrameworkPyTorch, true},
+	"tensorflow":     {zoo.FrameworkTensorFlow, false},
+	"tensorflow-xla": {zoo.FrameworkXLA, false},
+	"mxnet":          {zoo.FrameworkMXNet, true},
+}
+
+// DDPBucketBytes is PyTorch DDP's default gradient bucket (bucket_cap_mb =
+// 25), used for every data-parallel row.
+const DDPBucketBytes = 25 << 20
+
+// ErrValidationFile is wrapped by errors about a malformed validation file.
+var ErrValidationFile = errors.New("malformed validation file")
+
+// ReadValidation reads a validation file: tab-separated, a header naming
+// the columns (any order; extra columns ignored), one setting a row.
+// Blank lines and lines starting with '#' are skipped. An error names the
+// file, the line and the column.
+func ReadValidation(path string) ([]ValidationRow, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read validation file: %w", err)
+	}
+	defer f.Close()
+	return parseValidation(path, bufio.NewScanner(f))
+}
+
+func parseValidation(path string, sc *bufio.Scanner) ([]ValidationRow, error) {
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	bad := func(line int, col, format string, args ...any) error {
+		where := fmt.Sprintf("%s:%d", path, line)
+		if col != "" {
+			where += ": column " + col
+		}
+		return fmt.Errorf("%w: %s: %s", ErrValidationFile, where, fmt.Sprintf(format, args...))
+	}
+	var idx map[string]int
+	var header []string
+	var rows []ValidationRow
+	ids := map[string]int{}
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimRight(sc.Text(), "\r")
+		if strings.TrimSpace(text) == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		fields := strings.Split(text, "\t")
+		if idx == nil {
+			header = fields
+			idx = map[string]int{}
+			for i, h := range fields {
+				h = strings.TrimSpace(h)
+				if _, dup := idx[h]; dup {
+					return nil, bad(line, h, "named twice in the header")
+				}
+				idx[h] = i
+			}
+			for _, c := range validationColumns {
+				if _, ok := idx[c]; !ok {
+					return nil, bad(line, "", "header lacks column %q (columns: %s, tab-separated)", c, strings.Join(validationColumns, ", "))
+				}
+			}
+			continue
+		}
+		if len(fields) != len(header) {
+			return nil, bad(line, "", "%d tab-separated fields, the header has %d", len(fields), len(header))
+		}
+		get := func(c string) string { return strings.TrimSpace(fields[idx[c]]) }
+		r := ValidationRow{Line: line, ID: get("id"), Workload: get("workload"), Cluster: get("cluster"),
+			Precision: get("precision"), Framework: get("framework"), Unit: get("unit"), Source: get("source"), Note: get("note")}
+		for _, c := range []struct{ name, v string }{{"id", r.ID}, {"workload", r.Workload}, {"cluster", r.Cluster}, {"source", r.Source}} {
+			if c.v == "" {
+				return nil, bad(line, c.name, "empty (valid: a non-empty value)")
+			}
+		}
+		if prev, dup := ids[r.ID]; dup {
+			return nil, bad(line, "id", "%q already used on line %d (valid: unique ids)", r.ID, prev)
+		}
+		ids[r.ID] = line
+		if !strings.HasPrefix(r.Workload, "zoo:") {
+			return nil, bad(line, "workload", "%q is not a zoo spec (valid: zoo:NAME?...&batch=GLOBAL&training=true)", r.Workload)
+		}
+		n, err := strconv.Atoi(get("gpus"))
+		if err != nil || n < 1 || n > 1<<16 {
+			return nil, bad(line, "gpus", "%q (valid range: integer in [1, 65536])", get("gpus"))
+		}
+		r.GPUs = n
+		if _, err := workloads.ParsePrecision(r.Precision); err != nil || r.Precision == "" {
+			return nil, bad(line, "precision", "%q (valid: fp32, tf32, fp16, bf16, amp-fp16, amp-bf16)", r.Precision)
+		}
+		if _, ok := ValidationFrameworks[r.Framework]; !ok {
+			return nil, bad(line, "framework", "%q (valid: pytorch, tensorflow, tensorflow-xla, mxnet)", r.Framework)
+		}
+		if r.Measured, err = strconv.ParseFloat(get("measured"), 64); err != nil || !(r.Measured > 0) || math.IsInf(r.Measured, 0) {
+			return nil, bad(line, "measured", "%q (valid range: a finite number > 0)", get("measured"))
+		}
+		switch r.Unit {
+		case "samples/s", "tokens/s":
+		default:
+			return nil, bad(line, "unit", "%q (valid: samples/s, tokens/s)", r.Unit)
+		}
+		if r.TokensPerSample, err = strconv.ParseFloat(get("tokens_per_sample"), 64); err != nil || !(r.TokensPerSample > 0) || math.IsInf(r.TokensPerSample, 0) {
+			return nil, bad(line, "tokens_per_sample", "%q (valid range: a finite number > 0; 1 for samples/s rows)", get("tokens_per_sample"))
+		}
+		rows = append(rows, r)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read validation file %q: line %d: %w", path, line+1, err)
+	}
+	if idx == nil {
+		return nil, fmt.Errorf("%w: %s: no header row", ErrValidationFile, path)
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("%w: %s: no rows after the header", ErrValidationFile, path)
+	}
+	return rows, nil
+}
+
+// ValidationResult is one row's outcome.
+type ValidationResult struct {
+	ID string `json:"id"`
+	// Measured and Simulated are in the row's unit; Error is
+	// Simulated/Measured - 1 (-1 when the simulation failed).
+	Measured  float64 `json:"measured"`
+	Simulated float64 `json:"simulated"`
+	Error     float64 `json:"error"`
+	Unit      string  `json:"unit"`
+	// Workload is the spec simulated (with precision and framework).
+	Workload string `json:"workload"`
+	Cluster  string `json:"cluster"`
+	GPUs     int    `json:"gpus"`
+	// Failure says why there is no simulated figure (OOM, error).
+	Failure string `json:"failure,omitempty"`
+	Source  string `json:"source"`
+}
+
+// ValidationSummary is a validation run: its rows, the median and worst
+// |error|.
+type ValidationSummary struct {
+	File        string             `json:"file"`
+	Rows        []ValidationResult `json:"rows"`
+	MedianError float64            `json:"medianAbsError"`
+	WorstError  float64            `json:"worstAbsError"`
+	WorstID     string             `json:"worstId"`
+}
+
+// ValidationWorkload is the spec a row simulates: its workload with the
+// row's precision and the framework's profile added (a spec that already
+// names them keeps its own).
+func ValidationWorkload(r ValidationRow) (string, error) {
+	spec, query, _ := strings.Cut(r.Workload, "?")
+	vals, err := url.ParseQuery(query)
+	if err != nil {
+		return "", fmt.Errorf("row %s: workload %q: %w", r.ID, r.Workload, err)
+	}
+	out := r.Workload
+	if query == "" {
+		out = spec + "?"
+	} else {
+		out += "&"
+	}
+	var add []string
+	if _, ok := vals["precision"]; !ok {
+		add = append(add, "precision="+r.Precision)
+	}
+	if _, ok := vals["framework"]; !ok {
+		add = append(add, "framework="+ValidationFrameworks[r.Framework].Profile)
+	}
+	if len(add) == 0 {
+		return r.Workload, nil
+	}
+	return out + strings.Join(add, "&"), nil
+}
+
+// Validate simulates every row (relative cluster files are resolved
+// against dir) with the single-device placer, data parallel over the
+// row's GPUs, and compares with the measurement. A row that fails
+// (unknown model, OOM) is kept with its failure and error -1.
+func Validate(ctx context.Context, reg *placers.Registry, rows []ValidationRow, dir string) (*ValidationSummary, error) {
+	s := &ValidationSummary{}
+	for _, r := range rows {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		res, err := validateRow(ctx, reg, r, dir)
+		if err != nil {
+			return nil, fmt.Errorf("validation row %s (line %d): %w", r.ID, r.Line, err)
+		}
+		s.Rows = append(s.Rows, res)
+	}
+	abs := make([]float64, len(s.Rows))
+	for i, r := range s.Rows {
+		abs[i] = math.Abs(r.Error)
+		if abs[i] > s.WorstError || s.WorstID == "" {
+			s.WorstError, s.WorstID = abs[i], r.ID
+		}
+	}
+	sort.Float64s(abs)
+	if n := len(abs); n > 0 {
+		s.MedianError = abs[n/2]
+		if n%2 == 0 {
+			s.MedianError = (abs[n/2-1] + abs[n/2]) / 2
+		}
+	}
+	return s, nil
+}
+
+func validateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, dir string) (ValidationResult, error) {
+	out := ValidationResult{ID: r.ID, Measured: r.Measured, Unit: r.Unit, GPUs: r.GPUs, Source: r.Source, Error: -1}
+	spec, err := ValidationWorkload(r)
+	if err != nil {
+		return out, err
+	}
+	out.Workload = spec
+	g, err := LoadWorkload(spec)
+	if err != nil {
+		return out, err
+	}
+	if !g.Training {
+		return out, fmt.Errorf("workload %q is not a training step (add training=true)", spec)
+	}
+	if g.Batch%r.GPUs != 0 {
+		return out, fmt.Errorf("global batch %d does not split evenly over %d GPUs", g.Batch, r.GPUs)
+	}
+	cl := r.Cluster
+	if !isPreset(cl) && !filepath.IsAbs(cl) {
+		cl = filepath.Join(dir, cl)
+	}
+	c, err := ResolveCluster(cl, g)
+	if err != nil {
+		return out, err
+	}
+	out.Cluster = c.Name
+	if n := len(c.Accelerators()); n < r.GPUs {
+		return out, fmt.Errorf("cluster %q has %d accelerators, the row uses %d GPUs", c.Name, n, r.GPUs)
+	}
+	sp := Spec{Placer: "single", Reproducible: true}
+	if r.GPUs > 1 {
+		sp.DataParallel = &engine.DataParallel{Replicas: r.GPUs, BucketBytes: DDPBucketBytes, Overlap: ValidationFrameworks[r.Framework].Overlap}
+	}
+	o, err := Run(ctx, reg, g, c, sp)
+	if err != nil {
+		return out, err
+	}
+	switch {
+	case o.Error != "":
+		out.Failure = o.Error
+		return out, nil
+	case o.OOM != nil:
+		out.Failure = "out of memory: " + o.OOM.Err().Error()
+		return out, nil
+	}
+	out.Simulated = o.Throughput
+	if r.Unit == "tokens/s" {
+		out.Simulated *= r.TokensPerSample
+	}
+	out.Error = out.Simulated/r.Measured - 1
+	return out, nil
+}
+
+// isPreset reports whether a cluster column names a preset rather than a
+// file (the rule of devices.Resolve).
+func isPreset(spec string) bool {
+	return !strings.ContainsAny(spec, `/\`) && !strings.HasSuffix(spec, ".yaml") && !strings.HasSuffix(spec, ".yml") && !strings.HasSuffix(spec, ".json")
+}
