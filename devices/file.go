@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -94,6 +95,9 @@ func ParseCluster(data []byte) (*Cluster, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("the file is empty (want name, devices and links; see the README's cluster files)")
+		}
 		var te *yaml.TypeError
 		if errors.As(err, &te) {
 			return nil, fmt.Errorf("%s", strings.Join(te.Errors, "; "))

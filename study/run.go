@@ -29,6 +29,9 @@ type Spec struct {
 	// that replicates the model itself is not comparable in a regime
 	// without data parallelism (Outcome.NotComparable).
 	Regime
+	// MaxMemory bounds the memory one simulation may take for itself
+	// (engine.Options.MaxMemory; 0: the engine's default).
+	MaxMemory int64
 	// PlacerRegime, with a step Regime, plays the plan in the regime its
 	// placer chose (its own pipeline or replicas), as simulate and place
 	// do when no regime flag is given; a comparison never sets it.
@@ -45,6 +48,9 @@ type Outcome = reports.Outcome
 func Run(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *devices.Cluster, s Spec) (*Outcome, error) {
 	p, err := reg.New(s.Placer, s.Options)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.checkSizes(g); err != nil {
 		return nil, err
 	}
 	out := &Outcome{Placer: s.Placer, Workload: g.Name, Cluster: c.Name, Seed: s.Seed, Graph: g, Regime: s.Regime.String()}
@@ -96,7 +102,7 @@ func Run(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *devi
 		return nil, err
 	}
 	out.Plan = plan
-	res, err := engine.Simulate(g, c, plan, engine.Options{Trace: s.Trace})
+	res, err := engine.Simulate(g, c, plan, engine.Options{Trace: s.Trace, MaxMemory: s.MaxMemory})
 	if err != nil {
 		out.Error = fmt.Sprintf("simulate: %v", err)
 		return out, nil
@@ -116,4 +122,18 @@ func Run(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *devi
 		out.Capacity = append(out.Capacity, d.Capacity)
 	}
 	return out, nil
+}
+
+// checkSizes refuses sizes that cannot be simulated before any work: more
+// micro-batches than the workload's batch has samples, a negative memory
+// limit.
+func (s *Spec) checkSizes(g *workloads.Graph) error {
+	if p := s.Pipeline; p != nil && g.Batch > 0 && p.MicroBatches > g.Batch {
+		return fmt.Errorf("%d micro-batches exceed the batch of %d samples of workload %q (valid range: micro-batches in [1, %d])",
+			p.MicroBatches, g.Batch, g.Name, g.Batch)
+	}
+	if s.MaxMemory < 0 {
+		return fmt.Errorf("max memory %d (valid range: >= 0 bytes, 0 for the default)", s.MaxMemory)
+	}
+	return nil
 }

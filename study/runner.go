@@ -133,6 +133,9 @@ type RunOptions struct {
 	// (see TrustBoundary). They are added to the scenario's placerOptions
 	// (winning over them) and never recorded in the results.
 	Options placers.Options
+	// MaxMemory bounds the memory each simulation may take for itself
+	// (Spec.MaxMemory; 0: the engine's default).
+	MaxMemory int64
 }
 
 func (o *RunOptions) journal() string {
@@ -211,7 +214,7 @@ func RunScenario(ctx context.Context, s *Scenario, o RunOptions) (*Results, []Ti
 		go func() {
 			defer wg.Done()
 			for p := range ch {
-				line, complete := runPoint(ctx, s, p, o.Registry, cache, timeout, local[p.Placer])
+				line, complete := runPoint(ctx, s, p, o.Registry, cache, timeout, local[p.Placer], o.MaxMemory)
 				if !complete {
 					continue // interrupted: left for the next run
 				}
@@ -295,7 +298,7 @@ func readJournal(path string, pts []Point) (map[int]journalLine, error) {
 
 // runPoint places and simulates one point; every failure is in the record.
 // complete is false when the run was interrupted before the point ended.
-func runPoint(ctx context.Context, s *Scenario, p Point, reg *placers.Registry, cache *inputCache, timeout time.Duration, local placers.Options) (line journalLine, complete bool) {
+func runPoint(ctx context.Context, s *Scenario, p Point, reg *placers.Registry, cache *inputCache, timeout time.Duration, local placers.Options, maxMemory int64) (line journalLine, complete bool) {
 	line.Record.Point = p
 	complete = true
 	defer func() {
@@ -313,7 +316,7 @@ func runPoint(ctx context.Context, s *Scenario, p Point, reg *placers.Registry, 
 		line.Record.Error = err.Error()
 		return line, true
 	}
-	spec := Spec{Placer: p.Placer, Options: mergeOptions(s.PlacerOptions[p.Placer], local), Seed: p.Seed}
+	spec := Spec{Placer: p.Placer, Options: mergeOptions(s.PlacerOptions[p.Placer], local), Seed: p.Seed, MaxMemory: maxMemory}
 	if s.Estimates != nil {
 		spec.Estimates = devices.EstimateOptions{Mode: devices.EstimateMode(s.Estimates.Mode), Sigma: s.Estimates.Sigma, Seed: p.Seed}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -94,6 +95,9 @@ func ParseScenario(data []byte) (*Scenario, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&s); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("the file is empty (want name, workloads, clusters and placers; see scenarios/)")
+		}
 		var te *yaml.TypeError
 		if errors.As(err, &te) {
 			return nil, fmt.Errorf("%s", strings.Join(te.Errors, "; "))
@@ -130,14 +134,23 @@ func (s *Scenario) Validate(reg *placers.Registry) error {
 			if x.Param == "" || x.Value == "" {
 				return fmt.Errorf("settings[%d][%d]: param and value are required", i, j)
 			}
+			if err := CheckSetting(x); err != nil {
+				return fmt.Errorf("settings[%d][%d]: %w", i, j, err)
+			}
 		}
 	}
 	if s.Vary != nil {
 		if s.Vary.Param == "" {
 			return fmt.Errorf("vary.param is empty")
 		}
-		if _, err := ExpandRange(s.Vary.Range); err != nil {
+		vals, err := ExpandRange(s.Vary.Range)
+		if err != nil {
 			return fmt.Errorf("vary.range: %w", err)
+		}
+		for _, v := range vals {
+			if err := CheckSetting(Setting{Param: s.Vary.Param, Value: v}); err != nil {
+				return fmt.Errorf("vary: %w", err)
+			}
 		}
 	}
 	if reg != nil {

@@ -170,8 +170,8 @@ func applyDevice(c *devices.Cluster, sel, field, v string) error {
 
 func setBatch(workload, v string) (string, error) {
 	b, err := strconv.Atoi(v)
-	if err != nil || b < 1 {
-		return "", fmt.Errorf("batch %q (valid: integer >= 1)", v)
+	if err != nil || b < 1 || b > MaxBatch {
+		return "", fmt.Errorf("batch %q (valid range: integer in [1, %d])", v, MaxBatch)
 	}
 	if !strings.HasPrefix(workload, "zoo:") {
 		return "", fmt.Errorf("batch can only be varied for zoo workloads, not %q", workload)
@@ -183,6 +183,38 @@ func setBatch(workload, v string) (string, error) {
 	}
 	vals.Set("batch", strconv.Itoa(b))
 	return name + "?" + vals.Encode(), nil
+}
+
+// MaxBatch is the largest batch a what-if setting may ask for (the zoo's
+// own bound on batch).
+const MaxBatch = 1 << 20
+
+// maxRangeValue bounds the values of a LO..HI:N range without the x
+// suffix: integers up to 2^53 are exact in float64 and fit an int.
+const maxRangeValue = 1 << 53
+
+// CheckSetting checks a what-if setting's parameter and value before any
+// work: a known parameter, a batch in [1, MaxBatch], a scale that is a
+// positive finite factor. Values that need the cluster (a device kind, an
+// absolute rate) are checked when they are applied.
+func CheckSetting(s Setting) error {
+	parts := strings.Split(s.Param, ".")
+	switch {
+	case len(parts) == 1 && parts[0] == "batch":
+		if b, err := strconv.Atoi(s.Value); err != nil || b < 1 || b > MaxBatch {
+			return fmt.Errorf("what-if %s: batch %q (valid range: integer in [1, %d])", s, s.Value, MaxBatch)
+		}
+		return nil
+	case len(parts) == 3 && parts[0] == "link" && (parts[2] == "bandwidth" || parts[2] == "latency"),
+		len(parts) == 3 && parts[0] == "device" && (parts[2] == "flops" || parts[2] == "membw" || parts[2] == "memory"):
+		if strings.HasSuffix(s.Value, "x") {
+			if _, _, err := scaleOrAbs(s.Value, nil); err != nil {
+				return fmt.Errorf("what-if %s: %w", s, err)
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("what-if %s: unknown parameter (valid: link.FAMILY.bandwidth|latency, device.KIND.flops|membw|memory, batch)", s)
 }
 
 // ExpandRange turns a range into values: "0.1x..10x:7" gives 7 factors in
@@ -217,8 +249,11 @@ func ExpandRange(r string) ([]string, error) {
 	}
 	a, err1 := strconv.ParseFloat(strings.TrimSuffix(lo, "x"), 64)
 	b, err2 := strconv.ParseFloat(strings.TrimSuffix(hi, "x"), 64)
-	if err1 != nil || err2 != nil || !(a > 0) || !(b > 0) {
-		return nil, fmt.Errorf("range %q: bounds must be positive numbers, both with or both without the x suffix", r)
+	if err1 != nil || err2 != nil || !(a > 0) || !(b > 0) || math.IsInf(a, 0) || math.IsInf(b, 0) {
+		return nil, fmt.Errorf("range %q: bounds must be finite positive numbers, both with or both without the x suffix", r)
+	}
+	if !scale && max(a, b) > maxRangeValue {
+		return nil, fmt.Errorf("range %q: bound %g out of range (valid: values in (0, %g]; scales such as 0.1x..10x)", r, max(a, b), float64(maxRangeValue))
 	}
 	var out []string
 	for i := 0; i < n; i++ {

@@ -9,6 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"placesim/devices"
+	"placesim/engine"
+	"placesim/internal/units"
 	"placesim/placers"
 	"placesim/study"
 )
@@ -21,6 +23,7 @@ type runFlags struct {
 	estimates         string
 	sigma             float64
 	reproducible      bool
+	maxMemory         string
 }
 
 func (f *runFlags) register(cmd *cobra.Command, defCluster string) {
@@ -32,7 +35,23 @@ func (f *runFlags) register(cmd *cobra.Command, defCluster string) {
 	fl.StringVar(&f.estimates, "estimates", "exact", "costs placers see: exact, noise (seeded profiling error), or standard-eval (Celeritas: small-batch profiling under noise + linear regression; zoo workloads)")
 	fl.Float64Var(&f.sigma, "noise-sigma", 0.1, "relative standard deviation of the estimate noise (with --estimates noise; of one measured op time with standard-eval)")
 	fl.BoolVar(&f.reproducible, "reproducible", false, "leave wall-clock measurements (placeTime) out, so equal inputs give byte-identical output")
+	registerMaxMemory(cmd, &f.maxMemory)
 	_ = cmd.MarkFlagRequired("workload")
+}
+
+// registerMaxMemory adds --max-memory, the engine's limit on the memory
+// one simulation may take for itself.
+func registerMaxMemory(cmd *cobra.Command, v *string) {
+	cmd.Flags().StringVar(v, "max-memory", "0", fmt.Sprintf("memory one simulation may take for itself, e.g. 8GiB; a plan whose unrolled step needs more is refused before anything is allocated (0: %s)", units.Bytes(engine.DefaultMaxMemory)))
+}
+
+// parseMaxMemory reads --max-memory.
+func parseMaxMemory(v string) (int64, error) {
+	b, err := units.ParseBytes(v)
+	if err != nil || b < 0 {
+		return 0, fmt.Errorf("--max-memory %q: want a size >= 0 such as 8GiB (0: the default, %s)", v, units.Bytes(engine.DefaultMaxMemory))
+	}
+	return b, nil
 }
 
 // request returns the inputs and the base spec the flags describe.
@@ -42,7 +61,11 @@ func (f *runFlags) request() (study.Inputs, study.Spec, error) {
 	if err != nil {
 		return in, study.Spec{}, err
 	}
-	spec := study.Spec{Options: opts, Seed: f.seed, Reproducible: f.reproducible,
+	maxMem, err := parseMaxMemory(f.maxMemory)
+	if err != nil {
+		return in, study.Spec{}, err
+	}
+	spec := study.Spec{Options: opts, Seed: f.seed, Reproducible: f.reproducible, MaxMemory: maxMem,
 		Estimates: devices.EstimateOptions{Mode: devices.EstimateMode(f.estimates), Sigma: f.sigma, Seed: f.seed}}
 	return in, spec, nil
 }
@@ -63,4 +86,19 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// splitPlacers reads a --placers list: comma-separated names, none empty.
+func splitPlacers(v string) ([]string, error) {
+	if strings.TrimSpace(v) == "" {
+		return nil, fmt.Errorf("--placers is empty (valid: comma-separated placer names, see placesim list placers; leave the flag out for the default)")
+	}
+	var names []string
+	for i, n := range strings.Split(v, ",") {
+		if n = strings.TrimSpace(n); n == "" {
+			return nil, fmt.Errorf("--placers %q: name %d is empty (valid: comma-separated placer names)", v, i+1)
+		}
+		names = append(names, n)
+	}
+	return names, nil
 }

@@ -111,9 +111,9 @@ func compareRun(opts *CompareOptions) error {
 		return err
 	}
 	var names []string
-	for _, n := range strings.Split(opts.Placers, ",") {
-		if n = strings.TrimSpace(n); n != "" {
-			names = append(names, n)
+	if changed("placers") {
+		if names, err = splitPlacers(opts.Placers); err != nil {
+			return err
 		}
 	}
 	reg, err := opts.Registry()

@@ -43,7 +43,7 @@ func (f *shardFlags) resolve() (study.Shard, error) {
 
 // runScenario runs s into dir with a progress bar on errOut and writes the
 // results, a CSV and a table. It returns the results written.
-func runScenario(ctx context.Context, f *Factory, s *study.Scenario, dir string, sh study.Shard, quiet bool, workers int, optFlags []string) (*study.Results, error) {
+func runScenario(ctx context.Context, f *Factory, s *study.Scenario, dir string, sh study.Shard, quiet bool, workers int, optFlags []string, maxMemory string) (*study.Results, error) {
 	reg, err := f.Registry()
 	if err != nil {
 		return nil, err
@@ -52,7 +52,11 @@ func runScenario(ctx context.Context, f *Factory, s *study.Scenario, dir string,
 	if err != nil {
 		return nil, err
 	}
-	opts := study.RunOptions{Registry: reg, Dir: dir, Shard: sh, Workers: workers, Options: local}
+	maxMem, err := parseMaxMemory(maxMemory)
+	if err != nil {
+		return nil, err
+	}
+	opts := study.RunOptions{Registry: reg, Dir: dir, Shard: sh, Workers: workers, Options: local, MaxMemory: maxMem}
 	var bar *progressbar.ProgressBar
 	if !quiet && isTerminal(f.ErrOut) {
 		opts.Progress = func(done, total int, p study.Point) {
@@ -159,6 +163,8 @@ type RunOptions struct {
 	Opts     []string
 	// AllowFailures: exit 0 even when points fail.
 	AllowFailures bool
+	// MaxMemory is --max-memory.
+	MaxMemory string
 }
 
 // NewCmdRun builds run; runF, when not nil, replaces runRun.
@@ -191,6 +197,7 @@ second, exit 130, with the finished points journaled and no results file.`,
 	cmd.Flags().IntVar(&opts.Workers, "workers", 0, "points run in parallel (default: number of cores)")
 	opts.Shard.register(cmd)
 	registerLocalOpts(cmd, &opts.Opts)
+	registerMaxMemory(cmd, &opts.MaxMemory)
 	cmd.Flags().BoolVar(&opts.AllowFailures, "allow-failures", false, "exit 0 even when points fail (default: exit 1, naming how many failed and why)")
 	return cmd
 }
@@ -204,7 +211,7 @@ func runRun(opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := runScenario(opts.Ctx, opts.Factory, s, opts.OutDir, sh, opts.Quiet, opts.Workers, opts.Opts)
+	res, err := runScenario(opts.Ctx, opts.Factory, s, opts.OutDir, sh, opts.Quiet, opts.Workers, opts.Opts, opts.MaxMemory)
 	if err != nil {
 		return err
 	}
@@ -226,6 +233,8 @@ type SweepOptions struct {
 	Opts                                                        []string
 	// AllowFailures: exit 0 even when points fail.
 	AllowFailures bool
+	// MaxMemory is --max-memory.
+	MaxMemory string
 }
 
 // NewCmdSweep builds sweep; runF, when not nil, replaces sweepRun.
@@ -264,6 +273,7 @@ values) or a list "a,b,c".`,
 	cmd.Flags().IntVar(&opts.Workers, "workers", 0, "points run in parallel (default: number of cores)")
 	opts.Shard.register(cmd)
 	registerLocalOpts(cmd, &opts.Opts)
+	registerMaxMemory(cmd, &opts.MaxMemory)
 	cmd.Flags().BoolVar(&opts.AllowFailures, "allow-failures", false, "exit 0 even when points fail (default: exit 1, naming how many failed and why)")
 	_ = cmd.MarkFlagRequired("workload")
 	_ = cmd.MarkFlagRequired("vary")
@@ -275,8 +285,12 @@ func sweepRun(opts *SweepOptions) error {
 	if !ok {
 		return fmt.Errorf("--vary %q: want PARAM=RANGE, e.g. link.nvlink.bandwidth=0.1x..10x:7", opts.Vary)
 	}
+	placerNames, err := splitPlacers(opts.Placers)
+	if err != nil {
+		return err
+	}
 	s := &study.Scenario{Name: "sweep", Workloads: []string{opts.Workload}, Clusters: []string{opts.Cluster},
-		Placers: strings.Split(opts.Placers, ","), Vary: &study.Vary{Param: param, Range: rng}, Baseline: opts.Baseline, Timeout: opts.Timeout}
+		Placers: placerNames, Vary: &study.Vary{Param: param, Range: rng}, Baseline: opts.Baseline, Timeout: opts.Timeout}
 	for _, x := range opts.Seeds {
 		s.Seeds = append(s.Seeds, uint64(x))
 	}
@@ -284,7 +298,7 @@ func sweepRun(opts *SweepOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := runScenario(opts.Ctx, opts.Factory, s, opts.OutDir, sh, opts.Quiet, opts.Workers, opts.Opts)
+	res, err := runScenario(opts.Ctx, opts.Factory, s, opts.OutDir, sh, opts.Quiet, opts.Workers, opts.Opts, opts.MaxMemory)
 	if err != nil {
 		return err
 	}
@@ -457,6 +471,7 @@ type CheckOptions struct {
 	Tolerance string
 	Workers   int
 	Opts      []string
+	MaxMemory string
 }
 
 // NewCmdCheck builds check; runF, when not nil, replaces checkRun.
@@ -495,6 +510,7 @@ Exit codes:
 	cmd.Flags().StringVar(&opts.Tolerance, "tolerance", "2%", "allowed relative worsening: a percentage (2%) or a fraction (0.02) in [0, 1000%]")
 	cmd.Flags().IntVar(&opts.Workers, "workers", 0, "points run in parallel (default: number of cores)")
 	registerLocalOpts(cmd, &opts.Opts)
+	registerMaxMemory(cmd, &opts.MaxMemory)
 	_ = cmd.MarkFlagRequired("baseline")
 	return cmd
 }
@@ -531,6 +547,10 @@ func checkRun(opts *CheckOptions) error {
 	if err != nil {
 		return err
 	}
+	maxMem, err := parseMaxMemory(opts.MaxMemory)
+	if err != nil {
+		return err
+	}
 	base, err := study.ReadResults(opts.Baseline)
 	if err != nil {
 		return checkExit(err)
@@ -539,7 +559,7 @@ func checkRun(opts *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	regs, cur, err := study.CheckWith(opts.Ctx, base, study.RunOptions{Registry: reg, Workers: opts.Workers, Options: local}, t)
+	regs, cur, err := study.CheckWith(opts.Ctx, base, study.RunOptions{Registry: reg, Workers: opts.Workers, Options: local, MaxMemory: maxMem}, t)
 	if err != nil {
 		return checkExit(fmt.Errorf("baseline %q: %w", opts.Baseline, err))
 	}
