@@ -32,6 +32,10 @@ func NewMETF(opts placers.Options) (placers.Placer, error) {
 // Name implements placers.Placer.
 func (*METF) Name() string { return "m-etf" }
 
+// MemoryAware implements placers.MemoryAware: m-ETF keeps every device
+// within its memory (graphalg.Book) or fails with placers.ErrDoesNotFit.
+func (*METF) MemoryAware() bool { return true }
+
 // Place implements placers.Placer.
 func (m *METF) Place(ctx context.Context, req *placers.Request) (*engine.Plan, error) {
 	return m.o.place(ctx, req, placeMETF)

@@ -49,6 +49,10 @@ func NewMSCT(opts placers.Options) (placers.Placer, error) {
 // Name implements placers.Placer.
 func (*MSCT) Name() string { return "m-sct" }
 
+// MemoryAware implements placers.MemoryAware: m-SCT keeps every device
+// within its memory (graphalg.Book) or fails with placers.ErrDoesNotFit.
+func (*MSCT) MemoryAware() bool { return true }
+
 // Place implements placers.Placer.
 func (m *MSCT) Place(ctx context.Context, req *placers.Request) (*engine.Plan, error) {
 	return m.o.place(ctx, req, m.placeProblem)

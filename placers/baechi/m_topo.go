@@ -33,6 +33,10 @@ func NewMTopo(opts placers.Options) (placers.Placer, error) {
 // Name implements placers.Placer.
 func (*MTopo) Name() string { return "m-topo" }
 
+// MemoryAware implements placers.MemoryAware: m-TOPO keeps every device
+// within its memory (graphalg.Book) or fails with placers.ErrDoesNotFit.
+func (*MTopo) MemoryAware() bool { return true }
+
 // Place implements placers.Placer.
 func (m *MTopo) Place(ctx context.Context, req *placers.Request) (*engine.Plan, error) {
 	return m.o.place(ctx, req, placeMTopo)
@@ -67,8 +71,7 @@ func placeMTopo(ctx context.Context, p *graphalg.Problem) (*engine.Plan, error) 
 				return nil, b.NoFit(op)
 			}
 		default:
-			charge := b.Charge(op)
-			for cur < len(acc)-1 && (b.Used[acc[cur]]+charge > share || !b.Fits(op, acc[cur])) {
+			for cur < len(acc)-1 && (b.Used[acc[cur]]+b.ChargeOn(op, acc[cur]) > share || !b.Fits(op, acc[cur])) {
 				cur++
 			}
 			d = acc[cur]

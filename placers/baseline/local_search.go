@@ -60,6 +60,11 @@ func NewLocalSearch(opts placers.Options) (placers.Placer, error) {
 // Name implements placers.Placer.
 func (*LocalSearch) Name() string { return "local-search" }
 
+// MemoryAware implements placers.MemoryAware: every move keeps each device
+// within its memory, and a start that fits none fails with
+// placers.ErrDoesNotFit.
+func (*LocalSearch) MemoryAware() bool { return true }
+
 // Place implements placers.Placer.
 func (ls *LocalSearch) Place(ctx context.Context, req *placers.Request) (*engine.Plan, error) {
 	plan, _, err := ls.PlaceReport(ctx, req)

@@ -19,8 +19,9 @@ var _ placers.Placer = (*Celeritas)(nil)
 // request carries; the paper's are Standard Evaluation's
 // (devices.StandardEvaluation, --estimates standard-eval). Options:
 // coarsen (default true; false runs Adjusting Placement on the original
-// graph), range, memfrac, besteffort (default true; false fails with
-// placers.ErrDoesNotFit when every device is full), priorities (default
+// graph), range, memfrac, besteffort (default false: fail with
+// placers.ErrDoesNotFit when every device is full; true: the paper's
+// best-effort rule, which can overfill a device), priorities (default
 // false: attach the estimated schedule's order to the plan).
 type Celeritas struct{ o options }
 
@@ -35,6 +36,10 @@ func NewCeleritas(opts placers.Options) (placers.Placer, error) {
 
 // Name implements placers.Placer.
 func (*Celeritas) Name() string { return "celeritas" }
+
+// MemoryAware implements placers.MemoryAware: true unless besteffort=true
+// lets an op that fits no device overfill the least-used one.
+func (c *Celeritas) MemoryAware() bool { return !c.o.bestEffort }
 
 // Place implements placers.Placer.
 func (c *Celeritas) Place(ctx context.Context, req *placers.Request) (*engine.Plan, error) {

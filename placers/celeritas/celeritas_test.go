@@ -26,12 +26,12 @@ func TestConformance(t *testing.T) {
 		opts     placers.Options
 		memAware bool
 	}{
-		{"celeritas", celeritas.NewCeleritas, nil, false},
-		{"celeritas-fine", celeritas.NewCeleritas, placers.Options{"coarsen": "false"}, false},
-		{"celeritas-strict", celeritas.NewCeleritas, placers.Options{"besteffort": "false", "range": "3"}, true},
-		{"celeritas-priorities", celeritas.NewCeleritas, placers.Options{"priorities": "true", "range": "5"}, false},
-		{"order-place", celeritas.NewOrderPlace, nil, false},
-		{"order-place-strict", celeritas.NewOrderPlace, placers.Options{"besteffort": "false", "range": "3"}, true},
+		{"celeritas", celeritas.NewCeleritas, nil, true},
+		{"celeritas-fine", celeritas.NewCeleritas, placers.Options{"coarsen": "false"}, true},
+		{"celeritas-best-effort", celeritas.NewCeleritas, placers.Options{"besteffort": "true", "range": "3"}, false},
+		{"celeritas-priorities", celeritas.NewCeleritas, placers.Options{"priorities": "true", "range": "5"}, true},
+		{"order-place", celeritas.NewOrderPlace, nil, true},
+		{"order-place-best-effort", celeritas.NewOrderPlace, placers.Options{"besteffort": "true", "range": "3"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := tc.f(tc.opts)
@@ -122,7 +122,7 @@ func TestBestEffort(t *testing.T) {
 		g.Ops[i].ParamBytes = per
 	}
 	for _, f := range []placers.Factory{celeritas.NewCeleritas, celeritas.NewOrderPlace} {
-		plan, err := place(t, f, placers.Options{"coarsen": "false"}, g, c)
+		plan, err := place(t, f, placers.Options{"coarsen": "false", "besteffort": "true"}, g, c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,8 +136,8 @@ func TestBestEffort(t *testing.T) {
 				t.Fatalf("device %d got %d of 16 ops (%v): best effort should spread them", d, n, count)
 			}
 		}
-		if _, err := place(t, f, placers.Options{"coarsen": "false", "besteffort": "false"}, g, c); !errors.Is(err, placers.ErrDoesNotFit) {
-			t.Fatalf("besteffort=false: %v, want ErrDoesNotFit", err)
+		if _, err := place(t, f, placers.Options{"coarsen": "false"}, g, c); !errors.Is(err, placers.ErrDoesNotFit) {
+			t.Fatalf("default (besteffort=false): %v, want ErrDoesNotFit", err)
 		}
 	}
 }

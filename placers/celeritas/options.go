@@ -27,7 +27,7 @@ func parseOptions(opts placers.Options) (options, error) {
 	if o.fo, err = graphalg.ParseFusionOptions(opts, true); err != nil {
 		return o, err
 	}
-	if o.bestEffort, err = graphalg.Bool(opts, "besteffort", true); err != nil {
+	if o.bestEffort, err = graphalg.Bool(opts, "besteffort", false); err != nil {
 		return o, err
 	}
 	if o.priorities, err = graphalg.Bool(opts, "priorities", false); err != nil {

@@ -14,9 +14,9 @@ var _ placers.Placer = (*OrderPlace)(nil)
 // of the coarse graph from operation fusion in CPD-TOPO order, placed on
 // one device until it reaches its memory limit, then on the next; the
 // order keeps the fused graph's communication low. When no device is left,
-// the best-effort rule puts an op on the device with the least memory in
-// use (section 6.3), or with besteffort=false Place fails with
-// placers.ErrDoesNotFit. Colocation units go where their first op goes
+// Place fails with placers.ErrDoesNotFit, or with besteffort=true the
+// paper's best-effort rule puts the op on the device with the least memory
+// in use (section 6.3). Colocation units go where their first op goes
 // (section 6.1). Options: coarsen (default true), range, memfrac,
 // besteffort, priorities.
 type OrderPlace struct{ o options }
@@ -32,6 +32,10 @@ func NewOrderPlace(opts placers.Options) (placers.Placer, error) {
 
 // Name implements placers.Placer.
 func (*OrderPlace) Name() string { return "order-place" }
+
+// MemoryAware implements placers.MemoryAware: true unless besteffort=true
+// lets an op that fits no device overfill the least-used one.
+func (op *OrderPlace) MemoryAware() bool { return !op.o.bestEffort }
 
 // Place implements placers.Placer.
 func (op *OrderPlace) Place(ctx context.Context, req *placers.Request) (*engine.Plan, error) {

@@ -8,7 +8,7 @@ import (
 // optionDecls declares the options both placers share (see options).
 func optionDecls() []placers.Option {
 	return append(graphalg.FusionOptionDecls(true), graphalg.PrioritiesDecl(),
-		placers.Option{Name: "besteffort", Type: placers.Bool, Default: "true",
+		placers.Option{Name: "besteffort", Type: placers.Bool, Default: "false",
 			Doc: "put an op that fits no device on the least-used one (sections 5.2, 6.3) instead of failing"})
 }
 

@@ -50,6 +50,10 @@ func NewDataParallel(opts placers.Options) (placers.Placer, error) {
 // Name implements placers.Placer.
 func (*DataParallel) Name() string { return "data-parallel" }
 
+// MemoryAware implements placers.MemoryAware: data parallelism puts the
+// whole model on every accelerator whatever its memory.
+func (*DataParallel) MemoryAware() bool { return false }
+
 // Place implements placers.Placer.
 func (p *DataParallel) Place(ctx context.Context, req *placers.Request) (*engine.Plan, error) {
 	if req == nil || req.Graph == nil || req.Cluster == nil {

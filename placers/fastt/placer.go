@@ -128,6 +128,13 @@ func newFastT(name string, split bool, opts placers.Options) (*FastT, error) {
 // Name implements placers.Placer.
 func (f *FastT) Name() string { return f.name }
 
+// MemoryAware implements placers.MemoryAware: DPOS places within each
+// device's memory in FastT's memory model, and the strategies are played
+// with the estimates before one is kept; when every strategy runs out of
+// memory there, Place fails with placers.ErrDoesNotFit. (Without rollback
+// the DPOS plan is not played: not memory-aware.)
+func (f *FastT) MemoryAware() bool { return f.rollback }
+
 // Place implements placers.Placer.
 func (f *FastT) Place(ctx context.Context, req *placers.Request) (*engine.Plan, error) {
 	p, _, err := f.PlaceReport(ctx, req)

@@ -8,6 +8,7 @@ import (
 
 	"placesim/engine"
 	"placesim/placers"
+	"placesim/workloads"
 )
 
 // simulate estimates a plan's per-iteration time the way FastT measures a
@@ -15,16 +16,22 @@ import (
 // is slower than the previous one): the engine plays the plan on a copy of
 // the graph whose ops take the cost model's times (so the placer still
 // sees only its estimates), with the cluster's links. An out-of-memory
-// plan is +Inf.
-func (m *CostModel) simulate(w *work, times []float64, plan *engine.Plan) (float64, error) {
-	t, _, err := m.profile(w, times, plan, false)
-	return t, err
+// plan is +Inf, and oom says where it ran out.
+func (m *CostModel) simulate(w *work, times []float64, plan *engine.Plan) (t float64, oom string, err error) {
+	g, pl := m.estimated(w, times, plan)
+	res, err := engine.Simulate(g, m.c, pl, engine.Options{})
+	if err != nil {
+		return 0, "", err
+	}
+	if res.OOM != nil {
+		return math.Inf(1), res.OOM.Err().Error(), nil
+	}
+	return res.StepTime, "", nil
 }
 
-// profile is simulate that, with trace, also returns the plan's tensor
-// transfers as FastT's profiler records them (section 4, Cost Models):
-// each from its send to its receive, waits for busy links included.
-func (m *CostModel) profile(w *work, times []float64, plan *engine.Plan, trace bool) (float64, []Transfer, error) {
+// estimated is a copy of w's graph whose ops take the cost model's times,
+// and plan for it.
+func (m *CostModel) estimated(w *work, times []float64, plan *engine.Plan) (*workloads.Graph, *engine.Plan) {
 	g := w.g.Clone()
 	K := len(m.kinds)
 	for v := range g.Ops {
@@ -43,7 +50,15 @@ func (m *CostModel) profile(w *work, times []float64, plan *engine.Plan, trace b
 	}
 	pl := *plan
 	pl.Graph = g
-	res, err := engine.Simulate(g, m.c, &pl, engine.Options{Trace: trace})
+	return g, &pl
+}
+
+// profile is simulate that, with trace, also returns the plan's tensor
+// transfers as FastT's profiler records them (section 4, Cost Models):
+// each from its send to its receive, waits for busy links included.
+func (m *CostModel) profile(w *work, times []float64, plan *engine.Plan, trace bool) (float64, []Transfer, error) {
+	g, pl := m.estimated(w, times, plan)
+	res, err := engine.Simulate(g, m.c, pl, engine.Options{Trace: trace})
 	if err != nil {
 		return 0, nil, err
 	}
@@ -97,7 +112,7 @@ func (f *FastT) profileRounds(ctx context.Context, req *placers.Request, cm *Cos
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		t2, err := cur.simulate(p.w, s.times, s.plan(true, req.Graph))
+		t2, _, err := cur.simulate(p.w, s.times, s.plan(true, req.Graph))
 		if err != nil {
 			return nil, nil, nil, err
 		}

@@ -3,6 +3,7 @@ package fastt
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"placesim/engine"
 	"placesim/placers"
@@ -24,7 +25,9 @@ type candidate struct {
 // previous one stays. The strategies, in the order FastT computes them,
 // are the data-parallel start (when the graph can be trained data
 // parallel), DPOS's plan and OS-DPOS's; each is timed by simulating it on
-// the cost model's times (CostModel.simulate). It returns the one kept and
+// the cost model's times (CostModel.simulate). A strategy that runs out of
+// memory there is never kept; when all do, rollBack fails with
+// placers.ErrDoesNotFit and the memory asked. It returns the one kept and
 // notes the times in rep.
 func (f *FastT) rollBack(req *placers.Request, cm *CostModel, cands []candidate, rep *placers.Report) (candidate, error) {
 	var all []candidate
@@ -37,15 +40,24 @@ func (f *FastT) rollBack(req *placers.Request, cm *CostModel, cands []candidate,
 	}
 	all = append(all, cands...)
 	best, bestT := -1, math.Inf(1)
+	var ooms []string
 	for i, c := range all {
-		t, err := cm.simulate(c.w, c.times, c.plan)
+		t, oom, err := cm.simulate(c.w, c.times, c.plan)
 		if err != nil {
 			return candidate{}, fmt.Errorf("time the %s strategy: %w", c.name, err)
+		}
+		if oom != "" {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %s", c.name, oom))
+			ooms = append(ooms, c.name+": "+oom)
+			continue
 		}
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%s: simulated step %.6g s", c.name, t))
 		if best < 0 || t < bestT {
 			best, bestT = i, t
 		}
+	}
+	if best < 0 {
+		return candidate{}, fmt.Errorf("%w: every strategy runs out of memory with the estimates (%s)", placers.ErrDoesNotFit, strings.Join(ooms, "; "))
 	}
 	kept := all[best]
 	if kept.name == "data parallel" {

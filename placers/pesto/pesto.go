@@ -174,6 +174,11 @@ func NewWithConfig(cfg Config) *Pesto { return &Pesto{cfg: cfg} }
 // Name implements placers.Placer.
 func (*Pesto) Name() string { return "pesto" }
 
+// MemoryAware implements placers.MemoryAware: false, since Pesto relaxes
+// its memory constraint (to the capacities, then to none) when m-ETF finds
+// no start within it; the report's Relaxed says when it did.
+func (*Pesto) MemoryAware() bool { return false }
+
 // Place implements placers.Placer.
 func (p *Pesto) Place(ctx context.Context, req *placers.Request) (*engine.Plan, error) {
 	r, err := p.Solve(ctx, req)

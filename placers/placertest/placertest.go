@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"testing"
 	"time"
 
@@ -20,8 +21,10 @@ import (
 // Config tunes Run.
 type Config struct {
 	// MemoryAware placers must fail with an error wrapping
-	// placers.ErrDoesNotFit when a graph cannot fit; others may return a
-	// plan whose simulation reports OOM instead.
+	// placers.ErrDoesNotFit, with the numbers, when a graph cannot fit, and
+	// their plans for the memory graphs (MemoryGraphs) must run without
+	// OOM; others may return a plan whose simulation reports OOM instead.
+	// A placer that implements placers.MemoryAware must declare the same.
 	MemoryAware bool
 	// Graphs are added to the built-in set (e.g. zoo models).
 	Graphs []*workloads.Graph
@@ -49,13 +52,89 @@ func Graphs() []*workloads.Graph {
 	}
 }
 
+// MemoryCluster is the preset the memory graphs are sized for.
+const MemoryCluster = "4xV100-pcie"
+
+// MemoryGraphs returns graphs of three shapes whose memory fits on the
+// cluster c (MemoryCluster) but not on one of its devices: a training MLP
+// of equal layers (a chain of colocation units that span the forward and
+// backward passes, 2.2 devices of parameters, gradients and optimizer
+// state), a fork-join inference graph (parallel branches, 2 devices of
+// parameters) and a random layered training graph whose activations kept
+// for the backward pass weigh too (1.6 devices of parameters, activations
+// a third of a device). Sizes are fractions of c's smallest accelerator.
+func MemoryGraphs(c *devices.Cluster) ([]*workloads.Graph, error) {
+	acc, _ := placers.Targets(c)
+	dev := c.Devices[acc[0]].Memory
+	for _, d := range acc {
+		dev = min(dev, c.Devices[d].Memory)
+	}
+	scaleParams := func(g *workloads.Graph, total float64) {
+		var have int64
+		for i := range g.Ops {
+			have += g.Ops[i].ParamBytes
+		}
+		for i := range g.Ops {
+			g.Ops[i].ParamBytes = int64(float64(g.Ops[i].ParamBytes) / float64(have) * total)
+		}
+	}
+	mlp, err := workloads.DeriveTraining(workloads.MLP(64, []int{2048, 2048, 2048, 2048, 2048, 2048}))
+	if err != nil {
+		return nil, err
+	}
+	mlp.Name = "mem-mlp-training"
+	scaleParams(mlp, 2.2*float64(dev))
+
+	fj := workloads.ForkJoin(3, 2, 1e-3, 64<<20)
+	fj.Name = "mem-forkjoin"
+	for i := range fj.Ops {
+		fj.Ops[i].ParamBytes = 1
+	}
+	scaleParams(fj, 2.0*float64(dev))
+
+	fwd := workloads.RandomLayered(10, 2, 11)
+	var out int64
+	for i := range fwd.Ops {
+		fwd.Ops[i].ParamBytes = int64(1 + i%7)
+		out += fwd.Ops[i].OutputBytes
+	}
+	act := float64(dev) / 3
+	for i := range fwd.Ops {
+		fwd.Ops[i].OutputBytes = int64(float64(fwd.Ops[i].OutputBytes) / float64(out) * act)
+	}
+	for i := range fwd.Edges {
+		u := fwd.Edges[i].From
+		fwd.Edges[i].Bytes = fwd.Ops[u].OutputBytes
+	}
+	rnd, err := workloads.DeriveTraining(fwd)
+	if err != nil {
+		return nil, err
+	}
+	rnd.Name = "mem-random-training"
+	scaleParams(rnd, 1.6*float64(dev))
+	gs := []*workloads.Graph{mlp, fj, rnd}
+	for _, g := range gs {
+		if err := g.Validate(); err != nil {
+			return nil, fmt.Errorf("memory graph %s: %w", g.Name, err)
+		}
+	}
+	return gs, nil
+}
+
 // Run checks placer p: on every graph and cluster it returns a valid plan
 // (every op on an existing device, CPU-only ops on a CPU), colocation
 // groups kept, the same plan twice for the same seed, a plan the engine
 // simulates; and on a graph too large for the cluster no panic, and a clear
-// error or a plan whose simulation reports OOM.
+// error or a plan whose simulation reports OOM. A memory-aware placer
+// (cfg.MemoryAware, which must agree with what the placer declares through
+// placers.MemoryAware) must also place the memory graphs (MemoryGraphs) on
+// MemoryCluster with plans that run without OOM, and fail on the graph too
+// large with placers.ErrDoesNotFit and the numbers.
 func Run(t *testing.T, p placers.Placer, cfg Config) {
 	t.Helper()
+	if m, ok := p.(placers.MemoryAware); ok && m.MemoryAware() != cfg.MemoryAware {
+		t.Errorf("%s declares MemoryAware() = %v, the test's config says %v", p.Name(), m.MemoryAware(), cfg.MemoryAware)
+	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 2 * time.Minute
 	}
@@ -78,7 +157,51 @@ func Run(t *testing.T, p placers.Placer, cfg Config) {
 			checkTooLarge(t, p, c, cfg)
 		})
 	}
+	if !cfg.MemoryAware {
+		return
+	}
+	c, err := devices.Resolve(MemoryCluster)
+	if err != nil {
+		t.Fatalf("cluster %s: %v", MemoryCluster, err)
+	}
+	gs, err := MemoryGraphs(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range gs {
+		t.Run(fmt.Sprintf("%s/%s/%s", p.Name(), MemoryCluster, g.Name), func(t *testing.T) {
+			checkFits(t, p, g, c, cfg)
+		})
+	}
 }
+
+// checkFits places a graph that fits the cluster but not one device and
+// plays the plan: a memory-aware placer's plan must not run out of memory;
+// a placer that finds no plan must fail with ErrDoesNotFit and the numbers.
+func checkFits(t *testing.T, p placers.Placer, g *workloads.Graph, c *devices.Cluster, cfg Config) {
+	plan, err := place(p, g, c, 7, cfg.Timeout)
+	if errors.Is(err, placers.ErrDoesNotFit) {
+		// a heuristic may not find a split that exists; it must say so
+		if !bytesRE.MatchString(err.Error()) {
+			t.Fatalf("ErrDoesNotFit gives no numbers (bytes asked, memory free): %v", err)
+		}
+		t.Logf("does not fit (allowed, with the numbers): %v", err)
+		return
+	}
+	if err != nil {
+		t.Fatalf("Place on a graph that fits the cluster: %v", err)
+	}
+	res, err := engine.Simulate(g, c, plan, engine.Options{})
+	if err != nil {
+		t.Fatalf("simulate: %v", err)
+	}
+	if res.OOM != nil {
+		t.Fatalf("memory-aware placer's plan runs out of memory: %v", res.OOM.Err())
+	}
+}
+
+// bytesRE matches a byte count as the placers print one.
+var bytesRE = regexp.MustCompile(`[0-9] ?(B|KiB|MiB|GiB|TiB|bytes)\b`)
 
 func place(p placers.Placer, g *workloads.Graph, c *devices.Cluster, seed uint64, timeout time.Duration) (plan *engine.Plan, err error) {
 	defer func() {
@@ -101,9 +224,7 @@ func checkPlacer(t *testing.T, p placers.Placer, g *workloads.Graph, c *devices.
 	}
 	plan, err := place(p, g, c, 7, cfg.Timeout)
 	if err != nil {
-		if cfg.MemoryAware && errors.Is(err, placers.ErrDoesNotFit) {
-			t.Skipf("graph does not fit: %v", err)
-		}
+		// every built-in graph fits on one device: no placer may give up
 		t.Fatalf("Place: %v", err)
 	}
 	if plan == nil {
@@ -151,6 +272,9 @@ func checkTooLarge(t *testing.T, p placers.Placer, c *devices.Cluster, cfg Confi
 	if err != nil {
 		if cfg.MemoryAware && !errors.Is(err, placers.ErrDoesNotFit) {
 			t.Fatalf("memory-aware placer's error does not wrap ErrDoesNotFit: %v", err)
+		}
+		if cfg.MemoryAware && !bytesRE.MatchString(err.Error()) {
+			t.Fatalf("memory-aware placer's ErrDoesNotFit gives no numbers (bytes asked, memory free): %v", err)
 		}
 		if err.Error() == "" {
 			t.Fatal("empty error message")

@@ -45,6 +45,11 @@ func NewPipeDream(opts placers.Options) (placers.Placer, error) {
 // Name implements placers.Placer.
 func (*PipeDream) Name() string { return "pipedream" }
 
+// MemoryAware implements placers.MemoryAware: every stage fits its
+// device's memory in the max-load model, or Place fails with
+// placers.ErrDoesNotFit.
+func (*PipeDream) MemoryAware() bool { return true }
+
 // Place implements placers.Placer.
 func (p *PipeDream) Place(ctx context.Context, req *placers.Request) (*engine.Plan, error) {
 	plan, _, err := p.PlaceReport(ctx, req)
