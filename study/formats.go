@@ -21,14 +21,14 @@ var ErrUnknownFormat = errors.New("unknown workload format")
 
 // formatList names the workload file formats, for error messages.
 const formatList = `placesim native JSON (top-level "format": "placesim-workload"), ` +
-	`msr-fiddle JSON (top-level maxFPGAs and nodes), ` +
+	`msr-fiddle JSON (top-level maxFPGAs and nodes; options as file.json?contract=layers&strict=true), ` +
 	`ONNX model (*.onnx, options as model.onnx?batch_size=32&training=true)`
 
 // readWorkloadFile reads a workload file, sniffing its format: a path
 // ending in .onnx (or a file that decodes as an ONNX ModelProto) is an
 // ONNX model; a JSON object is msr-fiddle or native JSON by its top-level
-// fields. A query after the path ("model.onnx?batch_size=8") gives ONNX
-// import options.
+// fields. A query after the path ("model.onnx?batch_size=8",
+// "graph.json?contract=layers") gives ONNX or msr-fiddle import options.
 func readWorkloadFile(spec string) (*workloads.Graph, error) {
 	path, query := spec, ""
 	if _, err := os.Stat(spec); err != nil {
@@ -51,24 +51,31 @@ func readWorkloadFile(spec string) (*workloads.Graph, error) {
 		}
 		return onnx.Parse(data, path, opts)
 	}
-	if query != "" {
-		return nil, fmt.Errorf("workload %q: options %q apply to ONNX models only", spec, query)
-	}
+	format := ""
 	if looksJSON(data) {
 		switch {
 		case fiddle.Detect(data):
-			return fiddle.Parse(data, path)
+			format = "fiddle"
 		case native.Detect(data):
-			return native.Parse(data, path)
+			format = "native"
+		default:
+			// A malformed or truncated file: its leading fields still say
+			// which parser gives the precise error.
+			format = topKeysFormat(data)
 		}
-		// A malformed or truncated file: its leading fields still say which
-		// parser gives the precise error.
-		switch topKeysFormat(data) {
-		case "fiddle":
-			return fiddle.Parse(data, path)
-		case "native":
-			return native.Parse(data, path)
+	}
+	if query != "" && format != "fiddle" {
+		return nil, fmt.Errorf("workload %q: options %q apply to ONNX models and msr-fiddle files only", spec, query)
+	}
+	switch format {
+	case "fiddle":
+		opts, err := fiddle.ParseOptions(query)
+		if err != nil {
+			return nil, fmt.Errorf("workload %q: %w", spec, err)
 		}
+		return fiddle.ParseWith(data, path, opts)
+	case "native":
+		return native.Parse(data, path)
 	}
 	return nil, fmt.Errorf("workload %q: %w (valid: %s)", path, ErrUnknownFormat, formatList)
 }

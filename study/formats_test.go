@@ -128,9 +128,10 @@ func TestLoadWorkloadBadInput(t *testing.T) {
 			[]string{`edges[0].to: no op named "foo"`}},
 		{"negative size", "n.json", nativeDoc(`{"name": "a", "outputBytes": -5}`, ""), "", native.ErrFormat,
 			[]string{"ops[0].outputBytes: -5 (valid range: >= 0)"}},
-		{"options on a JSON file", "q.json", nat, "?batch=2", nil, []string{"apply to ONNX models only"}},
+		{"options on a JSON file", "q.json", nat, "?batch=2", nil, []string{"apply to ONNX models and msr-fiddle files only"}},
 		{"onnx without a symbolic dim", "s.onnx", cnn, "", nil, []string{`dim[0] is symbolic "batch" with no value given`}},
 		{"onnx with a bad option", "o.onnx", cnn, "?batch=zero", nil, []string{"batch=\"zero\""}},
+		{"msr-fiddle with a bad option", "b.json", fiddleData, "?contract=ops", nil, []string{`contract="ops"`, "valid: layers, none"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -57,6 +57,8 @@ type Placement struct {
 	Notes           []string         `json:"notes,omitempty"`
 	// Error is set when the plan could not be simulated.
 	Error string `json:"error,omitempty"`
+	// Warnings say what the workload's import ignored (unknown fields).
+	Warnings []string `json:"warnings,omitempty"`
 	// Explain is the placer's per-device breakdown (not in JSON).
 	Explain string `json:"-"`
 }
@@ -104,7 +106,7 @@ func place(ctx context.Context, reg *placers.Registry, req PlaceRequest) (*Place
 		// paper's comparison of expert and other splits)
 		rep = maxLoadReport(preq, plan)
 	}
-	out := &Placement{Placer: spec.Placer, Workload: g.Name, Cluster: c.Name, Seed: spec.Seed, Regime: PlanRegime(plan).String()}
+	out := &Placement{Placer: spec.Placer, Workload: g.Name, Cluster: c.Name, Seed: spec.Seed, Regime: PlanRegime(plan).String(), Warnings: g.Warnings}
 	if rep != nil {
 		out.Fallback, out.Relaxed = rep.Fallback, rep.Relaxed
 	}

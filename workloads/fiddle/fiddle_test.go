@@ -3,6 +3,7 @@ package fiddle_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"placesim/internal/sharedtest"
@@ -236,13 +237,15 @@ func TestBadInput(t *testing.T) {
 		{"not an object", "[1, 2]", []string{"bad.json", "top level", "object"}},
 		{"wrong type latency", strings.Replace(s, `"cpuLatency": 20.0`, `"cpuLatency": "20"`, 1), []string{"bad.json", "nodes[1] (id 20)", "cpuLatency", "want a number", "string"}},
 		{"wrong type flag", strings.Replace(s, `"supportedOnFpga": true`, `"supportedOnFpga": "yes"`, 1), []string{"nodes[1] (id 20)", "supportedOnFpga", "want true, false, 0 or 1"}},
-		{"wrong type nodes", strings.Replace(s, `"nodes": [`, `"nodes": 3, "x": [`, 1), []string{"bad.json", "unknown field \"x\""}},
+		{"wrong type nodes", strings.Replace(s, `"nodes": [`, `"nodes": 3, "x": [`, 1), []string{"bad.json", "field nodes: want an array", "a number (3)"}},
 		{"edge to missing node", strings.Replace(s, `"destId": 30`, `"destId": 31`, 1), []string{"bad.json", "edges[1]", "destId = 31", "missing node"}},
 		{"negative size", strings.Replace(s, `"size": 2000`, `"size": -5`, 1), []string{"bad.json", "nodes[1] (id 20)", "field size", "valid range: >= 0"}},
 		{"negative cost", strings.Replace(s, `"cost": 0.25`, `"cost": -0.25`, 1), []string{"edges[1]", "cost", ">= 0"}},
 		{"negative memory", strings.Replace(s, `1000000000.0`, `-1`, 1), []string{"maxSizePerFPGA", "valid range"}},
 		{"fractional k", strings.Replace(s, `"maxFPGAs": 2`, `"maxFPGAs": 2.5`, 1), []string{"maxFPGAs", "integer"}},
-		{"unknown node field", strings.Replace(s, `"name": "b"`, `"name": "b", "flops": 3`, 1), []string{"nodes[1]", "unknown field \"flops\""}},
+		{"wrong type layerId", strings.Replace(s, `"name": "b"`, `"name": "b", "layerId": "x"`, 1), []string{"nodes[1] (id 20)", "layerId", "want a number"}},
+		{"fractional layerId", strings.Replace(s, `"name": "b"`, `"name": "b", "layerId": 1.5`, 1), []string{"nodes[1] (id 20)", "layerId", "integer"}},
+		{"wrong type isArtificial", strings.Replace(s, `"cost": 0.25`, `"cost": 0.25, "isArtificial": "no"`, 1), []string{"edges[1]", "isArtificial", "want true, false, 0 or 1"}},
 		{"missing field", strings.Replace(s, `"fpgaLatency": 2.0,`, ``, 1), []string{"nodes[1]", "missing required field fpgaLatency"}},
 		{"missing top field", strings.Replace(s, `"maxCPUs": 1,`, ``, 1), []string{"missing required top-level field maxCPUs"}},
 		{"duplicate id", strings.Replace(s, `"id": 20`, `"id": 10`, 1), []string{"nodes[1]", "id = 10 duplicates nodes[0]"}},
@@ -287,6 +290,121 @@ func TestDetect(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := fiddle.Detect([]byte(tc.data)); got != tc.want {
 				t.Fatalf("Detect = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestUnknownFields checks that an unknown field is ignored with one
+// warning per field and place (the artifact's reader ignores it), leaves
+// the graph as without it, and is an error in strict mode.
+func TestUnknownFields(t *testing.T) {
+	good, err := os.ReadFile(filepath.Join("testdata", "three.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(good)
+	withExtra := strings.NewReplacer(
+		`"name": "a"`, `"name": "a", "flops": 3, "containedSubnodes": [1]`,
+		`"name": "b"`, `"name": "b", "flops": 4`,
+		`"cost": 0.25`, `"cost": 0.25, "bandwidth": 1`,
+		`"maxCPUs": 1,`, `"maxCPUs": 1, "comment": "x",`,
+	).Replace(s)
+	if withExtra == s {
+		t.Fatal("test file unchanged")
+	}
+	want, err := fiddle.Parse(good, "f.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := fiddle.Parse([]byte(withExtra), "f.json")
+	if err != nil {
+		t.Fatalf("unknown fields are an error by default: %v", err)
+	}
+	wantWarn := []string{
+		`f.json: unknown field "bandwidth" ignored in 1 of the edges (first edges[1])`,
+		`f.json: unknown field "containedSubnodes" ignored in 1 of the nodes (first nodes[0])`,
+		`f.json: unknown field "flops" ignored in 2 of the nodes (first nodes[0])`,
+		`f.json: unknown top-level field "comment" ignored`,
+	}
+	if strings.Join(g.Warnings, "\n") != strings.Join(wantWarn, "\n") {
+		t.Errorf("warnings\n%s\nwant\n%s", strings.Join(g.Warnings, "\n"), strings.Join(wantWarn, "\n"))
+	}
+	if len(want.Warnings) != 0 {
+		t.Errorf("warnings on a clean file: %v", want.Warnings)
+	}
+	g.Warnings = nil
+	if a, b := fmt.Sprintf("%+v", g.Ops), fmt.Sprintf("%+v", want.Ops); a != b {
+		t.Errorf("ops differ with unknown fields:\n%s\n%s", a, b)
+	}
+	_, err = fiddle.ParseWith([]byte(withExtra), "f.json", fiddle.Options{Strict: true})
+	if err == nil || !errors.Is(err, fiddle.ErrFormat) || !strings.Contains(err.Error(), `unknown field "comment"`) || !strings.Contains(err.Error(), "strict") {
+		t.Errorf("strict mode: error %v, want an unknown field error", err)
+	}
+	if _, err := fiddle.ParseWith(good, "f.json", fiddle.Options{Strict: true}); err != nil {
+		t.Errorf("strict mode rejects a clean file: %v", err)
+	}
+}
+
+// TestLayers checks layerId (the op's Layer), the optional colorClass and
+// size, and the layer contraction of the artifact's -contractLayers: the
+// colour classes of a layer become one colocation group.
+func TestLayers(t *testing.T) {
+	path := filepath.Join("testdata", "layers.json")
+	g, err := fiddle.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Warnings) != 0 {
+		t.Errorf("warnings: %v", g.Warnings)
+	}
+	type row struct{ layer, colo string }
+	want := []row{{"layer0", "color1"}, {"layer0", ""}, {"layer1", "color3"}, {"layer1", "color4"}, {"", ""}, {"layer1", "color3"}, {"layer0", "color1"}}
+	for i, w := range want {
+		if op := g.Ops[i]; op.Layer != w.layer || op.Colocation != w.colo {
+			t.Errorf("op %s: layer %q colocation %q, want %q %q", op.Name, op.Layer, op.Colocation, w.layer, w.colo)
+		}
+	}
+	if g.Ops[1].ParamBytes != 0 {
+		t.Errorf("a node without size has %d bytes, want 0", g.Ops[1].ParamBytes)
+	}
+	c, err := fiddle.ReadFileWith(path, fiddle.Options{ContractLayers: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantC := []string{"layers0", "layers0", "layers1", "layers1", "", "layers1", "layers0"}
+	for i, w := range wantC {
+		if got := c.Ops[i].Colocation; got != w {
+			t.Errorf("contracted: op %s colocation %q, want %q", c.Ops[i].Name, got, w)
+		}
+	}
+}
+
+func TestParseOptions(t *testing.T) {
+	tests := []struct {
+		query string
+		want  fiddle.Options
+		err   string
+	}{
+		{"", fiddle.Options{}, ""},
+		{"contract=layers", fiddle.Options{ContractLayers: true}, ""},
+		{"contract=none&strict=true", fiddle.Options{Strict: true}, ""},
+		{"contract=ops", fiddle.Options{}, `contract="ops" (valid: layers, none)`},
+		{"strict=maybe", fiddle.Options{}, `strict="maybe" (valid: true, false)`},
+		{"strict=true&strict=false", fiddle.Options{}, "given 2 times"},
+		{"batch=2", fiddle.Options{}, `unknown msr-fiddle option "batch" (valid: contract, strict)`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.query, func(t *testing.T) {
+			got, err := fiddle.ParseOptions(tc.query)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("got %+v, %v; want %+v", got, err, tc.want)
 			}
 		})
 	}

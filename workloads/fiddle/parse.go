@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/url"
 	"os"
 	"sort"
 	"strconv"
@@ -30,11 +31,68 @@ const PCIeBandwidth = 15.75e9
 // msPerSecond converts the file's milliseconds to the graph's seconds.
 const msPerSecond = 1e3
 
+// The fields the artifact's writer emits and its reader
+// (throughput-dp/dp.cpp) understands.
 var (
 	topFields  = []string{"maxSizePerFPGA", "maxFPGAs", "maxCPUs", "nodes", "edges"}
-	nodeFields = []string{"id", "name", "supportedOnFpga", "cpuLatency", "fpgaLatency", "isBackwardNode", "colorClass", "size"}
-	edgeFields = []string{"sourceId", "destId", "cost", "size"}
+	nodeFields = []string{"id", "name", "supportedOnFpga", "cpuLatency", "fpgaLatency", "isBackwardNode", "colorClass", "size", "layerId"}
+	edgeFields = []string{"sourceId", "destId", "cost", "size", "isArtificial"}
 )
+
+// Options change how a file is read.
+type Options struct {
+	// Strict makes an unknown field an error; by default it is ignored
+	// with a warning in Graph.Warnings, as the artifact's reader ignores
+	// it.
+	Strict bool
+	// ContractLayers colocates every node with the others of its layer
+	// (layerId), as the artifact's -contractLayers does (Appendix E.3): the
+	// colour classes that share a layer become one class. A node without
+	// layerId is a layer of its own.
+	ContractLayers bool
+}
+
+// ParseOptions reads the options of a file spec's query
+// ("model.json?contract=layers&strict=true"): contract takes layers or
+// none, strict takes true or false.
+func ParseOptions(query string) (Options, error) {
+	var o Options
+	vals, err := url.ParseQuery(query)
+	if err != nil {
+		return o, fmt.Errorf("msr-fiddle options %q: %w", query, err)
+	}
+	keys := make([]string, 0, len(vals))
+	for k := range vals {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := vals[k]
+		if len(v) != 1 {
+			return o, fmt.Errorf("msr-fiddle option %s given %d times", k, len(v))
+		}
+		switch k {
+		case "strict":
+			b, err := strconv.ParseBool(v[0])
+			if err != nil {
+				return o, fmt.Errorf("msr-fiddle option strict=%q (valid: true, false)", v[0])
+			}
+			o.Strict = b
+		case "contract":
+			switch v[0] {
+			case "layers":
+				o.ContractLayers = true
+			case "none":
+				o.ContractLayers = false
+			default:
+				return o, fmt.Errorf("msr-fiddle option contract=%q (valid: layers, none)", v[0])
+			}
+		default:
+			return o, fmt.Errorf("unknown msr-fiddle option %q (valid: contract, strict)", k)
+		}
+	}
+	return o, nil
+}
 
 // Detect reports whether data looks like an msr-fiddle file: a JSON object
 // with the top-level fields maxFPGAs and nodes. It does not validate it.
@@ -51,11 +109,16 @@ func Detect(data []byte) bool {
 // ReadFile reads and parses the msr-fiddle file at path; the graph is
 // named after the path and errors name it.
 func ReadFile(path string) (*workloads.Graph, error) {
+	return ReadFileWith(path, Options{})
+}
+
+// ReadFileWith is ReadFile with options.
+func ReadFileWith(path string, opts Options) (*workloads.Graph, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read msr-fiddle workload: %w", err)
 	}
-	return Parse(data, path)
+	return ParseWith(data, path, opts)
 }
 
 // Parse decodes an msr-fiddle file (name is used for the graph's name and in
@@ -66,21 +129,33 @@ func ReadFile(path string) (*workloads.Graph, error) {
 //     workloads.MeasuredCPU;
 //   - supportedOnFpga = false (or 0) makes the op CPUOnly;
 //   - isBackwardNode = true (or 1) gives role Backward, else Forward;
-//   - colorClass N puts the op in colocation group "color<N>" (absent: none);
+//   - colorClass N puts the op in colocation group "color<N>" (absent: a
+//     class of its own, the artifact's default);
+//   - layerId N sets the op's Layer to "layer<N>" (and, with
+//     Options.ContractLayers, merges the colour classes of a layer);
 //   - size (bytes of weights and activations on an accelerator) becomes
-//     ParamBytes, resident for the whole run; OutputBytes stays 0, so the
-//     memory a placer sees for the node is exactly size;
+//     ParamBytes, resident for the whole run (absent: 0, the artifact's
+//     default); OutputBytes stays 0, so the memory a placer sees for the
+//     node is exactly size;
 //   - an edge's cost (ms to move the source's output between accelerator
 //     and CPU memory) becomes Bytes = cost × 1e-3 × PCIeBandwidth;
 //   - maxFPGAs, maxCPUs and maxSizePerFPGA become Graph.Hint.
 //
-// Decoding is strict: an unknown field, a field of the wrong type, a
-// missing required field, a negative or non-finite number, a duplicate node
-// id, an edge to a missing node, a self-loop, a cycle or a truncated file is
-// an error naming the file and the field. The edge field size of the
-// artifact is checked (a number >= 0) and otherwise unused.
+// Every field the artifact's writer emits is understood. An unknown field
+// is ignored with a warning in Graph.Warnings (an error with
+// Options.Strict). A field of the wrong type, a missing required field, a
+// negative or non-finite number, a duplicate node id, an edge to a missing
+// node, a self-loop, a cycle or a truncated file is an error naming the
+// file and the field. The edge fields size and isArtificial of the
+// artifact are checked (a number >= 0, a flag) and otherwise unused: the
+// artifact charges an artificial edge's cost as any other's.
 func Parse(data []byte, name string) (*workloads.Graph, error) {
-	p := parser{file: name}
+	return ParseWith(data, name, Options{})
+}
+
+// ParseWith is Parse with options.
+func ParseWith(data []byte, name string, opts Options) (*workloads.Graph, error) {
+	p := parser{file: name, opts: opts, unknown: map[string]*unknownField{}}
 	g, err := p.parse(data)
 	if err != nil {
 		return nil, err
@@ -88,14 +163,32 @@ func Parse(data []byte, name string) (*workloads.Graph, error) {
 	return g, nil
 }
 
-type parser struct{ file string }
+type parser struct {
+	file string
+	opts Options
+	// unknown fields seen so far, by place ("nodes", "edges", "top
+	// level") and name
+	unknown map[string]*unknownField
+	// layerId and colorClass of each node (0 where the node has none: its
+	// Layer or Colocation is then empty)
+	layers, colors []int64
+}
+
+// unknownField counts an ignored field: where it was first seen and how
+// often.
+type unknownField struct {
+	first string
+	count int
+}
 
 func (p *parser) errf(format string, args ...any) error {
 	return fmt.Errorf("%w %q: %s", ErrFormat, p.file, fmt.Sprintf(format, args...))
 }
 
-// object decodes raw as a JSON object, rejecting fields outside allowed.
-func (p *parser) object(where string, raw json.RawMessage, allowed []string) (map[string]json.RawMessage, error) {
+// object decodes raw as a JSON object. A field outside allowed is an
+// error in strict mode, else it is counted for a warning (kind names the
+// place: "nodes", "edges", "top level").
+func (p *parser) object(where, kind string, raw json.RawMessage, allowed []string) (map[string]json.RawMessage, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
 		return nil, p.errf("%s: want a JSON object, got %s", where, describe(raw))
@@ -106,11 +199,42 @@ func (p *parser) object(where string, raw json.RawMessage, allowed []string) (ma
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if !contains(allowed, k) {
-			return nil, p.errf("%s: unknown field %q (valid: %s)", where, k, strings.Join(allowed, ", "))
+		if contains(allowed, k) {
+			continue
 		}
+		if p.opts.Strict {
+			return nil, p.errf("%s: unknown field %q (valid: %s; strict mode)", where, k, strings.Join(allowed, ", "))
+		}
+		key := kind + "\x00" + k
+		u := p.unknown[key]
+		if u == nil {
+			u = &unknownField{first: where}
+			p.unknown[key] = u
+		}
+		u.count++
+		delete(m, k)
 	}
 	return m, nil
+}
+
+// warnings lists the ignored fields, one line per place and name.
+func (p *parser) warnings() []string {
+	keys := make([]string, 0, len(p.unknown))
+	for k := range p.unknown {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []string
+	for _, k := range keys {
+		kind, name, _ := strings.Cut(k, "\x00")
+		u := p.unknown[k]
+		if kind == "top level" {
+			out = append(out, fmt.Sprintf("%s: unknown top-level field %q ignored", p.file, name))
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: unknown field %q ignored in %d of the %s (first %s)", p.file, name, u.count, kind, u.first))
+	}
+	return out
 }
 
 func (p *parser) parse(data []byte) (*workloads.Graph, error) {
@@ -122,7 +246,7 @@ func (p *parser) parse(data []byte) (*workloads.Graph, error) {
 	if _, err := dec.Token(); err == nil {
 		return nil, p.errf("trailing data after the top-level JSON object (offset %d)", dec.InputOffset())
 	}
-	top, err := p.object("top level", raw, topFields)
+	top, err := p.object("top level", "top level", raw, topFields)
 	if err != nil {
 		return nil, err
 	}
@@ -183,6 +307,10 @@ func (p *parser) parse(data []byte) (*workloads.Graph, error) {
 			return nil, err
 		}
 	}
+	if p.opts.ContractLayers {
+		p.contractLayers(g)
+	}
+	g.Warnings = p.warnings()
 	if err := g.Validate(); err != nil {
 		return nil, fmt.Errorf("%w %q: %w", ErrFormat, p.file, err)
 	}
@@ -191,11 +319,11 @@ func (p *parser) parse(data []byte) (*workloads.Graph, error) {
 
 func (p *parser) node(i int, raw json.RawMessage) (workloads.Op, int64, error) {
 	where := fmt.Sprintf("nodes[%d]", i)
-	m, err := p.object(where, raw, nodeFields)
+	m, err := p.object(where, "nodes", raw, nodeFields)
 	if err != nil {
 		return workloads.Op{}, 0, err
 	}
-	for _, f := range []string{"id", "supportedOnFpga", "cpuLatency", "fpgaLatency", "isBackwardNode", "size"} {
+	for _, f := range []string{"id", "supportedOnFpga", "cpuLatency", "fpgaLatency", "isBackwardNode"} {
 		if _, ok := m[f]; !ok {
 			return workloads.Op{}, 0, p.errf("%s: missing required field %s", where, f)
 		}
@@ -229,20 +357,34 @@ func (p *parser) node(i int, raw json.RawMessage) (workloads.Op, int64, error) {
 	if err != nil {
 		return workloads.Op{}, 0, err
 	}
-	size, err := p.number(where+": field size", m["size"], 0)
-	if err != nil {
-		return workloads.Op{}, 0, err
+	size := 0.0 // the artifact's default
+	if rawSize, ok := m["size"]; ok {
+		if size, err = p.number(where+": field size", rawSize, 0); err != nil {
+			return workloads.Op{}, 0, err
+		}
 	}
 	if size > math.MaxInt64/2 {
 		return workloads.Op{}, 0, p.errf("%s: field size = %g bytes (valid range: [0, 2^62])", where, size)
 	}
+	var color, layer int64
 	if rawColor, ok := m["colorClass"]; ok {
-		c, err := p.integer(where+": field colorClass", rawColor, math.MinInt64/2, math.MaxInt64/2)
+		c, err := p.integer(where+": field colorClass", rawColor, math.MinInt32, math.MaxInt32)
 		if err != nil {
 			return workloads.Op{}, 0, err
 		}
 		op.Colocation = fmt.Sprintf("color%d", c)
+		color = c
 	}
+	if rawLayer, ok := m["layerId"]; ok {
+		l, err := p.integer(where+": field layerId", rawLayer, math.MinInt32, math.MaxInt32)
+		if err != nil {
+			return workloads.Op{}, 0, err
+		}
+		op.Layer = fmt.Sprintf("layer%d", l)
+		layer = l
+	}
+	p.colors = append(p.colors, color)
+	p.layers = append(p.layers, layer)
 	op.CPUOnly = !supported
 	if backward {
 		op.Role = workloads.Backward
@@ -257,7 +399,7 @@ func (p *parser) node(i int, raw json.RawMessage) (workloads.Op, int64, error) {
 
 func (p *parser) edge(g *workloads.Graph, i int, raw json.RawMessage, byID map[int64]int) error {
 	where := fmt.Sprintf("edges[%d]", i)
-	m, err := p.object(where, raw, edgeFields)
+	m, err := p.object(where, "edges", raw, edgeFields)
 	if err != nil {
 		return err
 	}
@@ -293,8 +435,79 @@ func (p *parser) edge(g *workloads.Graph, i int, raw json.RawMessage, byID map[i
 			return err
 		}
 	}
+	if rawArt, ok := m["isArtificial"]; ok {
+		if _, err := p.flag(where+": field isArtificial", rawArt); err != nil {
+			return err
+		}
+	}
 	g.AddEdge(ends[0], ends[1], CostToBytes(cost))
 	return nil
+}
+
+// contractLayers merges the colour classes that share a layer (the
+// artifact's fuseLayers): the colocation groups become the connected
+// components of nodes joined by a colour class or a layerId, each named
+// after its smallest layerId ("layers<N>"), or its colour class when it
+// has no layer.
+func (p *parser) contractLayers(g *workloads.Graph) {
+	n := len(g.Ops)
+	parent := make([]int, n)
+	for i := range parent {
+		parent[i] = i
+	}
+	find := func(x int) int {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	union := func(a, b int) {
+		ra, rb := find(a), find(b)
+		if rb < ra {
+			ra, rb = rb, ra
+		}
+		parent[rb] = ra
+	}
+	byColor := map[int64]int{}
+	byLayer := map[int64]int{}
+	for i := 0; i < n; i++ {
+		if c := p.colors[i]; g.Ops[i].Colocation != "" {
+			if j, ok := byColor[c]; ok {
+				union(i, j)
+			} else {
+				byColor[c] = i
+			}
+		}
+		if l := p.layers[i]; g.Ops[i].Layer != "" {
+			if j, ok := byLayer[l]; ok {
+				union(i, j)
+			} else {
+				byLayer[l] = i
+			}
+		}
+	}
+	minLayer := map[int]int64{}
+	size := map[int]int{}
+	for i := 0; i < n; i++ {
+		r := find(i)
+		size[r]++
+		if g.Ops[i].Layer == "" {
+			continue
+		}
+		if l, ok := minLayer[r]; !ok || p.layers[i] < l {
+			minLayer[r] = p.layers[i]
+		}
+	}
+	for i := 0; i < n; i++ {
+		r := find(i)
+		switch l, ok := minLayer[r]; {
+		case ok && size[r] > 1:
+			g.Ops[i].Colocation = fmt.Sprintf("layers%d", l)
+		case size[r] > 1:
+			g.Ops[i].Colocation = g.Ops[r].Colocation
+		}
+	}
 }
 
 // CostToBytes is the number of bytes an edge of cost ms carries (see

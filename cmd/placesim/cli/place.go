@@ -72,6 +72,9 @@ func placeRun(opts *PlaceOptions) error {
 	if err != nil {
 		return err
 	}
+	for _, w := range out.Warnings {
+		fmt.Fprintf(opts.ErrOut, "warning: %s\n", w)
+	}
 	if opts.JSON {
 		if err := writeJSON(opts.Out, out); err != nil {
 			return err
