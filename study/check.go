@@ -8,7 +8,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"testing"
 
 	"placesim/internal/units"
 	"placesim/placers"
@@ -140,24 +139,4 @@ func ParseTolerance(s string) (float64, error) {
 		return 0, fmt.Errorf("%w %q (valid: a percentage such as 2%% or a fraction such as 0.02, in [0, 1000%%])", ErrBadTolerance, s)
 	}
 	return v, nil
-}
-
-// CheckAgainst fails t for every regression of the scenario recorded in
-// baselineFile when re-run with reg (within tol), for use in any placer's
-// tests:
-//
-//	study.CheckAgainst(t, "testdata/baseline.json", reg, 0.02)
-func CheckAgainst(t testing.TB, baselineFile string, reg *placers.Registry, tol float64) {
-	t.Helper()
-	base, err := ReadResults(baselineFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	regs, _, err := Check(context.Background(), base, reg, tol)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range regs {
-		t.Errorf("regression: %s", r)
-	}
 }

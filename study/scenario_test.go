@@ -14,6 +14,7 @@ import (
 	"placesim/placers/builtin"
 	"placesim/reports"
 	"placesim/study"
+	"placesim/study/studytest"
 )
 
 func registry(t *testing.T) *placers.Registry {
@@ -150,7 +151,7 @@ func TestCheckCatchesDegradedPlacer(t *testing.T) {
 	if err != nil || len(regs) != 0 {
 		t.Fatalf("unchanged placers: %v %v", regs, err)
 	}
-	study.CheckAgainst(t, path, reg, 0.02)
+	studytest.CheckAgainst(t, path, reg, 0.02)
 	// "single" deliberately degraded: it now spreads the graph round robin
 	bad := placers.NewRegistry()
 	bad.Register("single", "degraded", baseline.NewRoundRobin)
