@@ -61,10 +61,6 @@ type DeviceShare struct {
 	Memory int64   `json:"memory"`
 }
 
-// MaxLoader is implemented by anything that knows a plan's max-load
-// (seconds per sample).
-type MaxLoader interface{ MaxLoad() float64 }
-
 // Reporter is implemented by placers that describe their plan.
 type Reporter interface {
 	Placer

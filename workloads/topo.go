@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"container/heap"
 	"fmt"
 	"strings"
 )
@@ -17,14 +18,14 @@ func (g *Graph) TopoOrder() ([]int, error) {
 		indeg[e.To]++
 	}
 	// A binary heap of ready IDs keeps "smallest first" in O(n log n).
-	ready := make(intHeap, 0, 64)
+	ready := &intHeap{items: make([]int, 0, 64)}
 	for i := 0; i < n; i++ {
 		if indeg[i] == 0 {
-			ready = append(ready, i)
+			ready.items = append(ready.items, i) // ascending: already a heap
 		}
 	}
 	order := make([]int, 0, n)
-	for len(ready) > 0 {
+	for ready.Len() > 0 {
 		v := ready.pop()
 		order = append(order, v)
 		for _, eid := range g.out[v] {
@@ -88,41 +89,31 @@ func (g *Graph) cycleError(indeg []int32) error {
 	return fmt.Errorf("%w: graph %q: op %s is on the cycle %s", ErrCycle, g.Name, names[0], strings.Join(names, " -> "))
 }
 
-type intHeap []int
+// intHeap is a min-heap of ints driven by container/heap; push and pop
+// pass values through in and out rather than as interface values, which
+// would allocate.
+type intHeap struct {
+	items   []int
+	in, out int
+}
+
+func (h *intHeap) Len() int           { return len(h.items) }
+func (h *intHeap) Less(i, j int) bool { return h.items[i] < h.items[j] }
+func (h *intHeap) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *intHeap) Push(any)           { h.items = append(h.items, h.in) }
+func (h *intHeap) Pop() any {
+	n := len(h.items) - 1
+	h.out = h.items[n]
+	h.items = h.items[:n]
+	return nil
+}
 
 func (h *intHeap) push(v int) {
-	*h = append(*h, v)
-	s := *h
-	for i := len(s) - 1; i > 0; {
-		p := (i - 1) / 2
-		if s[p] <= s[i] {
-			break
-		}
-		s[p], s[i] = s[i], s[p]
-		i = p
-	}
+	h.in = v
+	heap.Push(h, nil)
 }
 
 func (h *intHeap) pop() int {
-	s := *h
-	v := s[0]
-	last := len(s) - 1
-	s[0] = s[last]
-	s = s[:last]
-	for i := 0; ; {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(s) && s[l] < s[m] {
-			m = l
-		}
-		if r < len(s) && s[r] < s[m] {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		s[i], s[m] = s[m], s[i]
-		i = m
-	}
-	*h = s
-	return v
+	heap.Pop(h)
+	return h.out
 }

@@ -1,6 +1,7 @@
 package graphalg
 
 import (
+	"container/heap"
 	"context"
 	"math"
 )
@@ -291,48 +292,35 @@ func contains(xs []int, x int) bool {
 	return false
 }
 
-// opHeap is a binary heap of op IDs ordered by less.
+// opHeap is a heap of op IDs ordered by less, driven by container/heap;
+// push and pop pass IDs through in and out rather than as interface
+// values, which would allocate.
 type opHeap struct {
-	items []int32
-	less  func(a, b int32) bool
+	items   []int32
+	less    func(a, b int32) bool
+	in, out int32
 }
 
 func (h *opHeap) len() int   { return len(h.items) }
 func (h *opHeap) top() int32 { return h.items[0] }
 
+func (h *opHeap) Len() int           { return len(h.items) }
+func (h *opHeap) Less(i, j int) bool { return h.less(h.items[i], h.items[j]) }
+func (h *opHeap) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *opHeap) Push(any)           { h.items = append(h.items, h.in) }
+func (h *opHeap) Pop() any {
+	n := len(h.items) - 1
+	h.out = h.items[n]
+	h.items = h.items[:n]
+	return nil
+}
+
 func (h *opHeap) push(v int32) {
-	h.items = append(h.items, v)
-	s := h.items
-	for i := len(s) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !h.less(s[i], s[p]) {
-			break
-		}
-		s[p], s[i] = s[i], s[p]
-		i = p
-	}
+	h.in = v
+	heap.Push(h, nil)
 }
 
 func (h *opHeap) pop() int32 {
-	s := h.items
-	v := s[0]
-	last := len(s) - 1
-	s[0] = s[last]
-	s = s[:last]
-	for i := 0; ; {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(s) && h.less(s[l], s[m]) {
-			m = l
-		}
-		if r < len(s) && h.less(s[r], s[m]) {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		s[i], s[m] = s[m], s[i]
-		i = m
-	}
-	h.items = s
-	return v
+	heap.Pop(h)
+	return h.out
 }

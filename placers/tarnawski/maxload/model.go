@@ -65,8 +65,8 @@ func (m *Model) L() int { return len(m.CPU) }
 // IsAcc reports whether model device d is an accelerator.
 func (m *Model) IsAcc(d int) bool { return d < len(m.Acc) }
 
-// DeviceID maps a model device index to the cluster's device ID.
-func (m *Model) DeviceID(d int) int {
+// deviceID maps a model device index to the cluster's device ID.
+func (m *Model) deviceID(d int) int {
 	if d < len(m.Acc) {
 		return m.Acc[d]
 	}
@@ -74,7 +74,7 @@ func (m *Model) DeviceID(d int) int {
 }
 
 // DeviceName is the cluster name of model device d.
-func (m *Model) DeviceName(d int) string { return m.Cluster.Devices[m.DeviceID(d)].Name }
+func (m *Model) DeviceName(d int) string { return m.Cluster.Devices[m.deviceID(d)].Name }
 
 // New builds the model of req: accelerators are the cluster's accelerator
 // devices, CPUs its CPU devices. Times come from req.Estimates (first
@@ -215,7 +215,7 @@ func commCost(m *Model, est *devices.Estimates) func(int64) float64 {
 func (m *Model) Plan(assign []int) *engine.Plan {
 	p := placers.NewPlan(m.Graph)
 	for op, d := range assign {
-		p.Device[op] = m.DeviceID(d)
+		p.Device[op] = m.deviceID(d)
 	}
 	return p
 }
@@ -225,7 +225,7 @@ func (m *Model) Plan(assign []int) *engine.Plan {
 func (m *Model) Assignment(p *engine.Plan) []int {
 	idx := make(map[int]int, len(m.Acc)+len(m.CPU))
 	for i := 0; i < m.K()+m.L(); i++ {
-		idx[m.DeviceID(i)] = i
+		idx[m.deviceID(i)] = i
 	}
 	a := make([]int, len(p.Device))
 	for op, d := range p.Device {

@@ -71,16 +71,6 @@ func (s *State) Loads(buf []float64) {
 	}
 }
 
-// Fits reports whether op may move to device to: it can run there and
-// the device's memory holds it.
-func (s *State) Fits(op, to int) bool {
-	m := s.m
-	if m.IsAcc(to) {
-		return m.AccTime[op] < inf && s.mem[to]+m.Size[op] <= m.AccMem
-	}
-	return m.CPUTime[op] < inf && s.mem[to]+m.Size[op] <= m.CPUMem
-}
-
 const inf = 1e300
 
 // LoadsAfter writes into buf the loads the devices would have after moving
