@@ -35,6 +35,10 @@ type StandardEvalOptions struct {
 	TimeSigma, MemSigma float64
 	// Seed drives the measurement noise.
 	Seed uint64
+	// RoughOnly stops after the first step (the small-batch regression),
+	// skipping the profiling of the target batch on a sequential
+	// placement.
+	RoughOnly bool
 }
 
 // StandardEvalReport says how the estimates were made and how far they are
@@ -54,10 +58,24 @@ type StandardEvalReport struct {
 	// CDFs as in the paper's Figure 5).
 	TimeDevs []float64 `json:"-"`
 	MemDevs  []float64 `json:"-"`
+	// RoughTimeDev and RoughMemDev are the deviations after the first step
+	// alone (the regression from small batches).
+	RoughTimeDev float64 `json:"roughTimeDev"`
+	RoughMemDev  float64 `json:"roughMemDev"`
+	// Profiled is true when the second step ran: the target batch fitted
+	// the cluster on a sequential placement over Devices devices, and its
+	// ops were profiled there.
+	Profiled bool `json:"profiled"`
+	Devices  int  `json:"devices,omitempty"`
+	// LargeBatch, when the target batch does not fit the cluster, is the
+	// largest batch B/2^k that does, profiled on the sequential placement
+	// and added to the regression (0: none).
+	LargeBatch int `json:"largeBatch,omitempty"`
 }
 
 // StandardEvaluation returns the estimates of g on c that Celeritas'
-// Standard Evaluation makes (section 4.2.1, first step). The model is
+// Standard Evaluation makes (section 4.2.1, both steps). First step: the
+// model is
 // rebuilt by build at small batch sizes that fit one device; each op is
 // "profiled" there: its true time on each device kind of c and its memory
 // (output plus workspace), each measurement under seeded multiplicative
@@ -68,6 +86,18 @@ type StandardEvalReport struct {
 // from the links' linear model (t = latency + bytes/bandwidth, fitted in
 // advance as the paper says), so both are exact. Ops are matched by name:
 // every op of g must exist in the rebuilt graphs.
+//
+// Second step ("we acquire accurate operation information by running the
+// large-batch model for a few iterations using a sequential placement
+// strategy based on memory constraints"): the target-batch graph is
+// placed in topological order on the first device until the first step's
+// memory estimates fill it, then on the next, and so on; when it fits the
+// cluster, each op is profiled where it was placed (its true time and
+// memory under the same noise, averaged over the iterations). Those
+// measurements replace the first step's estimates on the profiled device
+// kinds; on the other kinds the first step's time is scaled by the same
+// correction. When the model does not fit, the first step's estimates are
+// kept (the report says so).
 func StandardEvaluation(g *workloads.Graph, c *Cluster, build func(batch int) (*workloads.Graph, error), o StandardEvalOptions) (*Estimates, *StandardEvalReport, error) {
 	if build == nil {
 		return nil, nil, fmt.Errorf("standard evaluation of %q: no builder to rebuild the workload at small batch sizes", g.Name)
@@ -109,11 +139,10 @@ func StandardEvaluation(g *workloads.Graph, c *Cluster, build func(batch int) (*
 		kinds[e.kindOf[i]] = &c.Devices[i].Kind
 	}
 	n := len(g.Ops)
-	// measured[b][op*nKinds+k] (time) and mem[b][op]
-	times := make([][]float64, len(batches))
-	mems := make([][]float64, len(batches))
 	rng := rand.New(rand.NewPCG(o.Seed, 0x5e1ec7ed))
-	for bi, b := range batches {
+	// measure profiles every op of g as rebuilt at batch b: times
+	// [op*nKinds+k] and memories [op], averaged over the iterations
+	measure := func(b int) (times, mems []float64, err error) {
 		gb := g
 		if b != g.Batch {
 			if gb, err = build(b); err != nil {
@@ -124,8 +153,8 @@ func StandardEvaluation(g *workloads.Graph, c *Cluster, build func(batch int) (*
 		for i := range gb.Ops {
 			idx[gb.Ops[i].Name] = i
 		}
-		times[bi] = make([]float64, n*e.nKinds)
-		mems[bi] = make([]float64, n)
+		times = make([]float64, n*e.nKinds)
+		mems = make([]float64, n)
 		for op := range g.Ops {
 			j, ok := idx[g.Ops[op].Name]
 			if !ok {
@@ -135,21 +164,62 @@ func StandardEvaluation(g *workloads.Graph, c *Cluster, build func(batch int) (*
 			for k, kind := range kinds {
 				t, err := OpTime(src, kind)
 				if err != nil {
-					times[bi][op*e.nKinds+k] = math.Inf(1)
+					times[op*e.nKinds+k] = math.Inf(1)
 					continue
 				}
-				times[bi][op*e.nKinds+k] = t * meanNoise(rng, o.TimeSigma, o.Iterations)
+				times[op*e.nKinds+k] = t * meanNoise(rng, o.TimeSigma, o.Iterations)
 			}
-			mems[bi][op] = float64(src.OutputBytes+src.TempBytes) * meanNoise(rng, o.MemSigma, o.Iterations)
+			mems[op] = float64(src.OutputBytes+src.TempBytes) * meanNoise(rng, o.MemSigma, o.Iterations)
+		}
+		return times, mems, nil
+	}
+	var times, mems [][]float64
+	for _, b := range batches {
+		t, m, err := measure(b)
+		if err != nil {
+			return nil, nil, err
+		}
+		times, mems = append(times, t), append(mems, m)
+	}
+	e.memFactor = make([]float64, n)
+	fitRegressions(g, e, batches, times, mems)
+	rep := &StandardEvalReport{Target: g.Batch, Kind: kinds[0].Name}
+	rep.RoughTimeDev, rep.RoughMemDev, _, _ = deviations(g, e, kinds[0])
+	if len(batches) > 1 && !o.RoughOnly {
+		if err := profileTarget(g, c, e, kinds, o, rng, rep); err != nil {
+			return nil, nil, err
+		}
+		// the target does not fit the cluster: profile the largest batch
+		// that does, on the sequential placement, and fit again with it
+		for b := g.Batch / 2; !rep.Profiled && b > batches[0]; b /= 2 {
+			if !fitsSequentially(g, c, e, float64(b)/float64(g.Batch)) {
+				continue
+			}
+			t, m, err := measure(b)
+			if err != nil {
+				return nil, nil, err
+			}
+			batches = append([]int{b}, batches...)
+			times, mems = append([][]float64{t}, times...), append([][]float64{m}, mems...)
+			fitRegressions(g, e, batches, times, mems)
+			rep.LargeBatch = b
+			break
 		}
 	}
+	rep.Batches = batches
+	rep.TimeDev, rep.MemDev, rep.TimeDevs, rep.MemDevs = deviations(g, e, kinds[0])
+	return e, rep, nil
+}
+
+// fitRegressions sets e's op times and memory factors at g's batch from
+// least-squares lines through the measurements at batches.
+func fitRegressions(g *workloads.Graph, e *Estimates, batches []int, times, mems [][]float64) {
 	x := make([]float64, len(batches))
 	for i, b := range batches {
 		x[i] = float64(b)
 	}
 	target := float64(g.Batch)
 	y := make([]float64, len(batches))
-	e.memFactor = make([]float64, n)
 	for op := range g.Ops {
 		for k := 0; k < e.nKinds; k++ {
 			lo := math.Inf(1)
@@ -172,27 +242,113 @@ func StandardEvaluation(g *workloads.Graph, c *Cluster, build func(batch int) (*
 			e.memFactor[op] = m / float64(tr)
 		}
 	}
-	rep := &StandardEvalReport{Target: g.Batch, Batches: batches, Kind: kinds[0].Name}
+}
+
+// fitsSequentially reports whether g at frac of its batch fits c on the
+// sequential placement of profileTarget (activation memory scaled by
+// frac, parameters not).
+func fitsSequentially(g *workloads.Graph, c *Cluster, e *Estimates, frac float64) bool {
+	order, err := g.TopoOrder()
+	if err != nil {
+		return false
+	}
+	d := 0
+	var used, temp int64
+	for _, op := range order {
+		p, out, tmp := e.OpMemory(op)
+		out, tmp = int64(float64(out)*frac), int64(float64(tmp)*frac)
+		for d < len(c.Devices) && (used+p+out+max(temp, tmp) > c.Devices[d].Memory || !e.CanRun(op, d)) {
+			if used == 0 && e.CanRun(op, d) {
+				return false
+			}
+			d++
+			used, temp = 0, 0
+		}
+		if d == len(c.Devices) {
+			return false
+		}
+		used += p + out
+		temp = max(temp, tmp)
+	}
+	return true
+}
+
+// deviations are the mean and per-op relative deviations of e's op times
+// on kind k and of its op memories from the true costs.
+func deviations(g *workloads.Graph, e *Estimates, k *Kind) (timeDev, memDev float64, timeDevs, memDevs []float64) {
 	var st, sm float64
 	for op := range g.Ops {
-		if t, err := OpTime(&g.Ops[op], kinds[0]); err == nil && t > 0 {
+		if t, err := OpTime(&g.Ops[op], k); err == nil && t > 0 {
 			d := math.Abs(e.opTime[op*e.nKinds]-t) / t
-			rep.TimeDevs = append(rep.TimeDevs, d)
+			timeDevs = append(timeDevs, d)
 			st += d
 		}
 		if tr := g.Ops[op].OutputBytes + g.Ops[op].TempBytes; tr > 0 {
 			d := math.Abs(e.memFactor[op] - 1)
-			rep.MemDevs = append(rep.MemDevs, d)
+			memDevs = append(memDevs, d)
 			sm += d
 		}
 	}
-	if len(rep.TimeDevs) > 0 {
-		rep.TimeDev = st / float64(len(rep.TimeDevs))
+	if len(timeDevs) > 0 {
+		timeDev = st / float64(len(timeDevs))
 	}
-	if len(rep.MemDevs) > 0 {
-		rep.MemDev = sm / float64(len(rep.MemDevs))
+	if len(memDevs) > 0 {
+		memDev = sm / float64(len(memDevs))
 	}
-	return e, rep, nil
+	return timeDev, memDev, timeDevs, memDevs
+}
+
+// profileTarget is the second step of StandardEvaluation: a sequential
+// placement of the target graph by the first step's memory estimates (in
+// topological order, parameters and outputs counted as resident, one
+// device filled after the other), then the profiling of every op on its
+// device. It leaves e as it is when the graph does not fit c.
+func profileTarget(g *workloads.Graph, c *Cluster, e *Estimates, kinds []*Kind, o StandardEvalOptions, rng *rand.Rand, rep *StandardEvalReport) error {
+	order, err := g.TopoOrder()
+	if err != nil {
+		return fmt.Errorf("standard evaluation of %q: %w", g.Name, err)
+	}
+	dev := make([]int, len(g.Ops))
+	d := 0
+	var used, temp int64
+	for _, op := range order {
+		p, out, tmp := e.OpMemory(op)
+		for d < len(c.Devices) && (used+p+out+max(temp, tmp) > c.Devices[d].Memory || !e.CanRun(op, d)) {
+			if used == 0 && e.CanRun(op, d) {
+				return nil // one op alone does not fit a device
+			}
+			d++
+			used, temp = 0, 0
+		}
+		if d == len(c.Devices) {
+			return nil // the target batch does not fit the cluster
+		}
+		dev[op] = d
+		used += p + out
+		temp = max(temp, tmp)
+	}
+	rep.Profiled, rep.Devices = true, d+1
+	for op := range g.Ops {
+		k := e.kindOf[dev[op]]
+		t, err := OpTime(&g.Ops[op], kinds[k])
+		if err != nil {
+			continue
+		}
+		measured := t * meanNoise(rng, o.TimeSigma, o.Iterations)
+		rough := e.opTime[op*e.nKinds+k]
+		for j := 0; j < e.nKinds; j++ {
+			switch {
+			case j == k:
+				e.opTime[op*e.nKinds+j] = measured
+			case rough > 0 && !math.IsInf(e.opTime[op*e.nKinds+j], 1):
+				e.opTime[op*e.nKinds+j] *= measured / rough
+			}
+		}
+		if tr := g.Ops[op].OutputBytes + g.Ops[op].TempBytes; tr > 0 {
+			e.memFactor[op] = meanNoise(rng, o.MemSigma, o.Iterations)
+		}
+	}
+	return nil
 }
 
 // meanNoise is the mean of k draws of max(0.1, 1 + sigma*N(0,1)).

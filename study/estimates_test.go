@@ -82,7 +82,11 @@ func TestStandardEvalTable5(t *testing.T) {
 			if !(rep.TimeDev > 0 && rep.TimeDev < 1 && rep.MemDev > 0 && rep.MemDev < 1) {
 				t.Fatalf("deviations: time %g, memory %g (want in (0, 1))", rep.TimeDev, rep.MemDev)
 			}
-			t.Logf("%s: profiled at batches %v for %d: memory deviation %.2f %%, time %.2f %%", m.name, rep.Batches, rep.Target, 100*rep.MemDev, 100*rep.TimeDev)
+			if (rep.Profiled || rep.LargeBatch > 0) && !(rep.TimeDev < rep.RoughTimeDev) {
+				t.Fatalf("second step: time deviation %g, first step alone %g", rep.TimeDev, rep.RoughTimeDev)
+			}
+			t.Logf("%s: profiled at batches %v for %d: memory deviation %.2f %%, time %.2f %% (first step alone %.2f %%)",
+				m.name, rep.Batches, rep.Target, 100*rep.MemDev, 100*rep.TimeDev, 100*rep.RoughTimeDev)
 		})
 	}
 }
