@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"placesim/devices"
+	"placesim/internal/checked"
 	"placesim/workloads"
 )
 
@@ -68,6 +69,12 @@ func Stats(req StatsRequest) (*WorkloadStats, error) {
 		if o.CCR, err = ClusterCCR(g, c); err != nil {
 			return nil, err
 		}
+		if !checked.Finite(o.CCR.Value) {
+			return nil, fmt.Errorf("CCR of %q on cluster %q is %g: a transfer or compute time is not finite (check the cluster's bandwidths and rates)", g.Name, c.Name, o.CCR.Value)
+		}
+	}
+	if !checked.Finite(o.FLOPs) {
+		return nil, fmt.Errorf("workload %q: total FLOPs %g is not finite", g.Name, o.FLOPs)
 	}
 	return o, nil
 }

@@ -77,7 +77,7 @@
 //     reads the steps of the one below directly (also through Squeeze,
 //     Transpose or Reshape nodes that keep the time axis); a consumer of
 //     Y, Y_h or Y_c as a whole reads it from a zero-FLOP concat op. At most
-//     65,536 steps per node and 2^20 per model unroll.
+//     32,768 steps per node and 262,144 per model unroll.
 //   - fused: one op per node, of type lstm, gru or rnn.
 //
 // Work per batch row, time step and direction: 2*gates*h*(in+h) for the

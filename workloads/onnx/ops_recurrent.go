@@ -53,8 +53,8 @@ func activationFLOPs() map[string]float64 {
 // whole import, so that a small file cannot ask for billions of ops; a
 // longer sequence imports with rnn=fused.
 const (
-	maxUnrollSteps = 1 << 16
-	maxUnrollTotal = 1 << 20
+	maxUnrollSteps = 1 << 15
+	maxUnrollTotal = 1 << 18
 )
 
 // recurrent is an inferred LSTM, GRU or RNN node, kept for unrolling.
@@ -346,6 +346,23 @@ func (imp *importer) unroll(c *nodeCtx, base string) error {
 	ps := perDir(7, 3*hid)
 	h0 := perDir(5, r.batch, hid)
 	c0 := perDir(6, r.batch, hid)
+	// active[t] is the number of rows still running at time t: those
+	// whose length is > t (counted once, not per step: O(seq + batch))
+	active := make([]int64, r.seq)
+	for t := range active {
+		active[t] = r.batch
+	}
+	if r.lens != nil {
+		ends := make([]int64, r.seq+1)
+		for _, l := range r.lens {
+			ends[l]++
+		}
+		run := r.batch
+		for t := range active {
+			run -= ends[t]
+			active[t] = run
+		}
+	}
 	lstm := r.spec.op == "LSTM"
 	layer := strings.TrimPrefix(base, "/")
 	hs := make([][]*value, r.dirs) // [dir][t]
@@ -367,17 +384,8 @@ func (imp *importer) unroll(c *nodeCtx, base string) error {
 			if rev {
 				t = r.seq - 1 - k
 			}
-			active := r.batch
-			if r.lens != nil {
-				active = 0
-				for _, l := range r.lens {
-					if l > t {
-						active++
-					}
-				}
-			}
 			op := pendingOp{name: fmt.Sprintf("%st_%d", prefix, t), typ: r.spec.typ + "-cell", layer: layer,
-				flops: r.rowFLOPs[d] * float64(active), tempBytes: sizeBytes(r.dtype, g*r.batch*hid)}
+				flops: r.rowFLOPs[d] * float64(active[t]), tempBytes: sizeBytes(r.dtype, g*r.batch*hid)}
 			ins := append([]*value{}, xSteps[t]...)
 			ins = append(ins, prevH, prevC, ws[d], rs[d], bs[d], ps[d], c.opt(4))
 			var inBytes int64
