@@ -33,7 +33,7 @@ import (
 // The first op has no v_{i-1}: d_k is its first candidate device. An op
 // whose colocation unit is placed already has its unit's device as only
 // candidate. The schedule's start times become the plan's priorities.
-func adjustingPlacement(ctx context.Context, p *graphalg.Problem, bestEffort bool) (*engine.Plan, error) {
+func adjustingPlacement(ctx context.Context, p *graphalg.Problem, bestEffort bool, st *stats) (*engine.Plan, error) {
 	order, err := p.CPDOrder()
 	if err != nil {
 		return nil, err
@@ -71,13 +71,22 @@ func adjustingPlacement(ctx context.Context, p *graphalg.Problem, bestEffort boo
 			dk = cands[0]
 		}
 		var dev int
+		st.ops++
 		switch {
 		case est[dk]-est[d1] > back: // eq. 9 (+Inf when d_k is full)
 			dev = d1
+			if d1 != dk {
+				if math.IsInf(est[dk], 1) {
+					st.full++
+				} else {
+					st.moved++
+				}
+			}
 		case !math.IsInf(est[dk], 1):
 			dev = dk
 		case bestEffort:
 			dev = b.LeastUsed(cands)
+			st.overfilled++
 		default:
 			return nil, b.NoFit(v)
 		}
@@ -91,6 +100,12 @@ func adjustingPlacement(ctx context.Context, p *graphalg.Problem, bestEffort boo
 	}
 	return s.Plan(), nil
 }
+
+// stats counts Adjusting Placement's and Order-Place's decisions, for the
+// report: ops placed, ops moved off d_k by eq. 9 while d_k had room, ops
+// moved because d_k was full, and ops put on a full device by the
+// best-effort rule.
+type stats struct{ ops, moved, full, overfilled int }
 
 func has(xs []int, x int) bool {
 	for _, y := range xs {

@@ -8,7 +8,11 @@ import (
 	"placesim/placers/graphalg"
 )
 
-var _ placers.Placer = (*Celeritas)(nil)
+var (
+	_ placers.Placer      = (*Celeritas)(nil)
+	_ placers.Reporter    = (*Celeritas)(nil)
+	_ placers.MemoryAware = (*Celeritas)(nil)
+)
 
 // Celeritas is the Celeritas placer (Figure 2): the graph is fused into a
 // coarse graph by optimal operation fusion over the CPD-TOPO order
@@ -43,7 +47,20 @@ func (c *Celeritas) MemoryAware() bool { return !c.o.bestEffort }
 
 // Place implements placers.Placer.
 func (c *Celeritas) Place(ctx context.Context, req *placers.Request) (*engine.Plan, error) {
-	return c.o.place(ctx, req, func(ctx context.Context, p *graphalg.Problem) (*engine.Plan, error) {
-		return adjustingPlacement(ctx, p, c.o.bestEffort)
+	plan, _, err := c.PlaceReport(ctx, req)
+	return plan, err
+}
+
+// PlaceReport implements placers.Reporter: the notes count the coarse ops
+// Adjusting Placement moved off the previous op's device (eq. 9), and
+// Relaxed says how many ops the best-effort rule put on a full device.
+func (c *Celeritas) PlaceReport(ctx context.Context, req *placers.Request) (*engine.Plan, *placers.Report, error) {
+	var st stats
+	plan, err := c.o.place(ctx, req, func(ctx context.Context, p *graphalg.Problem) (*engine.Plan, error) {
+		return adjustingPlacement(ctx, p, c.o.bestEffort, &st)
 	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return plan, st.report("Adjusting Placement"), nil
 }

@@ -3,6 +3,7 @@ package celeritas_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"placesim/devices"
@@ -125,6 +126,22 @@ func TestBestEffort(t *testing.T) {
 		plan, err := place(t, f, placers.Options{"coarsen": "false", "besteffort": "true"}, g, c)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// the overfill is reported as a relaxed memory constraint
+		p, err := f(placers.Options{"coarsen": "false", "besteffort": "true"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		est, err := devices.NewEstimates(g, c, devices.EstimateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, rep, err := placers.PlaceWithReport(context.Background(), p, &placers.Request{Graph: g, Cluster: c, Estimates: est})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep == nil || len(rep.Relaxed) == 0 || !strings.Contains(rep.Relaxed[0], "best-effort") {
+			t.Fatalf("%s: report %+v, want the best-effort overfill in Relaxed", p.Name(), rep)
 		}
 		// best effort spreads the overflow: the least used device each time
 		count := make([]int, 4)

@@ -2,6 +2,7 @@ package celeritas
 
 import (
 	"context"
+	"fmt"
 
 	"placesim/engine"
 	"placesim/placers"
@@ -40,4 +41,19 @@ func parseOptions(opts placers.Options) (options, error) {
 // is on (see graphalg.PlaceWith).
 func (o options) place(ctx context.Context, req *placers.Request, f func(context.Context, *graphalg.Problem) (*engine.Plan, error)) (*engine.Plan, error) {
 	return graphalg.PlaceWith(ctx, req, o.fo, o.priorities, f)
+}
+
+// report describes the decisions counted in st by the named method.
+func (st *stats) report(method string) *placers.Report {
+	rep := &placers.Report{}
+	if method == "Order-Place" {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %d ops placed", method, st.ops))
+	} else {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %d ops placed; %d moved off the previous op's device by eq. 9 (earlier start by more than back_cost), %d moved because that device was full",
+			method, st.ops, st.moved, st.full))
+	}
+	if st.overfilled > 0 {
+		rep.Relaxed = append(rep.Relaxed, fmt.Sprintf("memory: the best-effort rule put %d ops on a full device (besteffort=true)", st.overfilled))
+	}
+	return rep
 }

@@ -8,7 +8,10 @@ import (
 	"placesim/placers/graphalg"
 )
 
-var _ placers.Placer = (*OrderPlace)(nil)
+var (
+	_ placers.Placer   = (*OrderPlace)(nil)
+	_ placers.Reporter = (*OrderPlace)(nil)
+)
 
 // OrderPlace is Celeritas' Order-Place (sections 5.2 and 6.2.2): the ops
 // of the coarse graph from operation fusion in CPD-TOPO order, placed on
@@ -39,10 +42,24 @@ func (op *OrderPlace) MemoryAware() bool { return !op.o.bestEffort }
 
 // Place implements placers.Placer.
 func (op *OrderPlace) Place(ctx context.Context, req *placers.Request) (*engine.Plan, error) {
-	return op.o.place(ctx, req, op.placeProblem)
+	plan, _, err := op.PlaceReport(ctx, req)
+	return plan, err
 }
 
-func (op *OrderPlace) placeProblem(ctx context.Context, p *graphalg.Problem) (*engine.Plan, error) {
+// PlaceReport implements placers.Reporter: Relaxed says how many ops the
+// best-effort rule put on a full device.
+func (op *OrderPlace) PlaceReport(ctx context.Context, req *placers.Request) (*engine.Plan, *placers.Report, error) {
+	var st stats
+	plan, err := op.o.place(ctx, req, func(ctx context.Context, p *graphalg.Problem) (*engine.Plan, error) {
+		return op.placeProblem(ctx, p, &st)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return plan, st.report("Order-Place"), nil
+}
+
+func (op *OrderPlace) placeProblem(ctx context.Context, p *graphalg.Problem, st *stats) (*engine.Plan, error) {
 	order, err := p.CPDOrder()
 	if err != nil {
 		return nil, err
@@ -75,10 +92,12 @@ func (op *OrderPlace) placeProblem(ctx context.Context, p *graphalg.Problem) (*e
 				d = devs[*k]
 			case op.o.bestEffort:
 				d = b.LeastUsed(devs)
+				st.overfilled++
 			default:
 				return nil, b.NoFit(v)
 			}
 		}
+		st.ops++
 		b.Place(v, d)
 		plan.Device[v] = d
 	}
