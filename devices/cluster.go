@@ -27,7 +27,7 @@ type Cluster struct {
 	Name     string
 	Devices  []Device
 	Topology *links.Topology
-	routes   [][]links.Route
+	routes   *routeTable
 }
 
 // NewCluster checks the devices and computes the routes between every pair.
@@ -64,27 +64,44 @@ func NewCluster(name string, topo *links.Topology, devs []Device) (*Cluster, err
 	return c, nil
 }
 
+// computeRoutes starts a fresh route table and checks that every device
+// reaches every other (see routeTable). It is near-linear in the size of
+// the topology when one group of switches and hosts joins every device,
+// the shape of every real machine; otherwise it computes the routes of
+// every device (O(n E log V)) to find a missing one.
 func (c *Cluster) computeRoutes() error {
-	n := len(c.Devices)
-	c.routes = make([][]links.Route, n)
+	c.routes = newRouteTable(c.Topology, c.Devices)
+	if c.routes.joinedByOneFabric() {
+		return nil
+	}
 	for i := range c.Devices {
-		c.routes[i] = make([]links.Route, n)
-		for j := range c.Devices {
-			if i == j {
-				continue
-			}
-			r, err := c.Topology.Route(c.Devices[i].Endpoint, c.Devices[j].Endpoint)
-			if err != nil {
+		row, err := c.routes.row(i)
+		if err != nil {
+			return fmt.Errorf("cluster %q: %w", c.Name, err)
+		}
+		for j := range row {
+			if j != i && row[j] == nil {
+				_, err := c.Topology.RouteIn(c.routes.trees[i].via, c.Devices[i].Endpoint, c.Devices[j].Endpoint)
 				return fmt.Errorf("cluster %q: %w", c.Name, err)
 			}
-			c.routes[i][j] = r
 		}
 	}
 	return nil
 }
 
 // Route is the route from device src to device dst (empty when equal).
-func (c *Cluster) Route(src, dst int) links.Route { return c.routes[src][dst] }
+// The routes from src are computed on first use, once (safe for
+// concurrent use).
+func (c *Cluster) Route(src, dst int) links.Route {
+	if src == dst {
+		return links.Route{}
+	}
+	row, err := c.routes.row(src)
+	if err != nil {
+		panic(err) // NewCluster checked every pair: only a bug gets here
+	}
+	return row[dst]
+}
 
 // TransferTime is the uncontended time to move b bytes from device src to
 // device dst (0 when they are the same device).
@@ -92,7 +109,7 @@ func (c *Cluster) TransferTime(src, dst int, b int64) float64 {
 	if src == dst {
 		return 0
 	}
-	return c.Topology.TransferTime(c.routes[src][dst], b)
+	return c.Topology.TransferTime(c.Route(src, dst), b)
 }
 
 // OpTime is the true compute time of op on device d.
@@ -137,9 +154,6 @@ func (c *Cluster) Rebuild() error { return c.computeRoutes() }
 // what-if study; call Rebuild after changing the topology.
 func (c *Cluster) Clone() *Cluster {
 	cc := &Cluster{Name: c.Name, Devices: append([]Device(nil), c.Devices...), Topology: c.Topology.Clone()}
-	cc.routes = make([][]links.Route, len(c.routes))
-	for i := range c.routes {
-		cc.routes[i] = append([]links.Route(nil), c.routes[i]...)
-	}
+	cc.routes = newRouteTable(cc.Topology, cc.Devices)
 	return cc
 }

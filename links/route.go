@@ -1,7 +1,6 @@
 package links
 
 import (
-	"container/heap"
 	"fmt"
 	"math"
 )
@@ -19,12 +18,33 @@ type Route []LinkID
 // routes are deterministic). Routes may pass through switches, NICs and
 // hosts but never through another GPU.
 func (t *Topology) Route(src, dst EndpointID) (Route, error) {
-	n := len(t.Endpoints)
-	if int(src) < 0 || int(src) >= n || int(dst) < 0 || int(dst) >= n {
-		return nil, fmt.Errorf("route %d->%d: endpoint out of range [0, %d)", src, dst, n)
+	if err := t.checkEndpoint(dst); err != nil {
+		return nil, fmt.Errorf("route %d->%d: %w", src, dst, err)
 	}
-	if src == dst {
-		return Route{}, nil
+	via, err := t.RouteTree(src)
+	if err != nil {
+		return nil, err
+	}
+	return t.RouteIn(via, src, dst)
+}
+
+func (t *Topology) checkEndpoint(e EndpointID) error {
+	if n := len(t.Endpoints); int(e) < 0 || int(e) >= n {
+		return fmt.Errorf("endpoint %d out of range [0, %d)", e, n)
+	}
+	return nil
+}
+
+// RouteTree returns the shortest-path tree of every route from src (one
+// Dijkstra run, O(E log V)): via[e] is the last link of the fastest route
+// from src to e, -1 when e is src or unreachable. Routes never pass
+// through a GPU other than src, so a GPU is a leaf of the tree. RouteIn
+// reads a route out of it; Route(src, dst) is RouteIn(RouteTree(src), src,
+// dst).
+func (t *Topology) RouteTree(src EndpointID) ([]LinkID, error) {
+	n := len(t.Endpoints)
+	if err := t.checkEndpoint(src); err != nil {
+		return nil, fmt.Errorf("route from %d: %w", src, err)
 	}
 	dist := make([]float64, n)
 	hops := make([]int, n)
@@ -34,13 +54,13 @@ func (t *Topology) Route(src, dst EndpointID) (Route, error) {
 		via[i] = -1
 	}
 	dist[src] = 0
-	pq := &distHeap{{src, 0, 0}}
-	for pq.Len() > 0 {
-		cur := heap.Pop(pq).(distItem)
+	pq := distHeap{{src, 0, 0}}
+	for len(pq) > 0 {
+		cur := pq.pop()
 		if cur.d > dist[cur.e] || (cur.d == dist[cur.e] && cur.h > hops[cur.e]) {
 			continue
 		}
-		if cur.e != src && cur.e != dst && t.Endpoints[cur.e].Type == GPU {
+		if cur.e != src && t.Endpoints[cur.e].Type == GPU {
 			continue // no routing through another accelerator
 		}
 		for _, lid := range t.out[cur.e] {
@@ -49,21 +69,56 @@ func (t *Topology) Route(src, dst EndpointID) (Route, error) {
 			nh := cur.h + 1
 			if nd < dist[l.To] || (nd == dist[l.To] && nh < hops[l.To]) {
 				dist[l.To], hops[l.To], via[l.To] = nd, nh, lid
-				heap.Push(pq, distItem{l.To, nd, nh})
+				pq.push(distItem{l.To, nd, nh})
 			}
 		}
 	}
-	if via[dst] < 0 {
-		return nil, fmt.Errorf("%w from %s to %s", ErrNoRoute, t.Endpoints[src].Name, t.Endpoints[dst].Name)
+	via[src] = -1
+	return via, nil
+}
+
+// RouteIn reads the route from src to dst out of src's RouteTree; it is
+// ErrNoRoute when dst is unreachable.
+func (t *Topology) RouteIn(via []LinkID, src, dst EndpointID) (Route, error) {
+	if src == dst {
+		return Route{}, nil
 	}
-	var r Route
+	if int(dst) < 0 || int(dst) >= len(via) || via[dst] < 0 {
+		return nil, fmt.Errorf("%w from %s to %s", ErrNoRoute, t.name(src), t.name(dst))
+	}
+	n := 0
 	for e := dst; e != src; e = t.Links[via[e]].From {
-		r = append(r, via[e])
+		n++
 	}
-	for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
-		r[i], r[j] = r[j], r[i]
+	r := make(Route, n)
+	for e := dst; e != src; e = t.Links[via[e]].From {
+		n--
+		r[n] = via[e]
 	}
 	return r, nil
+}
+
+// Hops is the number of links on the route from src to dst in src's
+// RouteTree: 0 when dst is src or unreachable.
+func (t *Topology) Hops(via []LinkID, src, dst EndpointID) int {
+	if src == dst || int(dst) < 0 || int(dst) >= len(via) || via[dst] < 0 {
+		return 0
+	}
+	n := 0
+	for e := dst; e != src; e = t.Links[via[e]].From {
+		n++
+	}
+	return n
+}
+
+// FillRoute writes the route to dst read from a RouteTree into r, whose
+// length must be its Hops.
+func (t *Topology) FillRoute(via []LinkID, dst EndpointID, r Route) {
+	e := dst
+	for i := len(r) - 1; i >= 0; i-- {
+		r[i] = via[e]
+		e = t.Links[via[e]].From
+	}
 }
 
 // TransferTime is the uncontended time to move b bytes along r: each hop
@@ -96,10 +151,11 @@ type distItem struct {
 	h int
 }
 
+// distHeap is a binary min-heap of distItems by (distance, hops,
+// endpoint), typed to avoid boxing each item in an interface.
 type distHeap []distItem
 
-func (h distHeap) Len() int { return len(h) }
-func (h distHeap) Less(i, j int) bool {
+func (h distHeap) less(i, j int) bool {
 	if h[i].d != h[j].d {
 		return h[i].d < h[j].d
 	}
@@ -108,11 +164,40 @@ func (h distHeap) Less(i, j int) bool {
 	}
 	return h[i].e < h[j].e
 }
-func (h distHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *distHeap) Push(x any)   { *h = append(*h, x.(distItem)) }
-func (h *distHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+
+func (h *distHeap) push(x distItem) {
+	*h = append(*h, x)
+	q := *h
+	for i := len(q) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !q.less(i, p) {
+			break
+		}
+		q[i], q[p] = q[p], q[i]
+		i = p
+	}
+}
+
+func (h *distHeap) pop() distItem {
+	q := *h
+	top := q[0]
+	n := len(q) - 1
+	q[0] = q[n]
+	q = q[:n]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < n && q.less(l, m) {
+			m = l
+		}
+		if r := l + 1; r < n && q.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		q[i], q[m] = q[m], q[i]
+		i = m
+	}
+	*h = q
+	return top
 }
