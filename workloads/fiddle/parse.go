@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net/url"
 	"os"
 	"sort"
 	"strconv"
@@ -57,35 +56,27 @@ type Options struct {
 // none, strict takes true or false.
 func ParseOptions(query string) (Options, error) {
 	var o Options
-	vals, err := url.ParseQuery(query)
+	params, err := workloads.ParseQuery("msr-fiddle", query)
 	if err != nil {
-		return o, fmt.Errorf("msr-fiddle options %q: %w", query, err)
+		return o, err
 	}
-	keys := make([]string, 0, len(vals))
-	for k := range vals {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		v := vals[k]
-		if len(v) != 1 {
-			return o, fmt.Errorf("msr-fiddle option %s given %d times", k, len(v))
-		}
+	for _, kv := range params {
+		k, v := kv.Key, kv.Value
 		switch k {
 		case "strict":
-			b, err := strconv.ParseBool(v[0])
+			b, err := strconv.ParseBool(v)
 			if err != nil {
-				return o, fmt.Errorf("msr-fiddle option strict=%q (valid: true, false)", v[0])
+				return o, fmt.Errorf("msr-fiddle option strict=%q (valid: true, false)", v)
 			}
 			o.Strict = b
 		case "contract":
-			switch v[0] {
+			switch v {
 			case "layers":
 				o.ContractLayers = true
 			case "none":
 				o.ContractLayers = false
 			default:
-				return o, fmt.Errorf("msr-fiddle option contract=%q (valid: layers, none)", v[0])
+				return o, fmt.Errorf("msr-fiddle option contract=%q (valid: layers, none)", v)
 			}
 		default:
 			return o, fmt.Errorf("unknown msr-fiddle option %q (valid: contract, strict)", k)

@@ -3,9 +3,7 @@ package onnx
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -46,25 +44,17 @@ const (
 // symbolic dimension and takes an integer >= 1.
 func ParseOptions(query string) (Options, error) {
 	var o Options
-	vals, err := url.ParseQuery(query)
+	params, err := workloads.ParseQuery("onnx", query)
 	if err != nil {
-		return o, fmt.Errorf("onnx options %q: %w", query, err)
+		return o, err
 	}
-	keys := make([]string, 0, len(vals))
-	for k := range vals {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		v := vals[k]
-		if len(v) != 1 {
-			return o, fmt.Errorf("onnx option %s given %d times", k, len(v))
-		}
+	for _, kv := range params {
+		k, v := kv.Key, kv.Value
 		switch k {
 		case "training", "lenient":
-			b, err := strconv.ParseBool(v[0])
+			b, err := strconv.ParseBool(v)
 			if err != nil {
-				return o, fmt.Errorf("onnx option %s=%q (valid: true, false)", k, v[0])
+				return o, fmt.Errorf("onnx option %s=%q (valid: true, false)", k, v)
 			}
 			if k == "training" {
 				o.Training = b
@@ -73,15 +63,15 @@ func ParseOptions(query string) (Options, error) {
 			}
 			continue
 		case "rnn":
-			if v[0] != RNNUnroll && v[0] != RNNFused {
-				return o, fmt.Errorf("onnx option rnn=%q (valid: %s, %s)", v[0], RNNUnroll, RNNFused)
+			if v != RNNUnroll && v != RNNFused {
+				return o, fmt.Errorf("onnx option rnn=%q (valid: %s, %s)", v, RNNUnroll, RNNFused)
 			}
-			o.RNN = v[0]
+			o.RNN = v
 			continue
 		}
-		n, err := strconv.ParseInt(v[0], 10, 64)
+		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 1 || n > maxElems {
-			return o, fmt.Errorf("onnx option %s=%q: a symbolic dimension takes an integer in [1, 2^48]", k, v[0])
+			return o, fmt.Errorf("onnx option %s=%q: a symbolic dimension takes an integer in [1, 2^48]", k, v)
 		}
 		if o.Dims == nil {
 			o.Dims = map[string]int64{}
