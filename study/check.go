@@ -41,7 +41,9 @@ func CompareResults(base, cur *Results, tol float64) []Regression {
 			regs = append(regs, Regression{k, "now fails: " + c.Error})
 		case c.OOM != nil && b.OOM == nil:
 			regs = append(regs, Regression{k, "now runs out of memory: " + c.OOM.Err().Error()})
-		case b.Failed():
+		case c.NotComparable != "" && b.NotComparable == "":
+			regs = append(regs, Regression{k, "now not comparable in its regime: " + c.NotComparable})
+		case b.Failed() || b.NotComparable != "":
 			// nothing to compare against
 		default:
 			if c.StepTime > b.StepTime*(1+tol) {
@@ -98,6 +100,11 @@ func CheckWith(ctx context.Context, baseline *Results, o RunOptions, tol float64
 	if err := baseline.Scenario.Validate(o.Registry); err != nil {
 		return nil, nil, fmt.Errorf("scenario: %w", err)
 	}
+	for _, r := range baseline.Records {
+		if r.Regime == "" {
+			return nil, nil, fmt.Errorf("baseline %q was recorded before results carried their execution regime (placers then played in mixed regimes): record it again with placesim run", baseline.Scenario.Name)
+		}
+	}
 	dir, err := os.MkdirTemp("", "placesim-check-")
 	if err != nil {
 		return nil, nil, err
@@ -139,4 +146,38 @@ func ParseTolerance(s string) (float64, error) {
 		return 0, fmt.Errorf("%w %q (valid: a percentage such as 2%% or a fraction such as 0.02, in [0, 1000%%])", ErrBadTolerance, s)
 	}
 	return v, nil
+}
+
+// SelectRegimes keeps the points of res played in one of regimes (each in
+// ParseRegime's syntax) and the scenario's regimes to those, so that a
+// check re-runs and compares only them. It is an error when res has no
+// point in one of them.
+func SelectRegimes(res *Results, regimes []Regime) (*Results, error) {
+	want := map[string]bool{}
+	var names []string
+	for _, r := range regimes {
+		want[r.String()] = true
+		names = append(names, r.String())
+	}
+	have := map[string]bool{}
+	var haveList []string
+	out := &Results{Format: res.Format, Version: res.Version, Shard: res.Shard}
+	for _, rec := range res.Records {
+		if !have[rec.Regime] {
+			have[rec.Regime] = true
+			haveList = append(haveList, rec.Regime)
+		}
+		if want[rec.Regime] {
+			out.Records = append(out.Records, rec)
+		}
+	}
+	for _, n := range names {
+		if !have[n] {
+			return nil, fmt.Errorf("the baseline has no point in regime %s (its regimes: %s)", n, strings.Join(haveList, ", "))
+		}
+	}
+	sc := *res.Scenario
+	sc.Regimes = names
+	out.Scenario = &sc
+	return out, nil
 }

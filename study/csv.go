@@ -9,14 +9,16 @@ import (
 )
 
 // recordsCSVHeader names the columns of WriteRecordsCSV.
-var recordsCSVHeader = []string{"index", "workload", "cluster", "settings", "placer", "seed",
-	"stepTime", "throughput", "maxPeakMemory", "oom", "error"}
+var recordsCSVHeader = []string{"index", "workload", "cluster", "settings", "regime", "placer", "seed",
+	"stepTime", "throughput", "maxPeakMemory", "oom", "error", "notComparable", "fallback", "relaxed", "regimeNote"}
 
 // WriteRecordsCSV writes a scenario's records as results.csv (through
 // reports.WriteCSV): the point (index, workload, cluster, settings as
-// space-separated param=value, placer, seed), step time in seconds,
+// space-separated param=value, regime, placer, seed), step time in seconds,
 // throughput in samples/s, the largest peak memory in bytes, the device
-// that ran out of memory (empty if none) and the error (empty if none).
+// that ran out of memory (empty if none), the error (empty if none), why
+// the point is not comparable in its regime, the placer's fallback and
+// relaxed constraints (";"-separated) and the regime note.
 func WriteRecordsCSV(w io.Writer, res *Results) error {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	rows := make([][]string, 0, len(res.Records))
@@ -29,8 +31,9 @@ func WriteRecordsCSV(w io.Writer, res *Results) error {
 		for _, s := range r.Settings {
 			set = append(set, s.String())
 		}
-		rows = append(rows, []string{strconv.Itoa(r.Index), r.Workload, r.Cluster, strings.Join(set, " "), r.Placer,
-			strconv.FormatUint(r.Seed, 10), f(r.StepTime), f(r.Throughput), strconv.FormatInt(r.MaxPeak(), 10), oom, r.Error})
+		rows = append(rows, []string{strconv.Itoa(r.Index), r.Workload, r.Cluster, strings.Join(set, " "), r.Regime, r.Placer,
+			strconv.FormatUint(r.Seed, 10), f(r.StepTime), f(r.Throughput), strconv.FormatInt(r.MaxPeak(), 10), oom, r.Error,
+			r.NotComparable, r.Fallback, strings.Join(r.Relaxed, ";"), r.RegimeNote})
 	}
 	return reports.WriteCSV(w, recordsCSVHeader, rows)
 }

@@ -152,3 +152,65 @@ func TestRunPlaysEveryPlacerInTheRegime(t *testing.T) {
 		})
 	}
 }
+
+// TestScenarioRegimes: a scenario's regimes are an axis of its points;
+// each record carries its regime, points of different regimes never
+// compare in a check, and bad regimes are errors naming the field.
+func TestScenarioRegimes(t *testing.T) {
+	reg := registry(t)
+	s := &study.Scenario{Name: "regimes", Workloads: []string{"zoo:mlp?training=true&batch=64"},
+		Clusters: []string{"4xV100-pcie"}, Placers: []string{"greedy", "data-parallel"}, Regimes: []string{"step", "1f1b:4", "dp:4"}}
+	res, _, err := study.RunScenario(context.Background(), s, study.RunOptions{Registry: reg, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Records) != 6 {
+		t.Fatalf("%d records, want 2 placers x 3 regimes", len(res.Records))
+	}
+	for _, r := range res.Records {
+		nc := r.Placer == "data-parallel" && r.Regime != "dp:4"
+		if (r.NotComparable != "") != nc {
+			t.Errorf("%s in %s: not comparable %q, want %v", r.Placer, r.Regime, r.NotComparable, nc)
+		}
+		if !nc && (r.Error != "" || r.StepTime <= 0) {
+			t.Errorf("%s in %s: error %q, step %g", r.Placer, r.Regime, r.Error, r.StepTime)
+		}
+		if !strings.HasSuffix(r.Point.Key(), "regime "+r.Regime) {
+			t.Errorf("key %q does not name the regime %s", r.Point.Key(), r.Regime)
+		}
+	}
+	// a baseline in step only, checked against a run in 1f1b:4 only: no
+	// point matches, so every baseline point is missing, none compared
+	step, err := study.SelectRegimes(res, []study.Regime{{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pipe, err := study.SelectRegimes(res, []study.Regime{{Pipeline: &engine.Pipeline{Schedule: engine.OneFOneB, MicroBatches: 4}, Stages: study.StagesAuto}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(step.Records) != 2 || len(pipe.Records) != 2 || len(pipe.Scenario.Regimes) != 1 {
+		t.Fatalf("selected %d step and %d 1f1b:4 records (regimes %v), want 2 and 2", len(step.Records), len(pipe.Records), pipe.Scenario.Regimes)
+	}
+	regs := study.CompareResults(step, pipe, 0.02)
+	if len(regs) != 2 {
+		t.Errorf("%d regressions, want the 2 step points missing", len(regs))
+	}
+	for _, r := range regs {
+		if !strings.Contains(r.Reason, "missing") {
+			t.Errorf("a step point was compared with a 1f1b:4 one: %s", r)
+		}
+	}
+	if _, err := study.SelectRegimes(res, []study.Regime{{DataParallel: &engine.DataParallel{Replicas: 2}}}); err == nil || !strings.Contains(err.Error(), "dp:2") {
+		t.Errorf("selecting a regime the results lack: %v", err)
+	}
+	for _, bad := range []struct{ regimes, want string }{
+		{`["step", "1f1b"]`, "regimes[1]"},
+		{`["dp:2", "dp:2"]`, "regimes[1]"},
+	} {
+		_, err := study.ParseScenario([]byte("name: x\nworkloads: [zoo:mlp]\nclusters: [4xV100-pcie]\nplacers: [single]\nregimes: " + bad.regimes + "\n"))
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("regimes %s: error %v, want one naming %s", bad.regimes, err, bad.want)
+		}
+	}
+}

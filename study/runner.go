@@ -38,6 +38,15 @@ type Record struct {
 	// OrderRelaxed: the pipeline schedule's strict order deadlocked on
 	// this graph and was played as a priority (engine.Result.OrderRelaxed).
 	OrderRelaxed bool `json:"orderRelaxed,omitempty"`
+	// NotComparable says why the placer's plan cannot be played in the
+	// point's regime (not simulated, not ranked, not checked).
+	NotComparable string `json:"notComparable,omitempty"`
+	// RegimeNote, Fallback, Relaxed and Rewritten are the run's
+	// (reports.Outcome).
+	RegimeNote string   `json:"regimeNote,omitempty"`
+	Fallback   string   `json:"fallback,omitempty"`
+	Relaxed    []string `json:"relaxed,omitempty"`
+	Rewritten  string   `json:"rewritten,omitempty"`
 }
 
 // Failed reports whether the point errored or ran out of memory.
@@ -316,7 +325,12 @@ func runPoint(ctx context.Context, s *Scenario, p Point, reg *placers.Registry, 
 		line.Record.Error = err.Error()
 		return line, true
 	}
-	spec := Spec{Placer: p.Placer, Options: mergeOptions(s.PlacerOptions[p.Placer], local), Seed: p.Seed, MaxMemory: maxMemory}
+	regime, err := s.regime(p.Regime)
+	if err != nil {
+		line.Record.Error = err.Error()
+		return line, true
+	}
+	spec := Spec{Placer: p.Placer, Options: mergeOptions(s.PlacerOptions[p.Placer], local), Seed: p.Seed, MaxMemory: maxMemory, Regime: regime}
 	if s.Estimates != nil {
 		spec.Estimates = devices.EstimateOptions{Mode: devices.EstimateMode(s.Estimates.Mode), Sigma: s.Estimates.Sigma, Seed: p.Seed}
 	}
@@ -362,6 +376,8 @@ func runPoint(ctx context.Context, s *Scenario, p Point, reg *placers.Registry, 
 	line.Record.OOM, line.Record.Error = o.OOM, o.Error
 	line.Record.BytesMoved, line.Record.Transfers = o.BytesMoved, o.Transfers
 	line.Record.OrderRelaxed = o.Result != nil && o.Result.OrderRelaxed != ""
+	line.Record.NotComparable, line.Record.RegimeNote = o.NotComparable, o.RegimeNote
+	line.Record.Fallback, line.Record.Relaxed, line.Record.Rewritten = o.Fallback, o.Relaxed, o.Rewritten
 	return line, true
 }
 

@@ -12,6 +12,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"placesim/devices"
+	"placesim/engine"
+	"placesim/internal/units"
 	"placesim/placers"
 )
 
@@ -30,6 +32,7 @@ import (
 //	vary: {param: link.nvlink.bandwidth, range: "0.1x..10x:7"}
 //	baseline: expert                        # improvement over it is plotted
 //	timeout: 10m                            # per placement
+//	regimes: [step, "1f1b:16", "dp:4"]      # default [step]; see ParseRegime
 type Scenario struct {
 	Name          string                       `yaml:"name" json:"name"`
 	Description   string                       `yaml:"description,omitempty" json:"description,omitempty"`
@@ -43,6 +46,24 @@ type Scenario struct {
 	Vary          *Vary                        `yaml:"vary,omitempty" json:"vary,omitempty"`
 	Baseline      string                       `yaml:"baseline,omitempty" json:"baseline,omitempty"`
 	Timeout       string                       `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	// Regimes are the execution regimes every placer is played in, each
+	// in ParseRegime's syntax ("step", "1f1b:16", "dp:4"); default
+	// [step]. Each is an axis of the points: a placer is ranked and
+	// checked only against points of the same regime.
+	Regimes []string `yaml:"regimes,omitempty" json:"regimes,omitempty"`
+	// AllReduce sets the gradient all-reduce of every data-parallel
+	// regime (default: one bucket per stage, not overlapped).
+	AllReduce *AllReduceSpec `yaml:"allreduce,omitempty" json:"allreduce,omitempty"`
+}
+
+// AllReduceSpec is the all-reduce of a scenario's data-parallel regimes.
+type AllReduceSpec struct {
+	// Bucket is the gradient bucket size ("25MiB"; "" or "0": one bucket
+	// per stage).
+	Bucket string `yaml:"bucket,omitempty" json:"bucket,omitempty"`
+	// Overlap starts each bucket's all-reduce as soon as its gradients
+	// are ready.
+	Overlap bool `yaml:"overlap,omitempty" json:"overlap,omitempty"`
 }
 
 // EstimateSpec selects the estimates placers see.
@@ -65,6 +86,9 @@ type Point struct {
 	Settings []Setting `json:"settings,omitempty"`
 	Placer   string    `json:"placer"`
 	Seed     uint64    `json:"seed"`
+	// Regime is the execution regime the point is played in (ParseRegime
+	// syntax; "" in results recorded before regimes: not comparable).
+	Regime string `json:"regime"`
 }
 
 // Key identifies a point across runs (for regression checks and merges).
@@ -73,7 +97,11 @@ func (p Point) Key() string {
 	for _, x := range p.Settings {
 		s = append(s, x.String())
 	}
-	return fmt.Sprintf("%s | %s | %s | %s | seed %d", p.Placer, p.Workload, p.Cluster, strings.Join(s, ","), p.Seed)
+	r := p.Regime
+	if r == "" {
+		r = "unrecorded"
+	}
+	return fmt.Sprintf("%s | %s | %s | %s | seed %d | regime %s", p.Placer, p.Workload, p.Cluster, strings.Join(s, ","), p.Seed, r)
 }
 
 // LoadScenario reads and validates a scenario file.
@@ -139,6 +167,9 @@ func (s *Scenario) Validate(reg *placers.Registry) error {
 			}
 		}
 	}
+	if _, err := s.regimes(); err != nil {
+		return err
+	}
 	if s.Vary != nil {
 		if s.Vary.Param == "" {
 			return fmt.Errorf("vary.param is empty")
@@ -172,6 +203,55 @@ func (s *Scenario) Validate(reg *placers.Registry) error {
 	return nil
 }
 
+// allReduce is the data-parallel settings of the scenario's regimes.
+func (s *Scenario) allReduce() (*engine.DataParallel, error) {
+	dp := &engine.DataParallel{}
+	if a := s.AllReduce; a != nil {
+		dp.Overlap = a.Overlap
+		if a.Bucket != "" {
+			b, err := units.ParseBytes(a.Bucket)
+			if err != nil || b < 0 {
+				return nil, fmt.Errorf("allreduce.bucket %q (valid: a size >= 0 such as 25MiB; 0: one bucket per stage)", a.Bucket)
+			}
+			dp.BucketBytes = b
+		}
+	}
+	return dp, nil
+}
+
+// regime parses one of the scenario's regimes with its all-reduce.
+func (s *Scenario) regime(x string) (Regime, error) {
+	dp, err := s.allReduce()
+	if err != nil {
+		return Regime{}, err
+	}
+	return ParseRegime(x, dp)
+}
+
+// regimes parses the scenario's regimes ([step] when none is given).
+func (s *Scenario) regimes() ([]Regime, error) {
+	if _, err := s.allReduce(); err != nil {
+		return nil, err
+	}
+	if len(s.Regimes) == 0 {
+		return []Regime{{}}, nil
+	}
+	var out []Regime
+	seen := map[string]int{}
+	for i, x := range s.Regimes {
+		r, err := s.regime(x)
+		if err != nil {
+			return nil, fmt.Errorf("regimes[%d]: %w", i, err)
+		}
+		if j, dup := seen[r.String()]; dup {
+			return nil, fmt.Errorf("regimes[%d] = %q is regimes[%d] again", i, x, j)
+		}
+		seen[r.String()] = i
+		out = append(out, r)
+	}
+	return out, nil
+}
+
 func (s *Scenario) timeout() (time.Duration, error) {
 	if s.Timeout == "" {
 		return 10 * time.Minute, nil
@@ -201,7 +281,7 @@ func (s *Scenario) placerNames(reg *placers.Registry) []string {
 }
 
 // Points enumerates the scenario's runs in a fixed order: workload,
-// cluster, setting, vary value, placer, seed.
+// cluster, setting, vary value, regime, placer, seed.
 func (s *Scenario) Points(reg *placers.Registry) ([]Point, error) {
 	settings := s.Settings
 	if len(settings) == 0 {
@@ -218,6 +298,10 @@ func (s *Scenario) Points(reg *placers.Registry) ([]Point, error) {
 	if len(seeds) == 0 {
 		seeds = []uint64{1}
 	}
+	regimes, err := s.regimes()
+	if err != nil {
+		return nil, err
+	}
 	var pts []Point
 	for _, w := range s.Workloads {
 		for _, c := range s.Clusters {
@@ -230,9 +314,11 @@ func (s *Scenario) Points(reg *placers.Registry) ([]Point, error) {
 					}
 				}
 				for _, set := range combos {
-					for _, p := range s.placerNames(reg) {
-						for _, seed := range seeds {
-							pts = append(pts, Point{Index: len(pts), Workload: w, Cluster: c, Settings: set, Placer: p, Seed: seed})
+					for _, r := range regimes {
+						for _, p := range s.placerNames(reg) {
+							for _, seed := range seeds {
+								pts = append(pts, Point{Index: len(pts), Workload: w, Cluster: c, Settings: set, Placer: p, Seed: seed, Regime: r.String()})
+							}
 						}
 					}
 				}

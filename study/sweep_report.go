@@ -20,6 +20,7 @@ func SweepFigures(res *Results) ([]*reports.Figure, error) {
 		return nil, nil
 	}
 	multi := len(s.Workloads) > 1 || len(s.Clusters) > 1 || len(s.Settings) > 1 || len(s.Seeds) > 1
+	multiRegime := len(s.Regimes) > 1
 	idx := map[string]int{}
 	var series []reports.SweepSeries
 	logX := true
@@ -41,6 +42,11 @@ func SweepFigures(res *Results) ([]*reports.Figure, error) {
 			}
 			name = fmt.Sprintf("%s [%s @ %s %s seed %d]", r.Placer, r.Workload, r.Cluster, strings.Join(extra, " "), r.Seed)
 		}
+		if multiRegime || multi {
+			// a line per regime: lines of different regimes are not
+			// the same game
+			name += " (" + r.Regime + ")"
+		}
 		i, ok := idx[name]
 		if !ok {
 			i = len(series)
@@ -49,6 +55,8 @@ func SweepFigures(res *Results) ([]*reports.Figure, error) {
 		}
 		pt := reports.SweepPoint{X: x, StepTime: r.StepTime}
 		switch {
+		case r.NotComparable != "":
+			pt.Failed = "not comparable"
 		case r.Error != "":
 			pt.Failed = "error"
 		case r.OOM != nil:
@@ -60,7 +68,7 @@ func SweepFigures(res *Results) ([]*reports.Figure, error) {
 		sort.SliceStable(series[i].Points, func(a, b int) bool { return series[i].Points[a].X < series[i].Points[b].X })
 	}
 	figs := []*reports.Figure{reports.SweepChart(s.Vary.Param, series, logX)}
-	if s.Baseline != "" && !multi {
+	if s.Baseline != "" && !multi && !multiRegime {
 		figs = append(figs, reports.ImprovementChart(s.Vary.Param, s.Baseline, series, logX))
 	}
 	return figs, nil
@@ -91,7 +99,7 @@ func settingValue(param, v string) (x float64, scale bool, err error) {
 }
 
 // ScenarioFigures draws a scenario without a sweep axis: one step-time bar
-// chart per workload, cluster, setting and seed, with every placer of the
+// chart per workload, cluster, setting, seed and regime, with every placer of the
 // scenario (files step_time_01, step_time_02, ... in point order).
 func ScenarioFigures(res *Results) []*reports.Figure {
 	if res.Scenario.Vary != nil {
@@ -107,12 +115,14 @@ func ScenarioFigures(res *Results) []*reports.Figure {
 		if len(res.Scenario.Seeds) > 1 {
 			k += fmt.Sprintf(", seed %d", r.Seed)
 		}
+		k += ", regime " + r.Regime
 		if _, ok := groups[k]; !ok {
 			keys = append(keys, k)
 		}
 		groups[k] = append(groups[k], &reports.Outcome{Placer: r.Placer, Workload: r.Workload, Cluster: r.Cluster, Seed: r.Seed,
 			StepTime: r.StepTime, Throughput: r.Throughput, PeakMemory: r.PeakMemory, Capacity: r.Capacity,
-			OOM: r.OOM, BytesMoved: r.BytesMoved, Transfers: r.Transfers, Error: r.Error})
+			OOM: r.OOM, BytesMoved: r.BytesMoved, Transfers: r.Transfers, Error: r.Error,
+			Regime: r.Regime, NotComparable: r.NotComparable, RegimeNote: r.RegimeNote, Fallback: r.Fallback, Relaxed: r.Relaxed})
 	}
 	var figs []*reports.Figure
 	for i, k := range keys {

@@ -93,6 +93,42 @@ func (f *pipelineFlags) regimes(changed func(string) bool, list string) ([]study
 	return rs, nil
 }
 
+// regimeList is the regimes the flags ask for: --regimes, else the single
+// regime of --pipeline/--data-parallel and their companions, else none
+// (nil: the command's default). The all-reduce settings come back apart,
+// for scenarios, which record regimes as text.
+func (f *pipelineFlags) regimeList(changed func(string) bool, list string) ([]study.Regime, *study.AllReduceSpec, error) {
+	ar := &study.AllReduceSpec{Overlap: f.overlap}
+	if changed("allreduce-bucket") {
+		ar.Bucket = f.bucket
+	}
+	if list != "" {
+		rs, err := f.regimes(changed, list)
+		return rs, ar, err
+	}
+	any := false
+	for _, name := range []string{"pipeline", "microbatches", "stages", "recompute", "data-parallel", "allreduce-bucket", "allreduce-overlap"} {
+		any = any || changed(name)
+	}
+	if !any {
+		return nil, nil, nil
+	}
+	var spec study.Spec
+	if err := f.apply(changed, &spec); err != nil {
+		return nil, nil, err
+	}
+	return []study.Regime{spec.Regime}, ar, nil
+}
+
+// regimeStrings is rs in ParseRegime's syntax.
+func regimeStrings(rs []study.Regime) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.String())
+	}
+	return out
+}
+
 // regimeHelp documents the regime flags on a comparison command.
 const regimeHelp = `Every placer's plan is played in the same execution regime, with the same
 global batch: one step (the default), or the pipeline and data parallelism

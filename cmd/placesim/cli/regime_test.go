@@ -148,3 +148,37 @@ func TestCompareRewrittenGraph(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepAndCheckRegimes: sweep plays every placer in the regime of the
+// flags and records it; check re-runs only the regimes asked for and
+// refuses one the baseline lacks.
+func TestSweepAndCheckRegimes(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := run(t, "sweep", "-w", "zoo:mlp?batch=32&training=true", "-c", "4xV100-pcie", "--placers", "single,greedy",
+		"--vary", "link.pcie.bandwidth=0.5x,2x", "--regimes", "step,1f1b:4", "-q", "--out", dir)
+	if code != 0 || !strings.Contains(out, "greedy [1f1b:4]") {
+		t.Fatalf("sweep: exit %d\n%s\n%s", code, out, errs)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct{ Records []struct{ Placer, Regime string } }
+	if err := json.Unmarshal(data, &res); err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, r := range res.Records {
+		count[r.Regime]++
+	}
+	if len(res.Records) != 8 || count["step"] != 4 || count["1f1b:4"] != 4 {
+		t.Fatalf("%d records by regime %v, want 4 step and 4 1f1b:4", len(res.Records), count)
+	}
+	base := filepath.Join(dir, "results.json")
+	if code, out, errs := run(t, "check", "--baseline", base, "--pipeline", "1f1b", "--microbatches", "4"); code != 0 || !strings.Contains(out, "ok: 4 points") {
+		t.Errorf("check of 1f1b:4 only: exit %d\n%s\n%s", code, out, errs)
+	}
+	if code, _, errs := run(t, "check", "--baseline", base, "--regimes", "dp:4"); code == 0 || !strings.Contains(errs, "no point in regime dp:4") {
+		t.Errorf("check of a regime the baseline lacks: exit %d, %s", code, errs)
+	}
+}

@@ -118,28 +118,90 @@ func settingsString(ss []study.Setting) string {
 	return strings.Join(parts, " ")
 }
 
+// recordGroup is the comparison a record belongs to: same workload,
+// cluster, settings, seed and regime.
+func recordGroup(r *study.Record) string {
+	return fmt.Sprintf("%s|%s|%s|%d|%s", r.Workload, r.Cluster, settingsString(r.Settings), r.Seed, r.Regime)
+}
+
+// writeRecordsTable prints one line per point with its regime and its
+// slowdown against the best point of its comparison (same workload,
+// cluster, settings, seed and regime), then the notes its status refers
+// to by number (errors, not comparable, fallbacks, relaxed constraints)
+// and the regime notes.
 func writeRecordsTable(w io.Writer, res *study.Results) {
+	best := map[string]float64{}
+	for i := range res.Records {
+		r := &res.Records[i]
+		if r.Failed() || r.NotComparable != "" || r.StepTime <= 0 {
+			continue
+		}
+		if b, ok := best[recordGroup(r)]; !ok || r.StepTime < b {
+			best[recordGroup(r)] = r.StepTime
+		}
+	}
+	var notes []string
+	regimeNotes := map[string][]string{}
+	var noteOrder []string
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "placer\tworkload\tcluster\tsettings\tseed\tstep time\tmax peak\tstatus")
-	for _, r := range res.Records {
+	fmt.Fprintln(tw, "placer\tworkload\tcluster\tsettings\tregime\tseed\tstep time\tvs best\tmax peak\tstatus")
+	for i := range res.Records {
+		r := &res.Records[i]
 		status := "ok"
 		switch {
+		case r.NotComparable != "":
+			status = "not comparable"
 		case r.Error != "":
-			status = "ERROR: " + r.Error
+			status = "error"
 		case r.OOM != nil:
 			status = "OOM on " + r.OOM.DeviceName
 		}
-		step, peak := "-", "-"
-		if r.Error == "" {
+		var rn []string
+		for _, n := range []string{r.Error, r.NotComparable, r.Rewritten} {
+			if n != "" {
+				rn = append(rn, n)
+			}
+		}
+		if r.Fallback != "" {
+			rn = append(rn, "fallback: "+r.Fallback)
+		}
+		if len(r.Relaxed) > 0 {
+			rn = append(rn, "relaxed: "+strings.Join(r.Relaxed, ", "))
+		}
+		for _, n := range rn {
+			notes = append(notes, fmt.Sprintf("[%d] %s: %s", len(notes)+1, r.Placer, strings.Join(strings.Fields(n), " ")))
+			status += fmt.Sprintf(" [%d]", len(notes))
+		}
+		if r.RegimeNote != "" {
+			if _, ok := regimeNotes[r.RegimeNote]; !ok {
+				noteOrder = append(noteOrder, r.RegimeNote)
+			}
+			if !contains(regimeNotes[r.RegimeNote], r.Placer) {
+				regimeNotes[r.RegimeNote] = append(regimeNotes[r.RegimeNote], r.Placer)
+			}
+		}
+		step, vs, peak := "-", "-", "-"
+		if r.Error == "" && r.NotComparable == "" {
 			step, peak = units.Seconds(r.StepTime), units.Bytes(r.MaxPeak())
+			if b, ok := best[recordGroup(r)]; ok && r.OOM == nil {
+				vs = fmt.Sprintf("%.2fx", r.StepTime/b)
+			}
 		}
 		set := settingsString(r.Settings)
 		if set == "" {
 			set = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.Placer, r.Workload, r.Cluster, set, r.Seed, step, peak, status)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", r.Placer, r.Workload, r.Cluster, set, r.Regime, r.Seed, step, vs, peak, status)
 	}
 	tw.Flush()
+	for _, n := range notes {
+		fmt.Fprintln(w, n)
+	}
+	for _, n := range noteOrder {
+		ps := regimeNotes[n]
+		sort.Strings(ps)
+		fmt.Fprintf(w, "%s: %s\n", n, strings.Join(ps, ", "))
+	}
 }
 
 func isTerminal(w io.Writer) bool {
@@ -235,6 +297,10 @@ type SweepOptions struct {
 	AllowFailures bool
 	// MaxMemory is --max-memory.
 	MaxMemory string
+	// Pipeline and Regimes are the regime flags (see compare).
+	Pipeline pipelineFlags
+	Regimes  string
+	Changed  func(name string) bool
 }
 
 // NewCmdSweep builds sweep; runF, when not nil, replaces sweepRun.
@@ -249,18 +315,22 @@ setting (with --baseline, also the improvement over that placer).
 
 PARAM: link.FAMILY|KIND.bandwidth|latency, device.KIND|CLASS.flops|membw|memory,
 or batch. RANGE: LO..HI:N in log steps ("0.1x..10x:7" scales; "32..512:5"
-values) or a list "a,b,c".`,
+values) or a list "a,b,c".
+
+` + regimeHelp,
 		Example: `  placesim sweep -w 'zoo:mlp?training=true' -c 2xV100-nvlink+cpu --placers single,round-robin \
       --vary link.nvlink.bandwidth=0.1x..10x:7 --out out/sweep`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.Ctx = cmd.Context()
+			opts.Ctx, opts.Changed = cmd.Context(), cmd.Flags().Changed
 			if runF != nil {
 				return runF(opts)
 			}
 			return sweepRun(opts)
 		},
 	}
+	opts.Pipeline.register(cmd)
+	cmd.Flags().StringVar(&opts.Regimes, "regimes", "", "sweep in each of these regimes, comma-separated (e.g. step,1f1b:16,dp:4)")
 	cmd.Flags().StringVarP(&opts.Workload, "workload", "w", "", "workload: zoo:NAME[?params] or a file (required)")
 	cmd.Flags().StringVarP(&opts.Cluster, "cluster", "c", "4xV100-pcie", "cluster preset or file")
 	cmd.Flags().StringVar(&opts.Placers, "placers", "all", "comma-separated placers, or all")
@@ -294,6 +364,15 @@ func sweepRun(opts *SweepOptions) error {
 	for _, x := range opts.Seeds {
 		s.Seeds = append(s.Seeds, uint64(x))
 	}
+	changed := opts.Changed
+	if changed == nil {
+		changed = func(string) bool { return false }
+	}
+	rs, ar, err := opts.Pipeline.regimeList(changed, opts.Regimes)
+	if err != nil {
+		return err
+	}
+	s.Regimes, s.AllReduce = regimeStrings(rs), ar
 	sh, err := opts.Shard.resolve()
 	if err != nil {
 		return err
@@ -347,6 +426,7 @@ func writeSweepSummary(w io.Writer, res *study.Results) {
 	type key struct{ placer, value string }
 	cell := map[key]string{}
 	var placersSeen, values []string
+	multi := len(res.Scenario.Regimes) > 1
 	for _, r := range res.Records {
 		v := ""
 		if n := len(r.Settings); n > 0 {
@@ -355,16 +435,23 @@ func writeSweepSummary(w io.Writer, res *study.Results) {
 		if !contains(values, v) {
 			values = append(values, v)
 		}
-		if !contains(placersSeen, r.Placer) {
-			placersSeen = append(placersSeen, r.Placer)
+		name := r.Placer
+		if multi {
+			name = fmt.Sprintf("%s [%s]", r.Placer, r.Regime)
+		}
+		if !contains(placersSeen, name) {
+			placersSeen = append(placersSeen, name)
 		}
 		s := units.Seconds(r.StepTime)
-		if r.Error != "" {
+		switch {
+		case r.NotComparable != "":
+			s = "n/c"
+		case r.Error != "":
 			s = "error"
-		} else if r.OOM != nil {
+		case r.OOM != nil:
 			s = "OOM"
 		}
-		cell[key{r.Placer, v}] = s
+		cell[key{name, v}] = s
 	}
 	sort.Strings(placersSeen)
 	fmt.Fprintf(w, "%-20s", "placer \\ "+res.Scenario.Vary.Param)
@@ -472,6 +559,11 @@ type CheckOptions struct {
 	Workers   int
 	Opts      []string
 	MaxMemory string
+	// Pipeline and Regimes select the regimes checked (default: all the
+	// baseline's).
+	Pipeline pipelineFlags
+	Regimes  string
+	Changed  func(name string) bool
 }
 
 // NewCmdCheck builds check; runF, when not nil, replaces checkRun.
@@ -483,7 +575,10 @@ func NewCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
 		Long: `Re-run the scenario recorded in a results.json and exit 1, naming each
 placer x workload point whose simulated step time or peak memory got worse
 beyond the tolerance, that newly runs out of memory or fails. Usable as a CI
-step. It fails closed: anything that would make the check meaningless is an
+step. A point is compared only with the same point (placer, workload,
+cluster, settings, seed) in the same execution regime; the regime flags
+(--pipeline, --microbatches, --stages, --recompute, --data-parallel, or
+--regimes LIST) check only the baseline's points in those regimes. It fails closed: anything that would make the check meaningless is an
 error with its own exit code, never a pass.
 
 Exit codes:
@@ -499,7 +594,7 @@ Exit codes:
   130  interrupted (Ctrl-C)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.Ctx = cmd.Context()
+			opts.Ctx, opts.Changed = cmd.Context(), cmd.Flags().Changed
 			if runF != nil {
 				return runF(opts)
 			}
@@ -511,6 +606,8 @@ Exit codes:
 	cmd.Flags().IntVar(&opts.Workers, "workers", 0, "points run in parallel (default: number of cores)")
 	registerLocalOpts(cmd, &opts.Opts)
 	registerMaxMemory(cmd, &opts.MaxMemory)
+	opts.Pipeline.register(cmd)
+	cmd.Flags().StringVar(&opts.Regimes, "regimes", "", "check only the baseline's points in these regimes, comma-separated (e.g. step,1f1b:16)")
 	_ = cmd.MarkFlagRequired("baseline")
 	return cmd
 }
@@ -554,6 +651,19 @@ func checkRun(opts *CheckOptions) error {
 	base, err := study.ReadResults(opts.Baseline)
 	if err != nil {
 		return checkExit(err)
+	}
+	changed := opts.Changed
+	if changed == nil {
+		changed = func(string) bool { return false }
+	}
+	rs, _, err := opts.Pipeline.regimeList(changed, opts.Regimes)
+	if err != nil {
+		return err
+	}
+	if rs != nil {
+		if base, err = study.SelectRegimes(base, rs); err != nil {
+			return fmt.Errorf("baseline %q: %w", opts.Baseline, err)
+		}
 	}
 	reg, err := opts.Registry()
 	if err != nil {
