@@ -163,7 +163,9 @@ func TestSweepAndCheckRegimes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res struct{ Records []struct{ Placer, Regime string } }
+	var res struct {
+		Records []struct{ Placer, Regime string }
+	}
 	if err := json.Unmarshal(data, &res); err != nil {
 		t.Fatal(err)
 	}
