@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"placesim/devices"
 	"placesim/engine"
 	"placesim/placers"
 )
@@ -30,9 +31,27 @@ type Regime struct {
 	DataParallel *engine.DataParallel
 }
 
+// ReplicasAll as DataParallel.Replicas of a Regime ("dp:all") makes one
+// replica per accelerator of the cluster the regime is played on.
+const ReplicasAll = -1
+
 // IsStep reports whether r is one un-pipelined, un-replicated step.
 func (r Regime) IsStep() bool {
-	return r.Pipeline == nil && (r.DataParallel == nil || r.DataParallel.Replicas <= 1)
+	return r.Pipeline == nil && (r.DataParallel == nil || r.DataParallel.Replicas == 1)
+}
+
+// resolve returns r with "dp:all" replaced by one replica per accelerator
+// of c.
+func (r Regime) resolve(c *devices.Cluster) Regime {
+	if r.DataParallel != nil && r.DataParallel.Replicas == ReplicasAll {
+		dp := *r.DataParallel
+		dp.Replicas = max(1, len(c.Accelerators()))
+		r.DataParallel = &dp
+		if dp.Replicas == 1 {
+			r.DataParallel = nil
+		}
+	}
+	return r
 }
 
 // String is r in the syntax ParseRegime reads: "step", "1f1b:16",
@@ -54,7 +73,9 @@ func (r Regime) String() string {
 		}
 		parts = append(parts, s)
 	}
-	if d := r.DataParallel; d != nil && d.Replicas > 1 {
+	if d := r.DataParallel; d != nil && d.Replicas == ReplicasAll {
+		parts = append(parts, "dp:all")
+	} else if d != nil && d.Replicas > 1 {
 		parts = append(parts, fmt.Sprintf("dp:%d", d.Replicas))
 	}
 	if len(parts) == 0 {
@@ -64,14 +85,15 @@ func (r Regime) String() string {
 }
 
 // regimeSyntax is ParseRegime's grammar, for error messages and help.
-const regimeSyntax = `step | SCHEDULE:MICROBATCHES[:recompute][:even] | dp:REPLICAS | SCHEDULE:MICROBATCHES+dp:REPLICAS (SCHEDULE: gpipe, 1f1b, pipedream)`
+const regimeSyntax = `step | SCHEDULE:MICROBATCHES[:recompute][:even] | dp:REPLICAS | SCHEDULE:MICROBATCHES+dp:REPLICAS (SCHEDULE: gpipe, 1f1b, pipedream; REPLICAS: a number or all, one per accelerator)`
 
 // RegimeSyntax documents ParseRegime's grammar (for --help).
 func RegimeSyntax() string { return regimeSyntax }
 
 // ParseRegime reads a regime: "step" (one step), "1f1b:16" (a pipeline
 // schedule and its micro-batches, optionally ":recompute" and ":even" for
-// equal layer-share stages), "dp:4" (data parallel, 4 replicas), or a
+// equal layer-share stages), "dp:4" (data parallel, 4 replicas; "dp:all":
+// one replica per accelerator of the cluster), or a
 // pipeline and data parallelism joined by "+" ("1f1b:8+dp:2"). dp's
 // all-reduce bucket and overlap come from dp (nil: one bucket, no overlap).
 func ParseRegime(s string, dp *engine.DataParallel) (Regime, error) {
@@ -92,7 +114,13 @@ func ParseRegime(s string, dp *engine.DataParallel) (Regime, error) {
 			return bad(fmt.Sprintf("%q has no count", part))
 		}
 		n, err := strconv.Atoi(f[1])
-		if err != nil || n < 1 {
+		if err == nil && n < 1 {
+			err = fmt.Errorf("below 1")
+		}
+		if f[0] == "dp" && f[1] == "all" {
+			n, err = ReplicasAll, nil
+		}
+		if err != nil {
 			return bad(fmt.Sprintf("%q: count %q is not an integer >= 1", part, f[1]))
 		}
 		if f[0] == "dp" {
@@ -106,6 +134,9 @@ func ParseRegime(s string, dp *engine.DataParallel) (Regime, error) {
 			d.Replicas = n
 			r.DataParallel = &d
 			continue
+		}
+		if n == ReplicasAll {
+			return bad(fmt.Sprintf("%q: \"all\" counts replicas only", part))
 		}
 		sched, err := engine.ParseSchedule(f[0])
 		if err != nil {

@@ -25,6 +25,7 @@ func TestParseRegime(t *testing.T) {
 		{"dp:4", "dp:4", 0, 4},
 		{"1f1b:8+dp:2", "1f1b:8+dp:2", 8, 2},
 		{"dp:2+1f1b:8", "1f1b:8+dp:2", 8, 2},
+		{"dp:all", "dp:all", 0, study.ReplicasAll},
 	}
 	for _, tc := range good {
 		t.Run(tc.in, func(t *testing.T) {
@@ -38,7 +39,7 @@ func TestParseRegime(t *testing.T) {
 			if (r.Pipeline != nil) != (tc.mb > 0) || (r.Pipeline != nil && r.Pipeline.MicroBatches != tc.mb) {
 				t.Errorf("pipeline %+v, want %d micro-batches", r.Pipeline, tc.mb)
 			}
-			if (r.DataParallel != nil) != (tc.replicas > 0) {
+			if (r.DataParallel != nil) != (tc.replicas != 0) {
 				t.Fatalf("data parallel %+v, want %d replicas", r.DataParallel, tc.replicas)
 			}
 			if d := r.DataParallel; d != nil && (d.Replicas != tc.replicas || d.BucketBytes != 1<<20 || !d.Overlap) {
@@ -49,7 +50,7 @@ func TestParseRegime(t *testing.T) {
 			}
 		})
 	}
-	for _, bad := range []string{"", "steps", "1f1b", "1f1b:0", "1f1b:x", "zigzag:4", "dp:0", "dp:2:1", "1f1b:4+gpipe:4", "dp:2+dp:2", "1f1b:4:fast"} {
+	for _, bad := range []string{"", "steps", "1f1b", "1f1b:0", "1f1b:x", "zigzag:4", "dp:0", "dp:2:1", "1f1b:4+gpipe:4", "dp:2+dp:2", "1f1b:4:fast", "1f1b:all", "dp:-1"} {
 		t.Run("bad "+bad, func(t *testing.T) {
 			_, err := study.ParseRegime(bad, nil)
 			if err == nil || !strings.Contains(err.Error(), "valid: step") {
@@ -100,6 +101,7 @@ func TestRunPlaysEveryPlacerInTheRegime(t *testing.T) {
 		{"data-parallel", "step", false, 0, 0, true, ""},
 		{"data-parallel", "1f1b:4", false, 0, 0, true, ""},
 		{"data-parallel", "dp:4", false, 0, 4, false, ""},
+		{"data-parallel", "dp:all", false, 0, 4, false, ""},
 		{"greedy", "1f1b:4+dp:2", false, 4, 2, false, ""},
 	}
 	for _, tc := range cases {

@@ -54,6 +54,8 @@ func Run(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *devi
 		return nil, err
 	}
 	out := &Outcome{Placer: s.Placer, Workload: g.Name, Cluster: c.Name, Seed: s.Seed, Graph: g, Regime: s.Regime.String()}
+	label := out.Regime
+	s.Regime = s.Regime.resolve(c)
 	pc, back, err := placementCluster(c, s.DataParallel)
 	if err != nil {
 		return nil, err
@@ -76,7 +78,7 @@ func Run(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *devi
 		out.Fallback, out.Relaxed = rep.Fallback, rep.Relaxed
 	}
 	own := s.PlacerRegime && s.Regime.IsStep() && (s.Stages == "" || s.Stages == StagesAuto)
-	out.Regime = s.Regime.String()
+	out.Regime = label
 	if err == nil && own {
 		out.Regime = PlanRegime(plan).String()
 	}
