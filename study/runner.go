@@ -69,10 +69,12 @@ type Timing struct {
 
 // ResultsFormat and ResultsVersion identify results.json files of this
 // placesim's result format; ReadResults refuses any other (a baseline from
-// another format version cannot be compared point for point).
+// another format version cannot be compared point for point). Version 2:
+// every point carries its execution regime (Point.Regime), part of its key;
+// version 1 results played placers in mixed regimes.
 const (
 	ResultsFormat  = "placesim-results"
-	ResultsVersion = 1
+	ResultsVersion = 2
 )
 
 // Results is what a scenario run writes as results.json.
