@@ -1,11 +1,32 @@
 package engine
 
-import "placesim/workloads"
+import (
+	"math"
 
-// allReduceNodes records one ring all-reduce's nodes, for the statistics.
+	"placesim/devices"
+	"placesim/workloads"
+)
+
+// Collective algorithms of the data-parallel all-reduce, as NCCL names them.
+const (
+	// AlgoRing is the ring all-reduce (reduce-scatter then all-gather,
+	// 2(n-1) steps of S/n bytes) over a ring ordered on the fastest links.
+	AlgoRing = "ring"
+	// AlgoTree is a binary tree: reduce up to the root, broadcast down,
+	// the whole message on every edge (latency-bound: 2 log2 n steps).
+	AlgoTree = "tree"
+	// AlgoHierarchical is an intra-node ring reduce-scatter, an inter-node
+	// ring all-reduce of each GPU's shard among its peers in the other
+	// nodes, and an intra-node ring all-gather.
+	AlgoHierarchical = "hierarchical"
+)
+
+// allReduceNodes records one all-reduce's nodes, for the statistics.
 type allReduceNodes struct {
 	stage, round, bucket int
 	bytes                int64
+	algorithm            string
+	replicas             int
 	first, last          []int32 // per replica: its first step, its completion
 }
 
@@ -15,36 +36,60 @@ type gradient struct {
 	bytes int64
 }
 
-// gradients lists the parameter gradients stage st's backward produces,
-// in the order it runs its backward ops. An op's parameter bytes are
-// gradient bytes made by the last backward op of its colocation group
-// (its gradient op, as workloads.DeriveTraining and the msr-fiddle files
-// colocate them), by itself if it is a backward op, else by the stage's
-// last backward op. A stage without backward ops has no gradients.
+// gradients lists the parameter gradients stage st's backward produces, in
+// the order it runs its backward ops: what a data-parallel all-reduce
+// carries, the gradients of trainable parameters only (never optimizer
+// state or gradient buffers).
+//
+// When the graph's update ops carry workloads.Op.GradBytes (as
+// workloads.DeriveTraining sets them), each update op's GradBytes is a
+// gradient made by its input producer, the backward op that computes it.
+// Otherwise (msr-fiddle graphs, hand-written native files without update
+// ops or gradBytes) the fallback is the forward ops' ParamBytes, each made
+// by the last backward op of its colocation group (its gradient op, as
+// DeriveTraining and the msr-fiddle files colocate them), else by the
+// stage's last backward op. A stage without backward ops has no gradients.
 func (u *unrolled) gradients(st int) []gradient {
 	bwd := u.bwdOps[st]
 	if len(bwd) == 0 {
 		return nil
 	}
-	lastOf := map[string]int32{}
-	for _, v := range bwd {
-		if c := u.g.Ops[v].Colocation; c != "" {
-			lastOf[c] = v
-		}
-	}
+	g := u.g
+	last := bwd[len(bwd)-1]
 	bytes := map[int32]int64{}
-	for _, w := range u.l.stages[st] {
-		op := &u.g.Ops[w]
-		if op.ParamBytes == 0 {
-			continue
+	if u.gradBytes() {
+		for _, w := range u.updOps[st] {
+			op := &g.Ops[w]
+			if op.GradBytes == 0 {
+				continue
+			}
+			prod := last
+			for _, p := range u.opPreds[u.opPredStart[w]:u.opPredStart[w+1]] {
+				if g.Ops[p].Role == workloads.Backward && u.l.stageOf[p] == int32(st) {
+					prod = p
+					break
+				}
+			}
+			bytes[prod] += op.GradBytes
 		}
-		prod := bwd[len(bwd)-1]
-		if op.Role == workloads.Backward {
-			prod = w
-		} else if v, ok := lastOf[op.Colocation]; ok && op.Colocation != "" {
-			prod = v
+	} else {
+		lastOf := map[string]int32{}
+		for _, v := range bwd {
+			if c := g.Ops[v].Colocation; c != "" {
+				lastOf[c] = v
+			}
 		}
-		bytes[prod] += op.ParamBytes
+		for _, w := range u.fwdOps[st] {
+			op := &g.Ops[w]
+			if op.ParamBytes == 0 {
+				continue
+			}
+			prod := last
+			if v, ok := lastOf[op.Colocation]; ok && op.Colocation != "" {
+				prod = v
+			}
+			bytes[prod] += op.ParamBytes
+		}
 	}
 	var gs []gradient
 	for _, v := range bwd {
@@ -55,10 +100,21 @@ func (u *unrolled) gradients(st int) []gradient {
 	return gs
 }
 
+// gradBytes reports whether the graph says its gradients' sizes (some op
+// has GradBytes); otherwise gradients falls back to parameter bytes.
+func (u *unrolled) gradBytes() bool {
+	for i := range u.g.Ops {
+		if u.g.Ops[i].GradBytes > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // addAllReduces adds, for every stage with gradients and every update
-// round (once per step; every micro-batch with PipeDream), a ring
-// all-reduce per bucket among the stage's replicas, and makes the stage's
-// update ops wait for them.
+// round (once per step; every micro-batch with PipeDream), an all-reduce
+// per bucket among the stage's replicas, and makes the stage's update ops
+// wait for them.
 func (u *unrolled) addAllReduces() {
 	l := u.l
 	for st := range l.stages {
@@ -93,21 +149,25 @@ func (u *unrolled) addAllReduces() {
 		default: // gpipe runs B(0) last; without a pipeline m = 1
 			rounds = []int{0}
 		}
+		devs := make([]int, u.reps)
+		for r := range devs {
+			devs[r] = l.repDev[r][l.stageDev[st]]
+		}
+		topo := newCollectiveTopo(u.c, devs)
 		for ri, mb := range rounds {
-			u.allReduceRound(st, ri, mb, buckets)
+			u.allReduceRound(st, ri, mb, buckets, topo)
 		}
 	}
 }
 
-// allReduceRound adds the ring all-reduces of stage st's buckets for the
-// gradients of micro-batch mb's backward.
-func (u *unrolled) allReduceRound(st, round, mb int, buckets [][]gradient) {
+// allReduceRound adds the all-reduces of stage st's buckets for the
+// gradients of micro-batch mb's backward. Their dependencies on the
+// backward ops are control edges: they order, but hold no buffer, so the
+// ledger frees every backward output as soon as its consumers are done.
+func (u *unrolled) allReduceRound(st, round, mb int, buckets [][]gradient, topo *collectiveTopo) {
 	l := u.l
 	n := u.reps
-	devs := make([]int, n)
-	for r := range devs {
-		devs[r] = l.repDev[r][l.stageDev[st]]
-	}
+	devs := topo.devs
 	var barrier []int32
 	if !l.overlap {
 		// every bucket waits for the stage's whole backward pass
@@ -115,7 +175,7 @@ func (u *unrolled) allReduceRound(st, round, mb int, buckets [][]gradient) {
 		for r := 0; r < n; r++ {
 			barrier[r] = u.addSide(NodeAllReduce, devs[r], 0, mb, r)
 			for _, v := range u.bwdOps[st] {
-				u.edge(u.node(v, mb, r), barrier[r], 0)
+				u.control(u.node(v, mb, r), barrier[r])
 			}
 		}
 	}
@@ -128,54 +188,227 @@ func (u *unrolled) allReduceRound(st, round, mb int, buckets [][]gradient) {
 		for r := 0; r < n; r++ {
 			first[r] = u.addSide(NodeAllReduce, devs[r], 0, mb, r)
 			if barrier != nil {
-				u.edge(barrier[r], first[r], 0)
+				u.control(barrier[r], first[r])
 				continue
 			}
 			for _, gr := range bucket {
-				u.edge(u.node(gr.op, mb, r), first[r], 0)
+				u.control(u.node(gr.op, mb, r), first[r])
 			}
 		}
-		last := u.ring(devs, first, bytes, mb)
+		algo := topo.choose(bytes)
+		var last []int32
+		switch algo {
+		case AlgoHierarchical:
+			last = u.hierarchical(topo, first, bytes, mb)
+		case AlgoTree:
+			last = u.tree(topo, first, bytes, mb)
+		default:
+			last = u.ringPhase(topo.devs, topo.ring, first, 2*(n-1), divUp(bytes, n), mb)
+		}
 		for r := 0; r < n; r++ {
 			for _, v := range u.updOps[st] {
 				u.edge(last[r], u.node(v, mb, r), 0)
 			}
 		}
-		u.ars = append(u.ars, allReduceNodes{stage: st, round: round, bucket: b, bytes: bytes, first: first, last: last})
+		u.ars = append(u.ars, allReduceNodes{stage: st, round: round, bucket: b, bytes: bytes,
+			algorithm: algo, replicas: n, first: first, last: last})
 	}
 }
 
-// ring adds a ring all-reduce of bytes among devs (replica r on devs[r],
-// sending to r+1 mod n), started on each replica by start[r]; it returns
-// each replica's completion node. Reduce-scatter then all-gather: 2(n-1)
-// steps, in each of which every replica sends one chunk of bytes/n to the
-// next and the receiver's next step waits for it (Patarasuk and Yuan's
-// bandwidth-optimal all-reduce, as NCCL's ring). Each step is a side node
-// of zero compute time whose output is the chunk, so every chunk is a
-// transfer on the real link queues: on a ring of identical links with
-// latency a and bandwidth B the all-reduce takes 2(n-1)(a + bytes/(n B)).
-func (u *unrolled) ring(devs []int, start []int32, bytes int64, mb int) []int32 {
-	n := len(devs)
-	chunk := divUp(bytes, n)
-	steps := 2 * (n - 1)
-	prev := append([]int32(nil), start...) // each replica's previous step
-	for k := 0; k < steps; k++ {
-		cur := make([]int32, n)
-		for r := 0; r < n; r++ {
-			cur[r] = u.addSide(NodeAllReduce, devs[r], chunk, mb, r)
-			u.edge(prev[r], cur[r], 0)
-			if k > 0 {
+// ringPhase adds steps of a ring among the replicas in ring order (replica
+// ring[i] sends to ring[i+1 mod len]), started on each replica by start[r]
+// (indexed by replica), and returns each replica's completion node. In
+// every step each member sends one chunk to the next and the receiver's
+// next step waits for it (Patarasuk and Yuan's bandwidth-optimal
+// all-reduce, as NCCL's ring: 2(n-1) steps of S/n for an all-reduce, n-1
+// for a reduce-scatter or an all-gather). Each step is a side node of zero
+// compute time whose output is the chunk, so every chunk is a transfer on
+// the real link queues: on a ring of identical links with latency a and
+// bandwidth B an all-reduce takes 2(n-1)(a + S/(n B)).
+func (u *unrolled) ringPhase(devs []int, ring []int, start []int32, steps int, chunk int64, mb int) []int32 {
+	done := append([]int32(nil), start...)
+	k := len(ring)
+	if steps == 0 || k < 2 {
+		return done
+	}
+	prev := make([]int32, k) // by ring position
+	for i, r := range ring {
+		prev[i] = start[r]
+	}
+	for s := 0; s < steps; s++ {
+		cur := make([]int32, k)
+		for i, r := range ring {
+			cur[i] = u.addSide(NodeAllReduce, devs[r], chunk, mb, r)
+			u.edge(prev[i], cur[i], 0)
+			if s > 0 {
 				// the chunk the left neighbour sent in the previous step
-				u.edge(prev[(r+n-1)%n], cur[r], chunk)
+				u.edge(prev[(i+k-1)%k], cur[i], chunk)
 			}
 		}
 		prev = cur
 	}
-	done := make([]int32, n)
-	for r := 0; r < n; r++ {
+	for i, r := range ring {
 		done[r] = u.addSide(NodeAllReduce, devs[r], 0, mb, r)
-		u.edge(prev[r], done[r], 0)
-		u.edge(prev[(r+n-1)%n], done[r], chunk)
+		u.edge(prev[i], done[r], 0)
+		u.edge(prev[(i+k-1)%k], done[r], chunk)
 	}
 	return done
+}
+
+// hierarchical adds NCCL's hierarchical all-reduce across nodes: each
+// node's GPUs reduce-scatter S on their intra-node ring (g-1 steps of
+// S/g), GPU j of every node all-reduces its shard with GPU j of the other
+// nodes on an inter-node ring (2(k-1) steps of S/(g k)), and each node
+// all-gathers (g-1 steps of S/g).
+func (u *unrolled) hierarchical(t *collectiveTopo, start []int32, bytes int64, mb int) []int32 {
+	g, k := len(t.groups[0]), len(t.groups)
+	shard := divUp(bytes, g)
+	cur := start
+	for _, ring := range t.groups {
+		cur = u.ringPhase(t.devs, ring, cur, g-1, shard, mb)
+	}
+	for j := 0; j < g; j++ {
+		rail := make([]int, k)
+		for h := range t.groups {
+			rail[h] = t.groups[h][j]
+		}
+		cur = u.ringPhase(t.devs, rail, cur, 2*(k-1), divUp(shard, k), mb)
+	}
+	for _, ring := range t.groups {
+		cur = u.ringPhase(t.devs, ring, cur, g-1, shard, mb)
+	}
+	return cur
+}
+
+// tree adds a binary-tree all-reduce over the replicas in node order
+// (position i's parent is (i-1)/2): each reduces its children's partial
+// sums (the whole message from each) and sends the result up; the root's
+// sum is broadcast back down the same tree.
+func (u *unrolled) tree(t *collectiveTopo, start []int32, bytes int64, mb int) []int32 {
+	order := t.nodeOrder
+	n := len(order)
+	up := make([]int32, n)
+	for i := n - 1; i >= 0; i-- {
+		r := order[i]
+		out := bytes
+		if i == 0 {
+			out = 0
+		}
+		up[i] = u.addSide(NodeAllReduce, t.devs[r], out, mb, r)
+		u.edge(start[r], up[i], 0)
+		for _, c := range []int{2*i + 1, 2*i + 2} {
+			if c < n {
+				u.edge(up[c], up[i], bytes)
+			}
+		}
+	}
+	last := make([]int32, n)
+	down := make([]int32, n)
+	for i := 0; i < n; i++ {
+		r := order[i]
+		out := bytes
+		if 2*i+1 >= n {
+			out = 0
+		}
+		down[i] = u.addSide(NodeAllReduce, t.devs[r], out, mb, r)
+		u.edge(up[i], down[i], 0)
+		if i > 0 {
+			u.edge(down[(i-1)/2], down[i], bytes)
+		}
+		last[r] = down[i]
+	}
+	return last
+}
+
+// collectiveTopo is what the all-reduces of one stage know of the
+// cluster: the replicas' devices, the ring order over the fastest links,
+// the replicas grouped by node (devices whose routes to each other cross
+// no NIC), and a model of each algorithm's time to choose among them.
+type collectiveTopo struct {
+	c         *devices.Cluster
+	devs      []int   // replica -> device
+	ring      []int   // replicas in ring order
+	groups    [][]int // replicas by node, each in its ring order
+	nodeOrder []int   // replicas node by node
+}
+
+// newCollectiveTopo orders the replicas' devices for the collectives.
+func newCollectiveTopo(c *devices.Cluster, devs []int) *collectiveTopo {
+	t := &collectiveTopo{c: c, devs: devs}
+	// nodes: replicas whose routes cross no NIC
+	group := make([]int, len(devs))
+	for i := range group {
+		group[i] = -1
+	}
+	for i := range devs {
+		if group[i] >= 0 {
+			continue
+		}
+		group[i] = len(t.groups)
+		members := []int{i}
+		for j := i + 1; j < len(devs); j++ {
+			if group[j] < 0 && !crossesNIC(c, devs[i], devs[j]) {
+				group[j] = group[i]
+				members = append(members, j)
+			}
+		}
+		t.groups = append(t.groups, members)
+	}
+	for h, members := range t.groups {
+		t.groups[h] = ringOrder(c, devs, members)
+		t.nodeOrder = append(t.nodeOrder, t.groups[h]...)
+	}
+	if len(t.groups) == 1 {
+		t.ring = t.groups[0]
+	} else {
+		t.ring = ringOrder(c, devs, t.nodeOrder)
+	}
+	return t
+}
+
+// choose picks the algorithm for an all-reduce of bytes as NCCL does: the
+// one whose modelled time (latency plus bytes over bandwidth, per step) is
+// the smallest for this message size (NCCL's tuning model,
+// src/graph/tuning.cc, and its per-size cost table in enqueue.cc). Within
+// one node NCCL runs rings; across nodes the tree and the hierarchical
+// algorithm are candidates too. Ties go to the ring.
+func (t *collectiveTopo) choose(bytes int64) string {
+	n := len(t.devs)
+	if len(t.groups) < 2 || n < 3 {
+		return AlgoRing
+	}
+	c := t.c
+	best, bestT := AlgoRing, float64(2*(n-1))*stepTime(c, t.devs, [][]int{t.ring}, divUp(bytes, n))
+	k, g := len(t.groups), len(t.groups[0])
+	equal := true
+	for _, members := range t.groups {
+		equal = equal && len(members) == g
+	}
+	if equal {
+		shard := divUp(bytes, g)
+		rails := make([][]int, g)
+		for j := range rails {
+			for h := range t.groups {
+				rails[j] = append(rails[j], t.groups[h][j])
+			}
+		}
+		h := 2*float64(g-1)*stepTime(c, t.devs, t.groups, shard) + 2*float64(k-1)*stepTime(c, t.devs, rails, divUp(shard, k))
+		if h < bestT {
+			best, bestT = AlgoHierarchical, h
+		}
+	}
+	// tree: 2 depth levels, each the slowest parent-child edge
+	depth := 0
+	for m := 1; m < n; m = 2*m + 1 {
+		depth++
+	}
+	var edge float64
+	for i := 1; i < n; i++ {
+		a, b := t.devs[t.nodeOrder[(i-1)/2]], t.devs[t.nodeOrder[i]]
+		edge = math.Max(edge, c.TransferTime(a, b, bytes))
+	}
+	if tr := 2 * float64(depth) * edge; tr < bestT {
+		best = AlgoTree
+	}
+	return best
 }

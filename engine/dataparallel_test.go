@@ -171,7 +171,7 @@ func TestHybridPipelineDataParallel(t *testing.T) {
 		for _, m := range []int{4, 16} {
 			t.Run(fmt.Sprintf("p=%d/m=%d", p, m), func(t *testing.T) {
 				c := pairCluster(t, 2*p, nil, bw, 0, links.NVSwitch)
-				u := uniformSpec{p: p, m: m, f: 1e-3, b: 2e-3, params: P, update: 0.25e-3}
+				u := uniformSpec{p: p, m: m, reps: 2, f: 1e-3, b: 2e-3, params: P, update: 0.25e-3}
 				g, plan := u.build()
 				if err := g.Validate(); err != nil {
 					t.Fatal(err)

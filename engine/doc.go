@@ -41,13 +41,21 @@
 // recomputation's buffers are allocated as they arise.
 //
 // A Plan may also carry DataParallel: the plan is replicated on n device
-// groups, each with 1/n of the batch, and every stage's gradients are
-// summed among its replicas by a ring all-reduce (reduce-scatter then
-// all-gather, 2(n-1) steps of S/n bytes), optionally bucketed and
-// overlapped with the backward pass. Its steps are side nodes, off the
-// compute streams, whose chunks are transfers on the real link queues, so
-// rings that share a link queue up. With a Pipeline too, each replica is a
-// whole pipeline (hybrid parallelism).
+// groups, each with 1/n of the batch, and every stage's gradients (of the
+// trainable parameters only: the update ops' GradBytes, see gradients) are
+// summed among its replicas by an all-reduce chosen as NCCL chooses: a
+// ring ordered over the fastest links (reduce-scatter then all-gather,
+// 2(n-1) steps of S/n bytes), and across nodes also a tree or the
+// hierarchical algorithm (intra-node reduce-scatter, inter-node all-reduce,
+// intra-node all-gather), whichever the link model says is fastest for the
+// message size; optionally bucketed and overlapped with the backward pass.
+// Its steps are side nodes, off the compute streams, whose chunks are
+// transfers on the real link queues, so collectives that share a link
+// queue up. Their dependencies on the backward ops are control edges, so
+// the memory ledger frees each backward output as soon as its readers are
+// done. With a Pipeline too, each replica is a whole pipeline (hybrid
+// parallelism). Result.DataParallel reports each all-reduce's algorithm and
+// nccl-tests' algorithm and bus bandwidths.
 //
 // Result.Pipeline has the period per micro-batch in the steady state, the
 // bubble fraction, and per-stage utilisation, peak memory and weight

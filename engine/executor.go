@@ -340,6 +340,9 @@ func (s *sim) finish(x int32) {
 	// release this node's inputs first: memory freed at an instant is free
 	// for whatever starts at that instant
 	for _, w := range s.preds[s.predStart[x]:s.predStart[x+1]] {
+		if w < 0 {
+			continue // a control edge holds no buffer
+		}
 		if s.nodes[w].dev == d {
 			s.releaseSource(w)
 		} else {
@@ -354,7 +357,9 @@ func (s *sim) finish(x int32) {
 	for i, v := range s.succs[lo:hi] {
 		dv := s.nodes[v].dev
 		if dv == d {
-			refs++
+			if s.succBytes[int(lo)+i] >= 0 {
+				refs++ // a reader, not a control edge
+			}
 			continue
 		}
 		if s.devMark[dv] != x {

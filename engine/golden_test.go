@@ -78,6 +78,9 @@ var goldenRegimes = []goldenRegime{
 	{"dp4", func(g *workloads.Graph, c *devices.Cluster) (*engine.Plan, error) {
 		return &engine.Plan{Device: onDevice(g), DataParallel: &engine.DataParallel{Replicas: 4}}, nil
 	}},
+	{"dp8", func(g *workloads.Graph, c *devices.Cluster) (*engine.Plan, error) {
+		return &engine.Plan{Device: onDevice(g), DataParallel: &engine.DataParallel{Replicas: 8}}, nil
+	}},
 	{"dp4-overlap-bucket", func(g *workloads.Graph, c *devices.Cluster) (*engine.Plan, error) {
 		return &engine.Plan{Device: onDevice(g), DataParallel: &engine.DataParallel{Replicas: 4, Overlap: true, BucketBytes: 4 << 20}}, nil
 	}},
@@ -198,8 +201,9 @@ func writeGolden(w *bytes.Buffer, r *engine.Result) {
 		}
 	}
 	if dp := r.DataParallel; dp != nil {
+		fmt.Fprintf(w, "  data parallel %s gradients %d algbw %s busbw %s\n", dp.Algorithm, dp.GradientBytes, g6(dp.AlgBW), g6(dp.BusBW))
 		for _, a := range dp.AllReduces {
-			fmt.Fprintf(w, "  allreduce stage %d bucket %d round %d bytes %d start %s end %s\n", a.Stage, a.Bucket, a.Round, a.Bytes, g6(a.Start), g6(a.End))
+			fmt.Fprintf(w, "  allreduce stage %d bucket %d round %d bytes %d %s start %s end %s\n", a.Stage, a.Bucket, a.Round, a.Bytes, a.Algorithm, g6(a.Start), g6(a.End))
 		}
 	}
 }

@@ -72,6 +72,9 @@ func (p *Plan) layout(g *workloads.Graph, c *devices.Cluster) (*layout, error) {
 	if err := l.setReplicas(p, c); err != nil {
 		return nil, err
 	}
+	if err := l.checkBatch(g); err != nil {
+		return nil, err
+	}
 	return l, nil
 }
 
@@ -336,4 +339,26 @@ func (p *Plan) checkParallel(g *workloads.Graph, c *devices.Cluster) error {
 	}
 	_, err := p.layout(g, c)
 	return err
+}
+
+// checkBatch refuses to cut a batch into more micro-batch instances than
+// it has samples: micro-batches x replicas must not exceed the graph's
+// batch. A graph of batch 1 (msr-fiddle's, whose batch is not given: its
+// costs are per step, and the max-load model pipelines it with any number
+// of micro-batches) is not checked.
+func (l *layout) checkBatch(g *workloads.Graph) error {
+	if g.Batch <= 1 {
+		return nil
+	}
+	if l.m > g.Batch {
+		return fmt.Errorf("%w: field pipeline.microBatches = %d is more than graph %q's batch (valid range: 1..%d)", ErrInvalidPlan, l.m, g.Name, g.Batch)
+	}
+	if l.reps > g.Batch {
+		return fmt.Errorf("%w: field dataParallel.replicas = %d is more than graph %q's batch (valid range: 1..%d)", ErrInvalidPlan, l.reps, g.Name, g.Batch)
+	}
+	if mr := count(l.m).mul(uint64(l.reps)); mr.over || mr.v > uint64(g.Batch) {
+		return fmt.Errorf("%w: fields pipeline.microBatches x dataParallel.replicas = %d x %d is more than graph %q's batch of %d (valid: at most one sample per micro-batch and replica; micro-batches in 1..%d)",
+			ErrInvalidPlan, l.m, l.reps, g.Name, g.Batch, g.Batch/l.reps)
+	}
+	return nil
 }

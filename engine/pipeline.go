@@ -82,9 +82,10 @@ type Pipeline struct {
 
 // DataParallel replicates the plan on Replicas device groups, each with
 // 1/Replicas of the batch; after the backward pass every stage's gradients
-// (its parameter bytes) are summed by a ring all-reduce among the stage's
-// replicas, whose chunks are transfers on the link queues; update ops wait
-// for it. With a Pipeline, each replica is a whole pipeline (hybrid
+// (the GradBytes of its update ops; without them, its forward ops'
+// parameter bytes) are summed by an all-reduce among the stage's replicas
+// (ring, tree or hierarchical, see the package doc), whose chunks are
+// transfers on the link queues; update ops wait for it. With a Pipeline, each replica is a whole pipeline (hybrid
 // pipeline and data parallelism): stage s's replicas all-reduce together.
 type DataParallel struct {
 	// Replicas is n >= 1.

@@ -164,7 +164,7 @@ func TestPipelineDegenerate(t *testing.T) {
 // TestPipelineDeterministic: the same plan gives identical results.
 func TestPipelineDeterministic(t *testing.T) {
 	c := pairCluster(t, 8, nil, 10e9, 1e-6, "pcie-switch")
-	u := uniformSpec{p: 4, m: 8, f: 1e-3, b: 2e-3, act: 1 << 20, boundary: 1 << 18, params: 1 << 20, update: 1e-4}
+	u := uniformSpec{p: 4, m: 8, reps: 2, f: 1e-3, b: 2e-3, act: 1 << 20, boundary: 1 << 18, params: 1 << 20, update: 1e-4}
 	run := func() *engine.Result {
 		g, plan := u.build()
 		plan.Pipeline = &engine.Pipeline{Schedule: engine.PipeDream, MicroBatches: u.m, Recompute: true}

@@ -45,14 +45,33 @@ type StageStats struct {
 	WeightVersions int `json:"weightVersions"`
 }
 
-// DataParallelStats lists a data-parallel step's all-reduces.
+// DataParallelStats lists a data-parallel step's all-reduces, with the
+// figures nccl-tests prints for the first update round taken together.
 type DataParallelStats struct {
-	Replicas   int              `json:"replicas"`
+	Replicas int `json:"replicas"`
+	// Algorithm is the collective algorithm of the round's all-reduces
+	// (ring, tree, hierarchical; "mixed" when they differ).
+	Algorithm string `json:"algorithm,omitempty"`
+	// GradientBytes is what the round all-reduces: the gradients of the
+	// trainable parameters, summed over stages and buckets (one replica's).
+	GradientBytes int64 `json:"gradientBytes"`
+	// AlgBW is nccl-tests' algorithm bandwidth, GradientBytes over the
+	// time from the first all-reduce's start to the last one's end
+	// (bytes/s), and BusBW its bus bandwidth, AlgBW x 2(n-1)/n for an
+	// all-reduce among n replicas (nccl-tests, doc/PERFORMANCE.md).
+	AlgBW      float64          `json:"algBW"`
+	BusBW      float64          `json:"busBW"`
 	AllReduces []AllReduceStats `json:"allReduces"`
 }
 
-// AllReduceStats is one ring all-reduce of a stage's gradient bucket.
+// AllReduceStats is one all-reduce of a stage's gradient bucket.
 type AllReduceStats struct {
+	// Algorithm is ring, tree or hierarchical.
+	Algorithm string `json:"algorithm"`
+	// AlgBW is Bytes / (End - Start) and BusBW = AlgBW x 2(n-1)/n, in
+	// bytes/s (0 when the all-reduce took no time).
+	AlgBW float64 `json:"algBW"`
+	BusBW float64 `json:"busBW"`
 	// Stage (without a pipeline, stages are derived as for one: a part of
 	// a device that is contiguous in topological order), bucket within
 	// it, and update round (0; the micro-batch with PipeDream).
@@ -165,12 +184,30 @@ func (u *unrolled) result(s *sim, r *Result) {
 	if u.plan.DataParallel != nil {
 		ds := &DataParallelStats{Replicas: u.reps, AllReduces: []AllReduceStats{}}
 		for _, a := range u.ars {
-			as := AllReduceStats{Stage: a.stage, Bucket: a.bucket, Round: a.round, Bytes: a.bytes, Start: math.Inf(1)}
+			as := AllReduceStats{Algorithm: a.algorithm, Stage: a.stage, Bucket: a.bucket, Round: a.round, Bytes: a.bytes, Start: math.Inf(1)}
 			for rep := range a.first {
 				as.Start = math.Min(as.Start, in.Start[a.first[rep]])
 				as.End = math.Max(as.End, in.End[a.last[rep]])
 			}
+			as.AlgBW, as.BusBW = bandwidths(a.bytes, as.End-as.Start, a.replicas)
 			ds.AllReduces = append(ds.AllReduces, as)
+		}
+		start, end := math.Inf(1), math.Inf(-1)
+		for _, a := range ds.AllReduces {
+			if a.Round != 0 {
+				continue
+			}
+			switch ds.Algorithm {
+			case "", a.Algorithm:
+				ds.Algorithm = a.Algorithm
+			default:
+				ds.Algorithm = "mixed"
+			}
+			ds.GradientBytes += a.Bytes
+			start, end = math.Min(start, a.Start), math.Max(end, a.End)
+		}
+		if ds.GradientBytes > 0 {
+			ds.AlgBW, ds.BusBW = bandwidths(ds.GradientBytes, end-start, u.reps)
 		}
 		r.DataParallel = ds
 	}
@@ -208,4 +245,14 @@ func (u *unrolled) period(in *Instances) float64 {
 		return fwd + bwd
 	}
 	return done
+}
+
+// bandwidths are nccl-tests' algorithm and bus bandwidths of an
+// all-reduce of bytes among n ranks that took t seconds.
+func bandwidths(bytes int64, t float64, n int) (alg, bus float64) {
+	if t <= 0 || n < 1 {
+		return 0, 0
+	}
+	alg = float64(bytes) / t
+	return alg, alg * 2 * float64(n-1) / float64(n)
 }

@@ -26,6 +26,7 @@ func closeTo(a, b, tol float64) bool { return scalar.EqualWithinAbsOrRel(a, b, t
 // time). With update > 0 every stage has an update op U_s of that time.
 type uniformSpec struct {
 	p, m     int
+	reps     int // data-parallel replicas the batch is for (0: 1)
 	f, b     float64
 	act      int64 // per micro-batch
 	boundary int64 // per micro-batch
@@ -33,10 +34,10 @@ type uniformSpec struct {
 	update   float64
 }
 
-// build returns the graph (batch m) and the plan placing stage s on
-// device s.
+// build returns the graph (batch m x reps: one sample per micro-batch and
+// replica) and the plan placing stage s on device s.
 func (u uniformSpec) build() (*workloads.Graph, *engine.Plan) {
-	g := workloads.NewGraph(fmt.Sprintf("uniform-p%d", u.p), u.m)
+	g := workloads.NewGraph(fmt.Sprintf("uniform-p%d", u.p), u.m*max(1, u.reps))
 	m := int64(u.m)
 	mt := func(t float64) map[string]float64 {
 		return map[string]float64{workloads.MeasuredAny: t * float64(u.m)}

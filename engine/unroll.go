@@ -36,10 +36,13 @@ type instanceID struct {
 	kind        NodeKind
 }
 
-// sideEdge is a dependency into or out of a side node.
+// sideEdge is a dependency into or out of a side node. A control edge
+// orders its nodes (on one device) but holds no buffer: the consumer is
+// not a reader of the producer's output.
 type sideEdge struct {
 	from, to int32
 	bytes    int64
+	control  bool
 }
 
 // unrolled derives the nodes of a plan for its execution regime: a step
@@ -54,6 +57,7 @@ type sideEdge struct {
 // graph is copied; side nodes follow.
 type unrolled struct {
 	l      *layout
+	c      *devices.Cluster
 	g      *workloads.Graph
 	plan   *Plan
 	n, m   int
@@ -156,7 +160,7 @@ func (s *sim) unroll() error {
 	}
 	g := s.g
 	n := len(g.Ops)
-	u := &unrolled{l: l, g: g, plan: s.p, n: n, m: l.m, reps: l.reps, scale: l.m * l.reps}
+	u := &unrolled{l: l, c: s.c, g: g, plan: s.p, n: n, m: l.m, reps: l.reps, scale: l.m * l.reps}
 	s.un = u
 	u.opAdjacency()
 	u.classify()
@@ -374,7 +378,13 @@ func (u *unrolled) addSide(k NodeKind, d int, out int64, mb, r int) int32 {
 // edge adds a dependency from node a to node b carrying bytes when they
 // are on different devices.
 func (u *unrolled) edge(a, b int32, bytes int64) {
-	u.sides = append(u.sides, sideEdge{a, b, bytes})
+	u.sides = append(u.sides, sideEdge{from: a, to: b, bytes: bytes})
+}
+
+// control adds a control edge: b runs after a, on the same device, and a's
+// output is not kept for b.
+func (u *unrolled) control(a, b int32) {
+	u.sides = append(u.sides, sideEdge{from: a, to: b, control: true})
 }
 
 // roles sorts every stage's ops by role.
@@ -530,8 +540,14 @@ func (u *unrolled) adjacency(s *sim) {
 			}
 		}
 		for _, i := range xOrd[xStart[x]:xStart[x+1]] {
-			preds = append(preds, u.sides[i].from)
-			pBytes = append(pBytes, u.sides[i].bytes)
+			e := &u.sides[i]
+			if e.control {
+				preds = append(preds, ^e.from)
+				pBytes = append(pBytes, -1)
+				continue
+			}
+			preds = append(preds, e.from)
+			pBytes = append(pBytes, e.bytes)
 		}
 	}
 	s.predStart[total] = int32(len(preds))
@@ -540,7 +556,7 @@ func (u *unrolled) adjacency(s *sim) {
 	// successors: the transpose, in node order
 	s.succStart = make([]int32, total+1)
 	for _, w := range preds {
-		s.succStart[w+1]++
+		s.succStart[orig(w)+1]++
 	}
 	for i := 0; i < total; i++ {
 		s.succStart[i+1] += s.succStart[i]
@@ -550,12 +566,21 @@ func (u *unrolled) adjacency(s *sim) {
 	copy(fill, s.succStart[:total])
 	for x := 0; x < total; x++ {
 		for j := s.predStart[x]; j < s.predStart[x+1]; j++ {
-			w := preds[j]
+			w := orig(preds[j])
 			s.succs[fill[w]] = int32(x)
 			s.succBytes[fill[w]] = pBytes[j]
 			fill[w]++
 		}
 	}
+}
+
+// orig is the node of a predecessor entry: a control edge's predecessor
+// is stored complemented (negative), with bytes -1 on the successor side.
+func orig(w int32) int32 {
+	if w < 0 {
+		return ^w
+	}
+	return w
 }
 
 // name describes node x for errors: the op's name, "(recomputed)", the

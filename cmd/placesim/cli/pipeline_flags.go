@@ -164,11 +164,14 @@ func printParallel(w io.Writer, o *study.Outcome) {
 	}
 	if d := o.DataParallel; d != nil {
 		fmt.Fprintf(w, "\ndata parallel    %d replicas, %d all-reduces\n", d.Replicas, len(d.AllReduces))
+		if d.GradientBytes > 0 {
+			fmt.Fprintf(w, "all-reduce       %s of gradients, %s, algbw %s, busbw %s\n", units.Bytes(d.GradientBytes), d.Algorithm, units.Rate(d.AlgBW), units.Rate(d.BusBW))
+		}
 		if len(d.AllReduces) > 0 {
-			fmt.Fprintf(w, "\n%-6s %-6s %-6s %12s %12s %12s\n", "stage", "bucket", "round", "bytes", "start", "time")
+			fmt.Fprintf(w, "\n%-6s %-6s %-6s %12s %12s %12s %-12s %12s %12s\n", "stage", "bucket", "round", "bytes", "start", "time", "algorithm", "algbw", "busbw")
 			for _, a := range d.AllReduces {
-				fmt.Fprintf(w, "%-6d %-6d %-6d %12s %12s %12s\n", a.Stage, a.Bucket, a.Round, units.Bytes(a.Bytes),
-					units.Seconds(a.Start), units.Seconds(a.End-a.Start))
+				fmt.Fprintf(w, "%-6d %-6d %-6d %12s %12s %12s %-12s %12s %12s\n", a.Stage, a.Bucket, a.Round, units.Bytes(a.Bytes),
+					units.Seconds(a.Start), units.Seconds(a.End-a.Start), a.Algorithm, units.Rate(a.AlgBW), units.Rate(a.BusBW))
 			}
 		}
 	}
