@@ -114,7 +114,7 @@ func (ls *LocalSearch) PlaceReport(ctx context.Context, req *placers.Request) (*
 		return nil, nil, fmt.Errorf("local-search: internal error: %w", err)
 	}
 	plan := m.Plan(best)
-	ls.pipe.Apply(plan)
+	ls.pipe.Apply(plan, m.Graph.Batch)
 	return plan, rep, nil
 }
 

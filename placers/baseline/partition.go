@@ -123,7 +123,7 @@ func (p *Partitioner) PlaceReport(ctx context.Context, req *placers.Request) (*e
 			Notes: []string{fmt.Sprintf("the partition does not fit the devices: %v", err)}}
 	}
 	plan := m.Plan(assign)
-	p.pipe.Apply(plan)
+	p.pipe.Apply(plan, m.Graph.Batch)
 	return plan, rep, nil
 }
 

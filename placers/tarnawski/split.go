@@ -91,6 +91,6 @@ func finish(m *maxload.Model, assign []int, po pipelineOpts, objective string, n
 		return nil, nil, fmt.Errorf("internal error: split is not valid: %w", err)
 	}
 	plan := m.Plan(assign)
-	po.Apply(plan)
+	po.Apply(plan, m.Graph.Batch)
 	return plan, rep, nil
 }

@@ -50,8 +50,11 @@ func ParsePipeline(opts placers.Options, def string) (PipelineOptions, error) {
 // Apply makes plan a pipeline with one stage per device it uses, in
 // topological order (the engine derives the stages from the devices; a
 // non-contiguous part becomes several virtual stages on its device, as in
-// section 5.2). It does nothing without a schedule.
-func (p PipelineOptions) Apply(plan *engine.Plan) {
+// section 5.2). It does nothing without a schedule. The default of 4
+// micro-batches per stage is capped at the graph's batch (a micro-batch
+// holds at least one sample; the engine refuses more micro-batches than
+// samples).
+func (p PipelineOptions) Apply(plan *engine.Plan, batch int) {
 	if p.Schedule == "" {
 		return
 	}
@@ -62,6 +65,9 @@ func (p PipelineOptions) Apply(plan *engine.Plan) {
 	mb := p.MicroBatches
 	if mb == 0 {
 		mb = 4 * len(used)
+		if batch > 1 && mb > batch {
+			mb = batch
+		}
 	}
 	plan.Pipeline = &engine.Pipeline{Schedule: p.Schedule, MicroBatches: mb}
 }
