@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"placesim/devices"
+	"placesim/links"
 	"placesim/workloads"
 )
 
@@ -42,6 +43,14 @@ type sim struct {
 	xfers   []transfer
 	mem     []ledger
 
+	// the routes transfers use, copied on first use (see route): hops
+	// holds their links; a route is found by device pair in routeAt and
+	// routeLen (index+1, length) on clusters of up to 64 devices, else in
+	// routeMap
+	hops              []links.LinkID
+	routeAt, routeLen []int32
+	routeMap          map[int32]int32
+
 	// scratch for grouping a node's remote consumers by device
 	devMark  []int32
 	devBytes []int64
@@ -58,7 +67,7 @@ type sim struct {
 // stream is a device's compute stream with its ready nodes.
 type stream struct {
 	busy  bool
-	ready readyHeap // keyed by the nodes' prio, then first ready
+	ready readyQueue // keyed by the nodes' prio, then first ready
 	// order, when set, is the device's schedule: its nodes' prio is minus
 	// their position in it. With strict, only order[next] may start (order
 	// enforcement); otherwise the order is a priority.
@@ -121,6 +130,11 @@ func (s *sim) init() error {
 			cutIn: !c.Topology.Endpoints[l.From].StoreAndForward(),
 			sfOut: c.Topology.Endpoints[l.To].StoreAndForward()}
 	}
+	if nd := len(c.Devices); nd <= 64 {
+		s.routeAt, s.routeLen = make([]int32, nd*nd), make([]int32, nd*nd)
+	} else {
+		s.routeMap = map[int32]int32{}
+	}
 	s.devMark = make([]int32, len(c.Devices))
 	s.devBytes = make([]int64, len(c.Devices))
 	for d := range s.devMark {
@@ -146,6 +160,25 @@ func (s *sim) init() error {
 		for i, x := range st.order {
 			s.nodes[x].prio = -float64(i)
 		}
+	}
+	// a stream whose nodes all have the same prio is first ready, first run
+	same := make([]bool, len(s.streams))
+	first := make([]float64, len(s.streams))
+	seen := make([]bool, len(s.streams))
+	for x := range s.nodes {
+		nd := &s.nodes[x]
+		if nd.side {
+			continue
+		}
+		switch d := nd.dev; {
+		case !seen[d]:
+			seen[d], same[d], first[d] = true, true, nd.prio
+		case nd.prio != first[d]:
+			same[d] = false
+		}
+	}
+	for d := range s.streams {
+		s.streams[d].ready.fifo = same[d] || !seen[d]
 	}
 	return nil
 }
@@ -304,7 +337,7 @@ func (s *sim) tryStart(d int32) {
 		return
 	}
 	if st.strict {
-		if st.ready.items[0].op != st.order[st.next] {
+		if st.ready.top() != st.order[st.next] {
 			return
 		}
 		st.next++
@@ -396,8 +429,8 @@ func (s *sim) finish(x int32) {
 // send creates the transfer of producer's output from device src to dst.
 func (s *sim) send(producer, src, dst int32, bytes int64) {
 	t := int32(len(s.xfers))
-	x := transfer{producer: producer, src: src, dst: dst, recv: buffer{bytes: bytes},
-		route: s.c.Route(int(src), int(dst)), rec: -1}
+	x := transfer{producer: producer, src: src, dst: dst, recv: buffer{bytes: bytes}, rec: -1}
+	x.route, x.hops = s.route(src, dst)
 	s.res.TransferCount++
 	s.res.BytesMoved += bytes
 	if s.trace != nil {

@@ -1,17 +1,14 @@
 package engine
 
-import (
-	"math"
-
-	"placesim/links"
-)
+import "math"
 
 // transfer is one send/recv pair: producer's output moving to device dst.
 type transfer struct {
 	producer   int32
 	src, dst   int32
 	recv       buffer // the copy on dst, readers: consumers there still to finish
-	route      links.Route
+	route      int32   // its route's first link in sim.hops
+	hops       int32   // and its number of links
 	enq        float64 // time it joined the current link's queue
 	prevFinish float64 // when the previous hop finishes (cut-through)
 	rec        int32   // index into Trace.Transfers, or -1
@@ -35,7 +32,7 @@ type linkQueue struct {
 // enqueueHop puts transfer t's hop h on its link, starting it when free.
 func (s *sim) enqueueHop(t int32, h int32) {
 	x := &s.xfers[t]
-	l := x.route[h]
+	l := s.hops[x.route+h]
 	x.enq = s.now
 	lq := &s.links[l]
 	if !lq.busy {
@@ -52,7 +49,7 @@ func (s *sim) enqueueHop(t int32, h int32) {
 // head arrives and ends no earlier than the previous hop plus its latency.
 func (s *sim) startHop(t int32, h int32) {
 	x := &s.xfers[t]
-	lid := x.route[h]
+	lid := s.hops[x.route+h]
 	lq := &s.links[lid]
 	lq.busy = true
 	start := s.now
@@ -65,7 +62,7 @@ func (s *sim) startHop(t int32, h int32) {
 	lq.stats.Bytes += x.recv.bytes
 	lq.stats.Transfers++
 	lq.stats.QueueDelay += start - x.enq
-	last := int(h) == len(x.route)-1
+	last := h == x.hops-1
 	if last {
 		// the receive buffer exists from the moment the last hop writes it
 		s.alloc(x.dst, x.recv.bytes, x.producer, "recv")
@@ -83,7 +80,7 @@ func (s *sim) startHop(t int32, h int32) {
 // hopEnd frees the link and moves the transfer on.
 func (s *sim) hopEnd(t int32, h int32) {
 	x := &s.xfers[t]
-	lid := x.route[h]
+	lid := s.hops[x.route+h]
 	lq := &s.links[lid]
 	lq.busy = false
 	if lq.head < len(lq.queue) {
@@ -98,9 +95,33 @@ func (s *sim) hopEnd(t int32, h int32) {
 		s.releaseSource(x.producer)
 	}
 	switch {
-	case int(h) == len(x.route)-1:
+	case h == x.hops-1:
 		s.deliver(t)
 	case lq.sfOut:
 		s.enqueueHop(t, h+1)
 	}
+}
+
+// route returns where the route from device src to dst starts in s.hops,
+// and its length, copying it there on first use: transfers then hold no
+// pointer, which spares the garbage collector from scanning them.
+func (s *sim) route(src, dst int32) (int32, int32) {
+	nd := int32(len(s.c.Devices))
+	key := src*nd + dst
+	if s.routeAt != nil {
+		if at := s.routeAt[key]; at > 0 {
+			return at - 1, s.routeLen[key]
+		}
+	} else if at, ok := s.routeMap[key]; ok {
+		return at, int32(len(s.c.Route(int(src), int(dst))))
+	}
+	r := s.c.Route(int(src), int(dst))
+	at := int32(len(s.hops))
+	s.hops = append(s.hops, r...)
+	if s.routeAt != nil {
+		s.routeAt[key], s.routeLen[key] = at+1, int32(len(r))
+	} else {
+		s.routeMap[key] = at
+	}
+	return at, int32(len(r))
 }

@@ -53,3 +53,38 @@ func (h *readyHeap) pop() readyItem {
 	}
 	return top
 }
+
+// readyQueue holds a stream's ready nodes: a heap on (prio, first ready),
+// or, when every node of the stream has the same prio (no plan priorities,
+// no order), a plain first-in first-out queue, which pops in the same
+// order without the heap's work.
+type readyQueue struct {
+	fifo bool
+	heap readyHeap
+	head int // first unread item in fifo mode
+}
+
+func (q *readyQueue) len() int { return len(q.heap.items) - q.head }
+
+func (q *readyQueue) push(x readyItem) {
+	if q.fifo {
+		q.heap.items = append(q.heap.items, x)
+		return
+	}
+	q.heap.push(x)
+}
+
+// top is the node pop would return.
+func (q *readyQueue) top() int32 { return q.heap.items[q.head].op }
+
+func (q *readyQueue) pop() readyItem {
+	if !q.fifo {
+		return q.heap.pop()
+	}
+	x := q.heap.items[q.head]
+	q.head++
+	if q.head == len(q.heap.items) {
+		q.heap.items, q.head = q.heap.items[:0], 0
+	}
+	return x
+}
