@@ -6,7 +6,7 @@ import "math"
 type transfer struct {
 	producer   int32
 	src, dst   int32
-	recv       buffer // the copy on dst, readers: consumers there still to finish
+	recv       buffer  // the copy on dst, readers: consumers there still to finish
 	route      int32   // its route's first link in sim.hops
 	hops       int32   // and its number of links
 	enq        float64 // time it joined the current link's queue
