@@ -29,8 +29,7 @@ type sim struct {
 	opt Options
 	un  *unrolled
 
-	nodes []instance   // what runs, with its state (see unroll.go)
-	ids   []instanceID // what each node is
+	nodes []instance // what runs, with its state (see unroll.go)
 
 	// unique predecessors and successors (CSR), so that several edges
 	// between the same two nodes count as one dependency
@@ -320,7 +319,7 @@ func (s *sim) makeReady(x int32) {
 func (s *sim) startSide(x int32) {
 	s.res.OpStart[x] = s.now
 	what := "all-reduce chunk"
-	if s.ids[x].kind == NodeStash {
+	if s.un.id(x).kind == NodeStash {
 		what = "weight stash"
 	}
 	nd := &s.nodes[x]
@@ -435,7 +434,7 @@ func (s *sim) send(producer, src, dst int32, bytes int64) {
 	s.res.BytesMoved += bytes
 	if s.trace != nil {
 		x.rec = int32(len(s.trace.Transfers))
-		id := s.ids[producer]
+		id := s.un.id(producer)
 		rec := TransferRecord{Producer: int(id.op), MicroBatch: int(id.mb), Replica: int(id.rep), Src: int(src), Dst: int(dst), Bytes: bytes}
 		s.trace.Transfers = append(s.trace.Transfers, rec)
 	}

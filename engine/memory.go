@@ -18,7 +18,7 @@ func (s *sim) alloc(d int32, bytes int64, op int32, what string) {
 	}
 	if m.used > m.capacity && s.res.OOM == nil {
 		dev := s.c.Devices[d]
-		s.res.OOM = &OOM{Device: int(d), DeviceName: dev.Name, Op: int(s.ids[op].op), OpName: s.un.name(op),
+		s.res.OOM = &OOM{Device: int(d), DeviceName: dev.Name, Op: int(s.un.id(op).op), OpName: s.un.name(op),
 			Time: s.now, What: what, Requested: bytes, InUse: m.used - bytes, Capacity: m.capacity}
 	}
 	if s.opt.Trace {

@@ -125,7 +125,7 @@ func (u *unrolled) result(s *sim, r *Result) {
 	total := len(s.nodes)
 	in := &Instances{Op: make([]int32, total), MicroBatch: make([]int32, total), Replica: make([]int32, total),
 		Kind: make([]NodeKind, total), Device: make([]int32, total), Start: r.OpStart, End: r.OpEnd, u: u}
-	for x, id := range s.ids {
+	for x, id := range u.ids {
 		in.Op[x], in.MicroBatch[x], in.Replica[x], in.Kind[x] = id.op, id.mb, id.rep, id.kind
 		in.Device[x] = s.nodes[x].dev
 	}
@@ -134,7 +134,7 @@ func (u *unrolled) result(s *sim, r *Result) {
 	for i := range r.OpStart {
 		r.OpStart[i] = math.Inf(1)
 	}
-	for x, id := range s.ids {
+	for x, id := range u.ids {
 		if v := id.op; v >= 0 {
 			r.OpStart[v] = math.Min(r.OpStart[v], in.Start[x])
 			r.OpEnd[v] = math.Max(r.OpEnd[v], in.End[x])
@@ -145,7 +145,7 @@ func (u *unrolled) result(s *sim, r *Result) {
 		ps := &PipelineStats{Schedule: l.sched, MicroBatches: u.m, Recompute: l.recompute, Period: u.period(in)}
 		// compute time of every stage, over its replicas
 		busy := make([]float64, len(l.stages))
-		for x, id := range s.ids {
+		for x, id := range u.ids {
 			if id.op >= 0 {
 				busy[l.stageOf[id.op]] += s.nodes[x].cost
 			}

@@ -60,6 +60,7 @@ type unrolled struct {
 	c      *devices.Cluster
 	g      *workloads.Graph
 	plan   *Plan
+	step   bool // a plain step: node = op, no tables (see identity)
 	n, m   int
 	reps   int
 	scale  int     // a per-micro-batch op's share of a replica's batch: m x reps
@@ -127,6 +128,9 @@ func (p *Plan) unrolledPlan() bool { return p.Pipeline != nil || p.DataParallel 
 // node is the node of op v for micro-batch mb on replica r (the single
 // node of a once op, whatever mb).
 func (u *unrolled) node(v int32, mb, r int) int32 {
+	if u.step {
+		return v
+	}
 	if u.once[v] {
 		return int32(r*u.block + u.m*u.nPer + int(u.idx[v]))
 	}
@@ -160,7 +164,7 @@ func (s *sim) unroll() error {
 	}
 	g := s.g
 	n := len(g.Ops)
-	u := &unrolled{l: l, c: s.c, g: g, plan: s.p, n: n, m: l.m, reps: l.reps, scale: l.m * l.reps}
+	u := &unrolled{l: l, c: s.c, g: g, plan: s.p, step: !s.p.unrolledPlan(), n: n, m: l.m, reps: l.reps, scale: l.m * l.reps}
 	s.un = u
 	u.opAdjacency()
 	u.classify()
@@ -171,8 +175,12 @@ func (s *sim) unroll() error {
 		u.roles()
 	}
 	total := u.reps * u.block
-	u.nodes = make([]instance, total, total+total/8)
-	u.ids = make([]instanceID, total, total+total/8)
+	if u.step {
+		u.nodes = make([]instance, total)
+	} else {
+		u.nodes = make([]instance, total, total+total/8)
+		u.ids = make([]instanceID, total, total+total/8)
+	}
 	if err := u.instances(s); err != nil {
 		return err
 	}
@@ -187,8 +195,8 @@ func (s *sim) unroll() error {
 	if u.reps > 1 {
 		u.addAllReduces()
 	}
-	s.nodes, s.ids = u.nodes, u.ids
-	if u.identity() {
+	s.nodes = u.nodes
+	if u.step {
 		// a step: the op graph is the node graph
 		s.predStart, s.preds = u.opPredStart, u.opPreds
 		s.succStart, s.succs, s.succBytes = u.opSuccStart, u.opSuccs, u.opSuccBytes
@@ -213,9 +221,12 @@ func (s *sim) unroll() error {
 	return nil
 }
 
-// identity reports whether every node is one op (a plain step).
-func (u *unrolled) identity() bool {
-	return u.reps == 1 && u.m == 1 && u.nOnce == 0 && u.nRec == 0 && len(u.nodes) == u.n
+// id says what node x is; a plain step keeps no table (node x is op x).
+func (u *unrolled) id(x int32) instanceID {
+	if u.ids == nil {
+		return instanceID{op: x}
+	}
+	return u.ids[x]
 }
 
 // opAdjacency computes each op's unique predecessors and successors, with
@@ -229,18 +240,23 @@ func (u *unrolled) opAdjacency() {
 	}
 	u.opPredStart = make([]int32, u.n+1)
 	u.opPreds = make([]int32, 0, len(g.Edges))
-	u.opPredBytes = make([]int64, 0, len(g.Edges))
+	if !u.step { // a step's edge bytes are the successors'
+		u.opPredBytes = make([]int64, 0, len(g.Edges))
+	}
 	for v := 0; v < u.n; v++ {
 		u.opPredStart[v] = int32(len(u.opPreds))
 		for _, eid := range g.In(v) {
 			e := &g.Edges[eid]
 			w := int32(e.From)
-			if mark[w] != int32(v) {
+			switch {
+			case mark[w] != int32(v):
 				mark[w] = int32(v)
 				pos[w] = int32(len(u.opPreds))
 				u.opPreds = append(u.opPreds, w)
-				u.opPredBytes = append(u.opPredBytes, e.Bytes)
-			} else if e.Bytes > u.opPredBytes[pos[w]] {
+				if !u.step {
+					u.opPredBytes = append(u.opPredBytes, e.Bytes)
+				}
+			case !u.step && e.Bytes > u.opPredBytes[pos[w]]:
 				u.opPredBytes[pos[w]] = e.Bytes
 			}
 		}
@@ -274,6 +290,10 @@ func (u *unrolled) opAdjacency() {
 // them.
 func (u *unrolled) classify() {
 	g, l := u.g, u.l
+	if u.step {
+		u.nPer, u.block = u.n, u.n
+		return
+	}
 	u.once = make([]bool, u.n)
 	u.rec = make([]bool, u.n)
 	u.idx = make([]int32, u.n)
@@ -324,6 +344,10 @@ func (u *unrolled) instances(s *sim) error {
 				return fmt.Errorf("%w: %v", ErrInvalidPlan, err)
 			}
 			in := instance{cost: t, out: buffer{bytes: divUp(op.OutputBytes, k)}, temp: divUp(op.TempBytes, k), dev: int32(d), xferFirst: -1}
+			if u.step {
+				u.nodes[v] = in
+				continue
+			}
 			if u.once[v] {
 				x := u.node(v, 0, r)
 				u.nodes[x], u.ids[x] = in, instanceID{op: v, mb: -1, rep: int32(r)}
@@ -468,8 +492,8 @@ func (u *unrolled) orders(s *sim) {
 func (u *unrolled) planOrder(s *sim) {
 	p := s.p
 	if p.Priority != nil {
-		for x, id := range u.ids {
-			if id.op >= 0 {
+		for x := range u.nodes {
+			if id := u.id(int32(x)); id.op >= 0 {
 				u.nodes[x].prio = p.Priority[id.op]
 			}
 		}
@@ -586,7 +610,7 @@ func orig(w int32) int32 {
 // name describes node x for errors: the op's name, "(recomputed)", the
 // micro-batch and the replica.
 func (u *unrolled) name(x int32) string {
-	id := u.ids[x]
+	id := u.id(x)
 	var what string
 	switch {
 	case id.op < 0:
