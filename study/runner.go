@@ -1,7 +1,6 @@
 package study
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -147,6 +146,9 @@ type RunOptions struct {
 	// MaxMemory bounds the memory each simulation may take for itself
 	// (Spec.MaxMemory; 0: the engine's default).
 	MaxMemory int64
+	// Notice, if set, is told about journaled points that are re-run
+	// because their inputs changed.
+	Notice func(msg string)
 }
 
 func (o *RunOptions) journal() string {
@@ -168,6 +170,8 @@ func (o *RunOptions) ResultsFile() string {
 type journalLine struct {
 	Record    Record  `json:"record"`
 	PlaceTime float64 `json:"placeTime"`
+	// Inputs are the hashes of what determined the record.
+	Inputs *PointInputs `json:"inputs,omitempty"`
 }
 
 // RunScenario runs the scenario's points (this shard's), skipping those
@@ -194,15 +198,20 @@ func RunScenario(ctx context.Context, s *Scenario, o RunOptions) (*Results, []Ti
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("run directory: %w", err)
 	}
-	done, err := readJournal(o.journal(), all)
+	cache := newInputCache()
+	version := Version()
+	want := make(map[int]PointInputs, len(pts))
+	for _, p := range pts {
+		want[p.Index] = cache.pointInputs(s, p, mergeOptions(s.PlacerOptions[p.Placer], local[p.Placer]), o.MaxMemory, version)
+	}
+	jf, done, stale, err := openJournal(o.journal(), all, want)
 	if err != nil {
 		return nil, nil, err
 	}
-	jf, err := os.OpenFile(o.journal(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, nil, fmt.Errorf("journal: %w", err)
-	}
 	defer jf.Close()
+	if len(stale) > 0 && o.Notice != nil {
+		o.Notice(staleMessage(stale))
+	}
 	timeout, _ := s.timeout()
 	var todo []Point
 	for _, p := range pts {
@@ -214,7 +223,6 @@ func RunScenario(ctx context.Context, s *Scenario, o RunOptions) (*Results, []Ti
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	cache := newInputCache()
 	var mu sync.Mutex
 	var firstErr error
 	finished := len(pts) - len(todo)
@@ -229,6 +237,8 @@ func RunScenario(ctx context.Context, s *Scenario, o RunOptions) (*Results, []Ti
 				if !complete {
 					continue // interrupted: left for the next run
 				}
+				in := want[p.Index]
+				line.Inputs = &in
 				b, _ := json.Marshal(line)
 				mu.Lock()
 				if _, err := jf.Write(append(b, '\n')); err != nil && firstErr == nil {
@@ -268,43 +278,6 @@ func RunScenario(ctx context.Context, s *Scenario, o RunOptions) (*Results, []Ti
 		timings = append(timings, Timing{Index: p.Index, PlaceTime: l.PlaceTime})
 	}
 	return res, timings, nil
-}
-
-// readJournal loads finished points, ignoring a torn last line and lines
-// that do not match the scenario's points (a changed scenario).
-func readJournal(path string, pts []Point) (map[int]journalLine, error) {
-	done := map[int]journalLine{}
-	data, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return done, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("journal: %w", err)
-	}
-	good := 0
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		line := sc.Bytes()
-		if good+len(line)+1 > len(data) {
-			break // the last line has no newline: torn by a kill
-		}
-		good += len(line) + 1
-		var l journalLine
-		if json.Unmarshal(line, &l) != nil {
-			continue
-		}
-		i := l.Record.Index
-		if i >= 0 && i < len(pts) && pts[i].Key() == l.Record.Point.Key() {
-			done[i] = l
-		}
-	}
-	if good < len(data) {
-		if err := os.Truncate(path, int64(good)); err != nil {
-			return nil, fmt.Errorf("journal: %w", err)
-		}
-	}
-	return done, nil
 }
 
 // runPoint places and simulates one point; every failure is in the record.
@@ -424,6 +397,7 @@ type inputCache struct {
 	mu        sync.Mutex
 	graphs    map[string]*cached[*workloads.Graph]
 	clusters  map[string]*cached[*devices.Cluster]
+	hashes    map[string]*cached[string]
 	workloadF func(string) (*workloads.Graph, error)
 }
 
@@ -434,7 +408,7 @@ type cached[T any] struct {
 }
 
 func newInputCache() *inputCache {
-	return &inputCache{graphs: map[string]*cached[*workloads.Graph]{}, clusters: map[string]*cached[*devices.Cluster]{}, workloadF: LoadWorkload}
+	return &inputCache{graphs: map[string]*cached[*workloads.Graph]{}, clusters: map[string]*cached[*devices.Cluster]{}, hashes: map[string]*cached[string]{}, workloadF: LoadWorkload}
 }
 
 func getCached[T any](mu *sync.Mutex, m map[string]*cached[T], key string, f func() (T, error)) (T, error) {

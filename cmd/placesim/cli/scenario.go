@@ -57,6 +57,7 @@ func runScenario(ctx context.Context, f *Factory, s *study.Scenario, dir string,
 		return nil, err
 	}
 	opts := study.RunOptions{Registry: reg, Dir: dir, Shard: sh, Workers: workers, Options: local, MaxMemory: maxMem}
+	opts.Notice = func(msg string) { fmt.Fprintln(f.ErrOut, "placesim:", msg) }
 	var bar *progressbar.ProgressBar
 	if !quiet && isTerminal(f.ErrOut) {
 		opts.Progress = func(done, total int, p study.Point) {
