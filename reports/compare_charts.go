@@ -153,7 +153,7 @@ func PlaceTimeChart(rows []*Outcome) *Figure {
 	}
 	p.Add(newHBars(bars))
 	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.X.Tick.Marker = logTicks{}
 	p.X.Min, p.X.Max = floor, math.Pow(10, math.Ceil(math.Log10(hi*1.01)))
 	p.X.Label.Text = fmt.Sprintf("placement time (%s, log scale)", unit)
 	return plotFigure(name, title, 9*vg.Inch, barChartHeight(len(rows), 0.32), p, nil)

@@ -74,11 +74,13 @@ func plotFigure(name, title string, w, h vg.Length, p *plot.Plot, legend *plot.L
 	return &Figure{Name: name, Title: title, Width: w, Height: h, draw: func(c draw.Canvas) {
 		c = draw.Crop(c, margin, -margin, margin, -margin)
 		if legend == nil {
+			fitTitle(p, c.Max.X-c.Min.X)
 			p.Draw(c)
 			return
 		}
 		lw := legend.Rectangle(c).Max.X - legend.Rectangle(c).Min.X + 12
 		pc := draw.Crop(c, 0, -lw, 0, 0)
+		fitTitle(p, pc.Max.X-pc.Min.X)
 		p.Draw(pc)
 		lc := draw.Crop(c, c.Max.X-c.Min.X-lw+6, 0, 0, -p.Title.Padding-28)
 		legend.Draw(lc)
@@ -90,7 +92,7 @@ func messageFigure(name, title, msg string) *Figure {
 	return &Figure{Name: name, Title: title, Width: 6 * vg.Inch, Height: 1.5 * vg.Inch, draw: func(c draw.Canvas) {
 		sty := newPlot("").Title.TextStyle
 		sty.XAlign, sty.YAlign = draw.XCenter, draw.YCenter
-		c.FillText(sty, c.Center(), msg)
+		c.FillText(sty, c.Center(), wrapText(msg, sty, c.Max.X-c.Min.X-2*margin))
 	}}
 }
 
@@ -116,6 +118,7 @@ func newPlot(title string) *plot.Plot {
 	p.X.Tick.Label.Font.Size = 9.5
 	p.Y.Tick.Label.Font.Size = 9.5
 	p.Legend.TextStyle.Font.Size = 9.5
+	p.X.Tick.Marker, p.Y.Tick.Marker = linearTicks{}, linearTicks{}
 	return p
 }
 
