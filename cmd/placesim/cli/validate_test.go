@@ -1,0 +1,49 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestValidateCmd(t *testing.T) {
+	dir := t.TempDir()
+	const header = "id\tworkload\tcluster\tgpus\tprecision\tframework\tmeasured\tunit\ttokens_per_sample\tsource\tnote\n"
+	good := filepath.Join(dir, "good.tsv")
+	os.WriteFile(good, []byte(header+"mlp\tzoo:mlp?training=true&batch=64\t1xV100\t1\tfp32\tpytorch\t1e9\tsamples/s\t1\tnowhere\t\n"), 0o644)
+	bad := filepath.Join(dir, "bad.tsv")
+	os.WriteFile(bad, []byte(header+"mlp\tzoo:mlp?training=true&batch=64\t1xV100\tone\tfp32\tpytorch\t1\tsamples/s\t1\tnowhere\t\n"), 0o644)
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		out, err string
+	}{
+		{"text", []string{"validate", good}, 0, "1 rows: median |error|", ""},
+		{"threshold", []string{"validate", good, "--max-median", "0.5"}, 1, "mlp", "above --max-median 50.0 %"},
+		{"malformed", []string{"validate", bad}, 1, "", "bad.tsv:2: column gpus: \"one\""},
+		{"format", []string{"validate", good, "--format", "xml"}, 1, "", "--format \"xml\""},
+		{"negative", []string{"validate", good, "--max-worst", "-1"}, 1, "", "--max-worst -1"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := run(t, tc.args...)
+			if code != tc.code || !strings.Contains(out, tc.out) || !strings.Contains(errs, tc.err) {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want %d, %q, %q", code, out, errs, tc.code, tc.out, tc.err)
+			}
+		})
+	}
+	code, out, _ := run(t, "validate", good, "--format", "json")
+	var v struct {
+		Rows []struct {
+			ID                         string
+			Measured, Simulated, Error float64
+		}
+		MedianAbsError, WorstAbsError float64
+	}
+	if err := json.Unmarshal([]byte(out), &v); code != 0 || err != nil || len(v.Rows) != 1 || v.Rows[0].ID != "mlp" || !(v.Rows[0].Simulated > 0) {
+		t.Fatalf("json: exit %d, %v, %+v", code, err, v)
+	}
+}
