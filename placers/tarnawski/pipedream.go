@@ -161,42 +161,49 @@ func (p *PipeDream) PlaceReport(ctx context.Context, req *placers.Request) (*eng
 // an ancestor or descendant of every other node (an articulation point of
 // the DAG) is a segment of its own; the nodes between two consecutive such
 // nodes form one segment. Segments are in topological order.
+//
+// A node is comparable with every other when it has n-1 ancestors and
+// descendants in all. They are counted 64 target nodes at a time: one pass
+// in topological order carries, per node, the bits of the block's nodes it
+// descends from (one word per node), and one in reverse order those it
+// reaches, so the memory is linear in the graph and the time
+// O(n (n + m) / 64).
 func chainSegments(dg *dpGraph) [][]int32 {
 	n := dg.n
 	order := dg.dfsOrder()
-	w := (n + 63) / 64
-	anc := make([]uint64, n*w)
-	desc := make([]uint64, n*w)
-	for _, v := range order {
-		for _, u := range dg.pred[v] {
-			a := anc[int(v)*w : (int(v)+1)*w]
-			for k, x := range anc[int(u)*w : (int(u)+1)*w] {
-				a[k] |= x
+	cmp := make([]int32, n) // ancestors plus descendants
+	bits := make([]uint64, n)
+	for lo := 0; lo < n; lo += 64 {
+		in := func(u int32) uint64 {
+			if int(u) >= lo && int(u) < lo+64 {
+				return 1 << (uint(int(u) - lo))
 			}
-			a[u/64] |= 1 << (uint(u) % 64)
+			return 0
 		}
-	}
-	for i := n - 1; i >= 0; i-- {
-		v := order[i]
-		for _, s := range dg.succ[v] {
-			d := desc[int(v)*w : (int(v)+1)*w]
-			for k, x := range desc[int(s)*w : (int(s)+1)*w] {
-				d[k] |= x
+		clear(bits)
+		for _, v := range order {
+			var a uint64
+			for _, u := range dg.pred[v] {
+				a |= bits[u] | in(u)
 			}
-			d[s/64] |= 1 << (uint(s) % 64)
+			bits[v] = a
+			cmp[v] += int32(popcount(a))
 		}
-	}
-	count := func(b []uint64) int {
-		c := 0
-		for _, x := range b {
-			c += popcount(x)
+		clear(bits)
+		for i := n - 1; i >= 0; i-- {
+			v := order[i]
+			var d uint64
+			for _, s := range dg.succ[v] {
+				d |= bits[s] | in(s)
+			}
+			bits[v] = d
+			cmp[v] += int32(popcount(d))
 		}
-		return c
 	}
 	var segs [][]int32
 	var cur []int32
 	for _, v := range order {
-		comparable := count(anc[int(v)*w:(int(v)+1)*w])+count(desc[int(v)*w:(int(v)+1)*w])+1 == n
+		comparable := int(cmp[v])+1 == n
 		if comparable {
 			if len(cur) > 0 {
 				segs = append(segs, cur)
