@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"placesim/engine"
+	"placesim/workloads"
 )
 
 // TestPipelinePlanErrors: bad pipeline and data-parallel plans are errors
@@ -58,6 +59,12 @@ func TestPipelinePlanErrors(t *testing.T) {
 			pipe(func(*engine.Pipeline) {})(p)
 			p.Priority = make([]float64, len(p.Device))
 		}, []string{"field priority is set with a pipeline"}},
+		{"more micro-batches than samples", pipe(func(p *engine.Pipeline) { p.MicroBatches = 5 }),
+			[]string{"pipeline.microBatches = 5", "batch (valid range: 1..4)"}},
+		{"micro-batches x replicas above the batch", func(p *engine.Plan) {
+			pipe(func(*engine.Pipeline) {})(p)
+			p.DataParallel = &engine.DataParallel{Replicas: 2}
+		}, []string{"pipeline.microBatches x dataParallel.replicas = 4 x 2", "micro-batches in 1..2"}},
 		{"zero replicas", func(p *engine.Plan) { p.DataParallel = &engine.DataParallel{Replicas: 0} },
 			[]string{"dataParallel.replicas = 0", "valid range: >= 1"}},
 		{"too many replicas", func(p *engine.Plan) { p.DataParallel = &engine.DataParallel{Replicas: 3} },
@@ -106,5 +113,48 @@ func TestParseSchedule(t *testing.T) {
 				t.Errorf("error %q does not list the schedules", err)
 			}
 		})
+	}
+}
+
+// TestSizeLimit: a plan whose unrolled step would need more memory than
+// Options.MaxMemory is refused before anything is allocated, naming the
+// micro-batches, the replicas and the memory; counts that overflow are
+// refused too; a negative limit is an error.
+func TestSizeLimit(t *testing.T) {
+	c := freeCluster(t, 4)
+	g := workloads.NewGraph("big-batch", 1<<62)
+	a := g.AddOp(workloads.Op{Name: "a", Role: workloads.Forward, OutputBytes: 8})
+	b := g.AddOp(workloads.Op{Name: "b", Role: workloads.Forward})
+	g.AddEdge(a, b, 8)
+	pipe := func(m int) *engine.Plan {
+		return &engine.Plan{Device: []int{0, 1}, Pipeline: &engine.Pipeline{Schedule: engine.OneFOneB, MicroBatches: m}}
+	}
+	for _, tc := range []struct {
+		name string
+		plan *engine.Plan
+		opt  engine.Options
+		want []string
+	}{
+		{"1e9 micro-batches", pipe(1_000_000_000), engine.Options{}, []string{"1000000000 micro-batches x 1 replicas x 2 ops", "instances", "lower pipeline.microBatches"}},
+		{"above the memory limit", pipe(1_000_000), engine.Options{MaxMemory: 64 << 20}, []string{"1000000 micro-batches", "to simulate, above the limit of 64.00 MiB"}},
+		{"overflow", pipe(1 << 62), engine.Options{}, []string{"overflows 64 bits"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := engine.Simulate(g, c, tc.plan, tc.opt)
+			if !errors.Is(err, engine.ErrTooLarge) {
+				t.Fatalf("error %v, want ErrTooLarge", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+		})
+	}
+	if _, err := engine.Simulate(g, c, pipe(4), engine.Options{MaxMemory: -1}); !errors.Is(err, engine.ErrInvalidPlan) {
+		t.Errorf("negative MaxMemory: %v, want ErrInvalidPlan", err)
+	}
+	if _, err := engine.Simulate(g, c, pipe(1000), engine.Options{MaxMemory: 64 << 20}); err != nil {
+		t.Errorf("1000 micro-batches within 64 MiB: %v", err)
 	}
 }
