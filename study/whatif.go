@@ -4,11 +4,14 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
 	"placesim/devices"
 	"placesim/internal/units"
+	"placesim/workloads"
+	"placesim/workloads/zoo"
 )
 
 // Setting is one what-if change: a parameter path and a value.
@@ -21,6 +24,10 @@ import (
 //	device.KIND_OR_CLASS.membw      scale or absolute bytes/s
 //	device.KIND_OR_CLASS.memory     scale or absolute bytes ("16GiB")
 //	batch                           batch size of a zoo workload (integer)
+//	precision                       precision of a zoo workload (fp32, tf32,
+//	                                fp16, bf16, amp-fp16, amp-bf16)
+//	framework                       fusion profile of a zoo workload
+//	                                (pytorch, tensorflow, xla, mxnet, tf1-graph)
 //
 // FAMILY_OR_KIND is a link family (pcie, nvlink, ib, ethernet, cpu) or kind
 // (pcie3, nvlink2, ...) or "all"; KIND_OR_CLASS a device kind (V100-16GB),
@@ -58,12 +65,16 @@ func ApplySettings(workload string, c *devices.Cluster, settings []Setting) (str
 		switch {
 		case len(parts) == 1 && parts[0] == "batch":
 			workload, err = setBatch(workload, s.Value)
+		case len(parts) == 1 && (parts[0] == "precision" || parts[0] == "framework"):
+			if err = checkZooSetting(parts[0], s.Value); err == nil {
+				workload, err = setZooParam(workload, parts[0], s.Value)
+			}
 		case len(parts) == 3 && parts[0] == "link":
 			err = applyLink(cc, parts[1], parts[2], s.Value)
 		case len(parts) == 3 && parts[0] == "device":
 			err = applyDevice(cc, parts[1], parts[2], s.Value)
 		default:
-			err = fmt.Errorf("unknown parameter (valid: link.FAMILY.bandwidth|latency, device.KIND.flops|membw|memory, batch)")
+			err = fmt.Errorf("unknown parameter (valid: link.FAMILY.bandwidth|latency, device.KIND.flops|membw|memory, batch, precision, framework)")
 		}
 		if err != nil {
 			return "", nil, fmt.Errorf("what-if %s: %w", s, err)
@@ -185,6 +196,32 @@ func setBatch(workload, v string) (string, error) {
 	return name + "?" + vals.Encode(), nil
 }
 
+// checkZooSetting checks a precision or framework what-if value.
+func checkZooSetting(param, v string) error {
+	if param == "precision" {
+		_, err := workloads.ParsePrecision(v)
+		return err
+	}
+	if !slices.Contains(zoo.Frameworks(), v) {
+		return fmt.Errorf("framework %q (valid: %s)", v, strings.Join(zoo.Frameworks(), ", "))
+	}
+	return nil
+}
+
+// setZooParam sets a zoo workload's parameter key to v.
+func setZooParam(workload, key, v string) (string, error) {
+	if !strings.HasPrefix(workload, "zoo:") {
+		return "", fmt.Errorf("%s can only be varied for zoo workloads, not %q", key, workload)
+	}
+	name, q, _ := strings.Cut(workload, "?")
+	vals, err := url.ParseQuery(q)
+	if err != nil {
+		return "", err
+	}
+	vals.Set(key, v)
+	return name + "?" + vals.Encode(), nil
+}
+
 // MaxBatch is the largest batch a what-if setting may ask for (the zoo's
 // own bound on batch).
 const MaxBatch = 1 << 20
@@ -205,6 +242,11 @@ func CheckSetting(s Setting) error {
 			return fmt.Errorf("what-if %s: batch %q (valid range: integer in [1, %d])", s, s.Value, MaxBatch)
 		}
 		return nil
+	case len(parts) == 1 && (parts[0] == "precision" || parts[0] == "framework"):
+		if err := checkZooSetting(parts[0], s.Value); err != nil {
+			return fmt.Errorf("what-if %s: %w", s, err)
+		}
+		return nil
 	case len(parts) == 3 && parts[0] == "link" && (parts[2] == "bandwidth" || parts[2] == "latency"),
 		len(parts) == 3 && parts[0] == "device" && (parts[2] == "flops" || parts[2] == "membw" || parts[2] == "memory"):
 		if strings.HasSuffix(s.Value, "x") {
@@ -214,7 +256,7 @@ func CheckSetting(s Setting) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("what-if %s: unknown parameter (valid: link.FAMILY.bandwidth|latency, device.KIND.flops|membw|memory, batch)", s)
+	return fmt.Errorf("what-if %s: unknown parameter (valid: link.FAMILY.bandwidth|latency, device.KIND.flops|membw|memory, batch, precision, framework)", s)
 }
 
 // ExpandRange turns a range into values: "0.1x..10x:7" gives 7 factors in
