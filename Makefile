@@ -4,14 +4,19 @@
 GO       ?= go
 BIN      := bin/placesim
 OUT      ?= out
-# the main job: every placer on the Celeritas Transformer (12 layers, 16 heads,
-# hidden 2048, batch 256, sequence 32, training, layer granularity), which
-# does not fit one V100 32 GB, on the Celeritas testbed (4 x V100 32 GB PCIe)
-WORKLOAD ?= zoo:transformer?layers=12&heads=16&hidden=2048&seq=32&batch=256&training=true&granularity=layer
+# the main job: every placer on a Transformer training graph at operator
+# granularity (2 layers, 372 ops with the backward and update ops) on the
+# Celeritas testbed (4 x V100 32 GB on PCIe), every plan played in one
+# regime (REGIME: step; e.g. REGIME=1f1b:16 or dp:4, see placesim compare
+# --help), so that the ranking compares like with like. About a minute on
+# 2 cores.
+WORKLOAD ?= zoo:transformer?granularity=op&training=true&layers=2
 CLUSTER  ?= 4xV100-pcie
-# per-placer limit: the MIP placers (pesto, tarnawski-ip-noncontig) need
-# minutes on this graph and show as timed out at the default
-TIMEOUT  ?= 20s
+REGIME   ?= step
+# per-placer limit; the MIP placers get a CBC time limit of MIP_LIMIT
+# seconds (CBC may overrun it by half plus 5 s)
+TIMEOUT  ?= 30s
+MIP_LIMIT ?= 8
 # Debian packages the tests use: the MIP solver and the graph partitioners
 DEB_PKGS := coinor-cbc scotch metis
 DEB_BINS := cbc scotch_gpart gpmetis
@@ -22,9 +27,20 @@ build:
 	$(GO) build -o $(BIN) ./cmd/placesim
 
 # prints the comparison table; writes results, charts, trace.json and
-# report.html into $(OUT)
+# report.html into $(OUT). It installs the tools the placers need as `make
+# test` does (deps); where it cannot, it says once which placers it skips
+# and why, and compares the others.
 run: build
-	./$(BIN) compare --workload '$(WORKLOAD)' --cluster '$(CLUSTER)' --out '$(OUT)' --timeout $(TIMEOUT)
+	@$(MAKE) --no-print-directory deps || echo "make run: could not install $(DEB_PKGS): the placers that need them are skipped"
+	@skip=""; why=""; opts=""; \
+	if command -v cbc >/dev/null 2>&1; then \
+	  opts="--opt pesto.timelimit=$(MIP_LIMIT)s --opt tarnawski-ip.time-limit=$(MIP_LIMIT) --opt tarnawski-ip-noncontig.time-limit=$(MIP_LIMIT)"; \
+	else skip="$$skip,pesto,tarnawski-ip,tarnawski-ip-noncontig"; why="$$why; cbc (coinor-cbc) missing: pesto, tarnawski-ip, tarnawski-ip-noncontig"; fi; \
+	command -v gpmetis >/dev/null 2>&1 || { skip="$$skip,metis"; why="$$why; gpmetis (metis) missing: metis"; }; \
+	command -v scotch_gpart >/dev/null 2>&1 || { skip="$$skip,scotch"; why="$$why; scotch_gpart (scotch) missing: scotch"; }; \
+	if [ -n "$$why" ]; then echo "make run: skipped placers (install with make deps as root)$$why"; fi; \
+	./$(BIN) compare --workload '$(WORKLOAD)' --cluster '$(CLUSTER)' --regimes '$(REGIME)' --out '$(OUT)' --timeout $(TIMEOUT) \
+	  $${skip:+--skip "$${skip#,}"} $$opts
 
 # deps installs the solver and partitioners when a binary is missing
 # (apt-get as root, or through sudo); it says what to do when it cannot.

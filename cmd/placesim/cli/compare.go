@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"placesim/placers"
 	"placesim/reports"
 	"placesim/study"
 )
@@ -26,6 +27,8 @@ type CompareOptions struct {
 	Placers, Format, OutDir, Gantt string
 	// Regimes is --regimes: several regimes to compare in.
 	Regimes string
+	// Skip is --skip: placers left out of the default set.
+	Skip string
 	// Changed reports whether a flag was given on the command line.
 	Changed func(name string) bool
 	Timeout time.Duration
@@ -73,6 +76,7 @@ A progress bar goes to stderr when it is a terminal (not with --quiet).
 	opts.Run.register(cmd, "4xV100-pcie")
 	opts.Pipeline.register(cmd)
 	fl := cmd.Flags()
+	fl.StringVar(&opts.Skip, "skip", "", "comma-separated placers to leave out of the default set (without --placers), e.g. those whose solver is not installed")
 	fl.StringVar(&opts.Regimes, "regimes", "", "compare in each of these regimes, comma-separated: step, SCHEDULE:M[:recompute][:even], dp:N, SCHEDULE:M+dp:N (e.g. step,1f1b:16,dp:4); adds the placer x regime matrix")
 	fl.StringVar(&opts.Placers, "placers", "", "comma-separated placer names (default: all that need no options; placesim list placers)")
 	fl.StringVar(&opts.Format, "format", "table", "output format on stdout: "+strings.Join(compareFormats, ", "))
@@ -120,6 +124,11 @@ func compareRun(opts *CompareOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.Skip != "" {
+		if names, err = skipPlacers(reg, names, opts.Skip); err != nil {
+			return err
+		}
+	}
 	req := study.CompareRequest{Inputs: in, Out: opts.OutDir, Gantt: opts.Gantt, Regimes: regimes,
 		CompareSpec: study.CompareSpec{Placers: names, Base: spec, Workers: opts.Jobs, Timeout: opts.Timeout}}
 	var bar *progressbar.ProgressBar
@@ -150,6 +159,37 @@ func compareRun(opts *CompareOptions) error {
 		fmt.Fprintf(opts.ErrOut, "wrote %d files to %s (open report.html; %s)\n", len(res.Written), opts.OutDir, what)
 	}
 	return res.DetailErr
+}
+
+// skipPlacers is the default placers less those of --skip (names must be
+// empty: --skip trims the default set, --placers names the set itself).
+func skipPlacers(reg *placers.Registry, names []string, skip string) ([]string, error) {
+	if len(names) > 0 {
+		return nil, fmt.Errorf("--skip and --placers exclude each other (--skip trims the default set)")
+	}
+	all, err := study.DefaultPlacers(reg)
+	if err != nil {
+		return nil, err
+	}
+	drop := map[string]bool{}
+	for _, n := range strings.Split(skip, ",") {
+		if n = strings.TrimSpace(n); n == "" {
+			continue
+		}
+		if _, err := reg.Entry(n); err != nil {
+			return nil, fmt.Errorf("--skip: %w", err)
+		}
+		drop[n] = true
+	}
+	for _, n := range all {
+		if !drop[n] {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("--skip %q leaves no placer to compare", skip)
+	}
+	return names, nil
 }
 
 // writeComparison prints the rows in format; with several regimes, the

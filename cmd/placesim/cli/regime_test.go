@@ -184,3 +184,36 @@ func TestSweepAndCheckRegimes(t *testing.T) {
 		t.Errorf("check of a regime the baseline lacks: exit %d, %s", code, errs)
 	}
 }
+
+// TestCompareSkip: --skip trims the default placers (make run leaves out
+// those whose solver is missing); it names unknown placers and refuses
+// --placers beside it.
+func TestCompareSkip(t *testing.T) {
+	code, out, errs := run(t, "compare", "-w", "zoo:mlp?batch=8", "-c", "2xV100-nvlink+cpu", "--skip", "pesto,tarnawski-ip,tarnawski-ip-noncontig,metis,scotch,local-search,fastt-os-dpos",
+		"--format", "json", "--reproducible", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var res struct{ Results []compareRow }
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, r := range res.Results {
+		seen[r.Placer] = true
+	}
+	for _, n := range []string{"pesto", "metis", "scotch", "tarnawski-ip"} {
+		if seen[n] {
+			t.Errorf("skipped placer %s has a row", n)
+		}
+	}
+	if !seen["single"] || !seen["m-etf"] {
+		t.Errorf("rows %v lack the placers not skipped", seen)
+	}
+	for _, tc := range [][]string{{"--skip", "nosuch"}, {"--skip", "single", "--placers", "single"}} {
+		code, _, errs := run(t, append([]string{"compare", "-w", "zoo:mlp", "--quiet"}, tc...)...)
+		if code == 0 || !strings.Contains(errs, "--skip") {
+			t.Errorf("%v: exit %d, stderr %q; want an error naming --skip", tc, code, errs)
+		}
+	}
+}
