@@ -2,6 +2,7 @@ package graphalg
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -14,8 +15,18 @@ import (
 
 // TestETFMatchesReference checks the heap-based ETF against the plain one
 // on random graphs: with and without memory, colocation and favourite
-// children, the schedules are identical.
+// children, the schedules are identical (devices, start and finish times,
+// every device's timeline) or both fail with the same error; and the
+// memory-aware cases do exercise memory (some fit, and some place
+// differently from the unconstrained run).
 func TestETFMatchesReference(t *testing.T) {
+	memFits, memDiffers := 0, 0
+	defer func() {
+		if !t.Failed() && (memFits == 0 || memDiffers == 0) {
+			t.Errorf("memory-aware cases: %d fit, %d differ from the unconstrained placement; want some of each", memFits, memDiffers)
+		}
+	}()
+	unconstrained := map[string][]int{}
 	c, err := devices.NewPreset("4xV100-pcie")
 	if err != nil {
 		t.Fatal(err)
@@ -64,18 +75,32 @@ func TestETFMatchesReference(t *testing.T) {
 					s1, s2 := p.Schedule(), p.Schedule()
 					err1 := ETF(context.Background(), s1, p.Book(), cfg)
 					err2 := etfReference(context.Background(), s2, p.Book(), cfg)
-					if (err1 == nil) != (err2 == nil) {
+					if fmt.Sprint(err1) != fmt.Sprint(err2) {
 						t.Fatalf("heap ETF error %v, reference %v", err1, err2)
 					}
 					if err1 != nil {
-						t.Skipf("does not fit: %v", err1)
-					}
-					if !reflect.DeepEqual(s1.Dev, s2.Dev) || !reflect.DeepEqual(s1.Start, s2.Start) {
-						for v := range s1.Dev {
-							if s1.Dev[v] != s2.Dev[v] || s1.Start[v] != s2.Start[v] {
-								t.Fatalf("op %d: heap ETF on %d at %g, reference on %d at %g", v, s1.Dev[v], s1.Start[v], s2.Dev[v], s2.Start[v])
-							}
+						if !memAware || !errors.Is(err1, placers.ErrDoesNotFit) {
+							t.Fatalf("error %v, want none or (memory-aware) ErrDoesNotFit", err1)
 						}
+						return // both refuse alike
+					}
+					for v := range s1.Dev {
+						if s1.Dev[v] != s2.Dev[v] || s1.Start[v] != s2.Start[v] || s1.Finish[v] != s2.Finish[v] {
+							t.Fatalf("op %d: heap ETF on %d at [%g, %g], reference on %d at [%g, %g]", v,
+								s1.Dev[v], s1.Start[v], s1.Finish[v], s2.Dev[v], s2.Start[v], s2.Finish[v])
+						}
+					}
+					if !reflect.DeepEqual(s1.Lines, s2.Lines) {
+						t.Fatal("same ops, times and devices, but the device timelines differ")
+					}
+					key := fmt.Sprintf("%d/%v", seed, withFav)
+					if !memAware {
+						unconstrained[key] = append([]int(nil), s1.Dev...)
+						return
+					}
+					memFits++
+					if u, ok := unconstrained[key]; ok && !reflect.DeepEqual(u, s1.Dev) {
+						memDiffers++
 					}
 				})
 			}
