@@ -230,60 +230,50 @@ func (u *unrolled) id(x int32) instanceID {
 }
 
 // opAdjacency computes each op's unique predecessors and successors, with
-// the largest edge's bytes, in the order of the graph's edges.
+// the largest edge's bytes, in the order of the graph's edges (a step
+// needs no predecessor bytes: its successors carry them).
 func (u *unrolled) opAdjacency() {
 	g := u.g
 	mark := make([]int32, u.n)
 	pos := make([]int32, u.n)
+	u.opPredStart, u.opPreds, u.opPredBytes = uniqueAdjacency(g, g.In, func(e *workloads.Edge) int { return e.From }, !u.step, mark, pos)
+	u.opSuccStart, u.opSuccs, u.opSuccBytes = uniqueAdjacency(g, g.Out, func(e *workloads.Edge) int { return e.To }, true, mark, pos)
+}
+
+// uniqueAdjacency lists (CSR) every op's distinct neighbours: the other
+// ends, by end, of the edges edges(v) gives, in their order, with the
+// largest such edge's bytes when withBytes. mark and pos are scratch of
+// one entry per op.
+func uniqueAdjacency(g *workloads.Graph, edges func(int) []int32, end func(*workloads.Edge) int, withBytes bool, mark, pos []int32) (start, nb []int32, bytes []int64) {
+	n := len(g.Ops)
 	for i := range mark {
 		mark[i] = -1
 	}
-	u.opPredStart = make([]int32, u.n+1)
-	u.opPreds = make([]int32, 0, len(g.Edges))
-	if !u.step { // a step's edge bytes are the successors'
-		u.opPredBytes = make([]int64, 0, len(g.Edges))
+	start = make([]int32, n+1)
+	nb = make([]int32, 0, len(g.Edges))
+	if withBytes {
+		bytes = make([]int64, 0, len(g.Edges))
 	}
-	for v := 0; v < u.n; v++ {
-		u.opPredStart[v] = int32(len(u.opPreds))
-		for _, eid := range g.In(v) {
+	for v := 0; v < n; v++ {
+		start[v] = int32(len(nb))
+		for _, eid := range edges(v) {
 			e := &g.Edges[eid]
-			w := int32(e.From)
+			w := int32(end(e))
 			switch {
 			case mark[w] != int32(v):
 				mark[w] = int32(v)
-				pos[w] = int32(len(u.opPreds))
-				u.opPreds = append(u.opPreds, w)
-				if !u.step {
-					u.opPredBytes = append(u.opPredBytes, e.Bytes)
+				pos[w] = int32(len(nb))
+				nb = append(nb, w)
+				if withBytes {
+					bytes = append(bytes, e.Bytes)
 				}
-			case !u.step && e.Bytes > u.opPredBytes[pos[w]]:
-				u.opPredBytes[pos[w]] = e.Bytes
+			case withBytes && e.Bytes > bytes[pos[w]]:
+				bytes[pos[w]] = e.Bytes
 			}
 		}
 	}
-	u.opPredStart[u.n] = int32(len(u.opPreds))
-	for i := range mark {
-		mark[i] = -1
-	}
-	u.opSuccStart = make([]int32, u.n+1)
-	u.opSuccs = make([]int32, 0, len(u.opPreds))
-	u.opSuccBytes = make([]int64, 0, len(u.opPreds))
-	for w := 0; w < u.n; w++ {
-		u.opSuccStart[w] = int32(len(u.opSuccs))
-		for _, eid := range g.Out(w) {
-			e := &g.Edges[eid]
-			v := int32(e.To)
-			if mark[v] != int32(w) {
-				mark[v] = int32(w)
-				pos[v] = int32(len(u.opSuccs))
-				u.opSuccs = append(u.opSuccs, v)
-				u.opSuccBytes = append(u.opSuccBytes, e.Bytes)
-			} else if e.Bytes > u.opSuccBytes[pos[v]] {
-				u.opSuccBytes[pos[v]] = e.Bytes
-			}
-		}
-	}
-	u.opSuccStart[u.n] = int32(len(u.opSuccs))
+	start[n] = int32(len(nb))
+	return start, nb, bytes
 }
 
 // classify decides which ops run once, which are recomputed, and numbers
