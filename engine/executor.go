@@ -30,6 +30,10 @@ type sim struct {
 	un  *unrolled
 
 	nodes []instance // what runs, with its state (see unroll.go)
+	// prio is each node's ready-queue key (the highest runs first): the
+	// plan's priority, or minus the node's position in its device's order;
+	// nil when every node has the same (first ready, first run)
+	prio []float64
 
 	// unique predecessors and successors (CSR), so that several edges
 	// between the same two nodes count as one dependency
@@ -156,8 +160,11 @@ func (s *sim) init() error {
 	for d := range s.streams {
 		st := &s.streams[d]
 		st.strict = st.order != nil
+		if st.order != nil && s.prio == nil {
+			s.prio = make([]float64, len(s.nodes))
+		}
 		for i, x := range st.order {
-			s.nodes[x].prio = -float64(i)
+			s.prio[x] = -float64(i)
 		}
 	}
 	// a stream whose nodes all have the same prio is first ready, first run
@@ -166,13 +173,13 @@ func (s *sim) init() error {
 	seen := make([]bool, len(s.streams))
 	for x := range s.nodes {
 		nd := &s.nodes[x]
-		if nd.side {
+		if nd.side || s.prio == nil {
 			continue
 		}
-		switch d := nd.dev; {
+		switch d := nd.out.dev; {
 		case !seen[d]:
-			seen[d], same[d], first[d] = true, true, nd.prio
-		case nd.prio != first[d]:
+			seen[d], same[d], first[d] = true, true, s.prio[x]
+		case s.prio[x] != first[d]:
 			same[d] = false
 		}
 	}
@@ -242,11 +249,11 @@ func (s *sim) orderDeadlock() error {
 			release(y)
 		}
 		if nd := &s.nodes[x]; !nd.side {
-			st := &s.streams[nd.dev]
+			st := &s.streams[nd.out.dev]
 			if st.strict {
-				next[nd.dev]++
-				if next[nd.dev] < len(st.order) {
-					release(st.order[next[nd.dev]])
+				next[nd.out.dev]++
+				if next[nd.out.dev] < len(st.order) {
+					release(st.order[next[nd.out.dev]])
 				}
 			}
 		}
@@ -268,9 +275,9 @@ func (s *sim) orderDeadlock() error {
 func (s *sim) countTransfers() int {
 	n := 0
 	for u := range s.nodes {
-		du := s.nodes[u].dev
+		du := s.nodes[u].out.dev
 		for _, v := range s.succs[s.succStart[u]:s.succStart[u+1]] {
-			if dv := s.nodes[v].dev; dv != du && s.devMark[dv] != int32(u) {
+			if dv := s.nodes[v].out.dev; dv != du && s.devMark[dv] != int32(u) {
 				s.devMark[dv] = int32(u)
 				n++
 			}
@@ -297,7 +304,7 @@ func (s *sim) run() {
 			s.enqueueHop(e.id, e.aux+1)
 		case evSideEnd:
 			s.finish(e.id)
-			s.tryStart(s.nodes[e.id].dev)
+			s.tryStart(s.nodes[e.id].out.dev)
 		}
 	}
 }
@@ -310,7 +317,11 @@ func (s *sim) makeReady(x int32) {
 		s.startSide(x)
 		return
 	}
-	s.streams[nd.dev].ready.push(readyItem{prio: nd.prio, seq: s.readySeq, op: x})
+	var prio float64
+	if s.prio != nil {
+		prio = s.prio[x]
+	}
+	s.streams[nd.out.dev].ready.push(readyItem{prio: prio, seq: s.readySeq, op: x})
 	s.readySeq++
 }
 
@@ -323,7 +334,7 @@ func (s *sim) startSide(x int32) {
 		what = "weight stash"
 	}
 	nd := &s.nodes[x]
-	s.alloc(nd.dev, nd.out.bytes, x, what)
+	s.alloc(nd.out.dev, nd.out.bytes, x, what)
 	s.q.schedule(s.now+nd.cost, evSideEnd, x, 0)
 }
 
@@ -353,11 +364,11 @@ func (s *sim) tryStart(d int32) {
 // opEnd finishes node x on its stream and starts the next.
 func (s *sim) opEnd(x int32) {
 	nd := &s.nodes[x]
-	st := &s.streams[nd.dev]
+	st := &s.streams[nd.out.dev]
 	st.busy = false
 	st.busyTime += nd.cost
 	s.finish(x)
-	s.tryStart(nd.dev)
+	s.tryStart(nd.out.dev)
 }
 
 // finish completes node x (a stream node or a side node): frees its
@@ -365,7 +376,7 @@ func (s *sim) opEnd(x int32) {
 // consumer and wakes local consumers. The caller restarts the stream.
 func (s *sim) finish(x int32) {
 	nd := &s.nodes[x]
-	d := nd.dev
+	d := nd.out.dev
 	s.res.OpEnd[x] = s.now
 	s.done++
 	s.free(d, nd.temp)
@@ -375,7 +386,7 @@ func (s *sim) finish(x int32) {
 		if w < 0 {
 			continue // a control edge holds no buffer
 		}
-		if s.nodes[w].dev == d {
+		if s.nodes[w].out.dev == d {
 			s.releaseSource(w)
 		} else {
 			s.releaseRecv(w, d)
@@ -387,7 +398,7 @@ func (s *sim) finish(x int32) {
 	remote := s.remote[:0]
 	lo, hi := s.succStart[x], s.succStart[x+1]
 	for i, v := range s.succs[lo:hi] {
-		dv := s.nodes[v].dev
+		dv := s.nodes[v].out.dev
 		if dv == d {
 			if s.succBytes[int(lo)+i] >= 0 {
 				refs++ // a reader, not a control edge
@@ -419,7 +430,7 @@ func (s *sim) finish(x int32) {
 	}
 	// wake local consumers
 	for _, v := range s.succs[lo:hi] {
-		if s.nodes[v].dev == d {
+		if s.nodes[v].out.dev == d {
 			s.satisfy(v)
 		}
 	}
@@ -449,13 +460,13 @@ func (s *sim) deliver(t int32) {
 	succs := s.succs[s.succStart[p]:s.succStart[p+1]]
 	var n int32
 	for _, v := range succs {
-		if s.nodes[v].dev == dst {
+		if s.nodes[v].out.dev == dst {
 			n++
 		}
 	}
 	x.recv.readers = n
 	for _, v := range succs {
-		if s.nodes[v].dev == dst {
+		if s.nodes[v].out.dev == dst {
 			s.satisfy(v)
 		}
 	}
@@ -473,7 +484,7 @@ func (s *sim) satisfy(v int32) {
 func (s *sim) releaseSource(w int32) {
 	nd := &s.nodes[w]
 	if nd.out.readers--; nd.out.readers == 0 {
-		s.free(nd.dev, nd.out.bytes)
+		s.free(nd.out.dev, nd.out.bytes)
 	}
 }
 

@@ -127,7 +127,7 @@ func (u *unrolled) result(s *sim, r *Result) {
 		Kind: make([]NodeKind, total), Device: make([]int32, total), Start: r.OpStart, End: r.OpEnd, u: u}
 	for x, id := range u.ids {
 		in.Op[x], in.MicroBatch[x], in.Replica[x], in.Kind[x] = id.op, id.mb, id.rep, id.kind
-		in.Device[x] = s.nodes[x].dev
+		in.Device[x] = s.nodes[x].out.dev
 	}
 	r.Instances = in
 	r.OpStart, r.OpEnd = make([]float64, u.n), make([]float64, u.n)

@@ -13,20 +13,19 @@ import (
 // holds its costs and its state during the run, contiguous in sim.nodes.
 type instance struct {
 	cost      float64 // true time on its device
-	prio      float64 // ready-queue key: the highest runs first
-	out       buffer  // its output, on its device
 	temp      int64   // workspace while it runs
-	dev       int32
-	remaining int32 // inputs not yet resident on dev
-	xferFirst int32 // its output's first transfer (-1: none)
-	xferN     int32 // and how many (one per remote consumer device)
-	side      bool  // runs off the compute stream, as soon as it is ready
+	out       buffer  // its output, on the device it runs on (out.dev)
+	remaining int32   // inputs not yet resident on its device
+	xferFirst int32   // its output's first transfer (-1: none)
+	xferN     int32   // and how many (one per remote consumer device)
+	side      bool    // runs off the compute stream, as soon as it is ready
 }
 
 // buffer is a tensor held on one device until its last reader is done.
 type buffer struct {
 	bytes   int64
 	readers int32 // consumers (and sends) still to finish
+	dev     int32
 }
 
 // instanceID says what a node is: which op, micro-batch and replica (op -1
@@ -333,7 +332,7 @@ func (u *unrolled) instances(s *sim) error {
 			if err != nil {
 				return fmt.Errorf("%w: %v", ErrInvalidPlan, err)
 			}
-			in := instance{cost: t, out: buffer{bytes: divUp(op.OutputBytes, k)}, temp: divUp(op.TempBytes, k), dev: int32(d), xferFirst: -1}
+			in := instance{cost: t, out: buffer{bytes: divUp(op.OutputBytes, k), dev: int32(d)}, temp: divUp(op.TempBytes, k), xferFirst: -1}
 			if u.step {
 				u.nodes[v] = in
 				continue
@@ -384,7 +383,7 @@ func scaledOpTime(op *workloads.Op, k *devices.Kind, scale int) (float64, error)
 // d with an output of out bytes, and returns its ID.
 func (u *unrolled) addSide(k NodeKind, d int, out int64, mb, r int) int32 {
 	x := int32(len(u.nodes))
-	u.nodes = append(u.nodes, instance{out: buffer{bytes: out}, dev: int32(d), xferFirst: -1, side: true})
+	u.nodes = append(u.nodes, instance{out: buffer{bytes: out, dev: int32(d)}, xferFirst: -1, side: true})
 	u.ids = append(u.ids, instanceID{op: -1, mb: int32(mb), rep: int32(r), kind: k})
 	return x
 }
@@ -482,9 +481,10 @@ func (u *unrolled) orders(s *sim) {
 func (u *unrolled) planOrder(s *sim) {
 	p := s.p
 	if p.Priority != nil {
+		s.prio = make([]float64, len(u.nodes))
 		for x := range u.nodes {
 			if id := u.id(int32(x)); id.op >= 0 {
-				u.nodes[x].prio = p.Priority[id.op]
+				s.prio[x] = p.Priority[id.op]
 			}
 		}
 	}
