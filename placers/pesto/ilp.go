@@ -90,8 +90,27 @@ type commVars struct {
 	// y per fine producer (index in problem.prods): its part of the time
 	// (-1: it never sends to this device)
 	y []mip.Var
-	// act per source device: the transfer exists and leaves from it
-	act map[int]mip.Var
+	// act per source device, in the order of the group's targets: the
+	// transfer exists and leaves from it. A slice, not a map: rows are
+	// written in this order, and CBC's search depends on the row order
+	// (a map's random order gave different plans for the same seed).
+	act []actVar
+}
+
+// actVar is the variable "the transfer leaves from device src".
+type actVar struct {
+	src int
+	v   mip.Var
+}
+
+// actFrom returns the variable of source device s.
+func (cv *commVars) actFrom(s int) (mip.Var, bool) {
+	for _, a := range cv.act {
+		if a.src == s {
+			return a.v, true
+		}
+	}
+	return 0, false
 }
 
 // lin is a linear expression: sum of terms plus a constant.
@@ -322,20 +341,20 @@ func (q *ilp) communication() {
 		for _, d := range p.dests(v) {
 			k := xferKey{v, d}
 			cv := &commVars{
-				S:   m.AddContinuous(fmt.Sprintf("kS_%d_%d", v, d), 0, M),
-				C:   m.AddContinuous(fmt.Sprintf("kC_%d_%d", v, d), 0, M),
-				y:   make([]mip.Var, len(p.prods[v])),
-				act: map[int]mip.Var{},
+				S: m.AddContinuous(fmt.Sprintf("kS_%d_%d", v, d), 0, M),
+				C: m.AddContinuous(fmt.Sprintf("kC_%d_%d", v, d), 0, M),
+				y: make([]mip.Var, len(p.prods[v])),
 			}
 			q.comm[k] = cv
 			for _, s := range own {
 				if s != d {
-					cv.act[s] = m.AddContinuous(fmt.Sprintf("act_%d_%d_%d", v, s, d), 0, 1)
+					cv.act = append(cv.act, actVar{s, m.AddContinuous(fmt.Sprintf("act_%d_%d_%d", v, s, d), 0, 1)})
 				}
 			}
 			q.ge(fmt.Sprintf("kstart_%d_%d", v, d), lin{}.v(cv.S, 1).v(q.C[v], -1))
 			sum := lin{}.v(cv.C, 1).v(cv.S, -1)
-			consumers := map[int]bool{}
+			var consumers []int // in order of first appearance
+			isConsumer := map[int]bool{}
 			for i, pr := range p.prods[v] {
 				cv.y[i] = -1
 				for _, o := range pr.outs {
@@ -346,9 +365,13 @@ func (q *ilp) communication() {
 						cv.y[i] = m.AddContinuous(fmt.Sprintf("y_%d_%d_%d", v, i, d), 0, M)
 						sum = sum.v(cv.y[i], -1)
 					}
-					consumers[o.To] = true
+					if !isConsumer[o.To] {
+						isConsumer[o.To] = true
+						consumers = append(consumers, o.To)
+					}
 					onW := q.onV(o.To, d)
-					for s := range cv.act {
+					for _, a := range cv.act {
+						s := a.src
 						t := p.transfer(s, d, o.Bytes) * scale
 						// y >= T (x_v,s + x_w,d - 1)
 						q.ge(fmt.Sprintf("y_%d_%d_%d_%d_%d", v, i, o.To, s, d),
@@ -357,13 +380,13 @@ func (q *ilp) communication() {
 				}
 			}
 			q.eq(fmt.Sprintf("kdur_%d_%d", v, d), sum)
-			for w := range consumers {
+			for _, w := range consumers {
 				onW := q.onV(w, d)
 				// S_w >= C_k - M (1 - x_w,d)
 				q.ge(fmt.Sprintf("krecv_%d_%d_%d", v, d, w), lin{}.v(q.S[w], 1).v(cv.C, -1).k(M).plus(onW, -M))
-				for s, a := range cv.act {
+				for _, a := range cv.act {
 					// act >= x_v,s + x_w,d - 1
-					q.ge(fmt.Sprintf("act_%d_%d_%d_%d", v, s, d, w), lin{}.v(a, 1).plus(q.onV(v, s), -1).plus(onW, -1).k(1))
+					q.ge(fmt.Sprintf("act_%d_%d_%d_%d", v, a.src, d, w), lin{}.v(a.v, 1).plus(q.onV(v, a.src), -1).plus(onW, -1).k(1))
 				}
 			}
 		}
@@ -391,12 +414,12 @@ func (q *ilp) congestion() error {
 	for i, k1 := range keys {
 		for _, k2 := range keys[i+1:] {
 			c1, c2 := q.comm[k1], q.comm[k2]
-			for s1, a1 := range c1.act {
-				for s2, a2 := range c2.act {
-					if !p.conflict(s1, k1.d, s2, k2.d) {
+			for _, a1 := range c1.act {
+				for _, a2 := range c2.act {
+					if !p.conflict(a1.src, k1.d, a2.src, k2.d) {
 						continue
 					}
-					if err := q.congestionPair(k1, k2, s1, s2, a1, a2); err != nil {
+					if err := q.congestionPair(k1, k2, a1.src, a2.src, a1.v, a2.v); err != nil {
 						return err
 					}
 				}
@@ -596,7 +619,7 @@ func (q *ilp) start(t *timing) []float64 {
 				x[y] = xf.part[i] * scale
 			}
 		}
-		if a, ok := cv.act[xf.src]; ok {
+		if a, ok := cv.actFrom(xf.src); ok {
 			x[a] = 1
 		}
 	}

@@ -1,6 +1,7 @@
 package pesto
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -12,8 +13,10 @@ import (
 	"placesim/engine"
 	"placesim/links"
 	"placesim/placers"
+	"placesim/placers/mip"
 	"placesim/placers/mip/miptest"
 	"placesim/workloads"
+	"placesim/workloads/zoo"
 )
 
 // simTol is the agreement asked of the engine and the ILP's model (1 %).
@@ -290,5 +293,57 @@ func TestModelMatchesEngine(t *testing.T) {
 		if !scalar.EqualWithinAbsOrRel(res.StepTime, tm.makespan, exactTol, exactTol) {
 			t.Errorf("placement %#x: engine %.6f ms, model %.6f ms", mask, res.StepTime*1e3, tm.makespan*1e3)
 		}
+	}
+}
+
+// TestModelDeterministic builds the ILP of the conformance suite's RNNLM
+// twice and requires byte-identical model files: CBC's search depends on
+// the order of rows and columns, so a model written in map order gave
+// different plans for the same seed (a flaky conformance run under load).
+func TestModelDeterministic(t *testing.T) {
+	g, err := zoo.Build("zoo:rnnlm?layers=2&hidden=64&seq=3&vocab=100&batch=4&training=true&framework=pytorch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := devices.NewPreset("4xV100-pcie")
+	if err != nil {
+		t.Fatal(err)
+	}
+	est, err := devices.NewEstimates(g, c, devices.EstimateOptions{Mode: devices.Exact})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var models [2][]byte
+	for i := range models {
+		co, err := Coarsen(context.Background(), g, est, CoarsenOptions{Target: 40, GroupCap: 0.25, MemCap: 0.5, VertexCap: DefaultVertexCap})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr, err := newProblem(co, est)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := ILPOptions{Memory: MemoryBalance, Slack: DefaultSlack}
+		o.bounds = pr.memBounds(o.Memory, o.Slack)
+		dev, orders, err := pr.warmStart(context.Background(), o.bounds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := pr.evaluate(dev, orders)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := buildILP(pr, o, w.makespan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := q.m.Write(&buf, mip.MPS); err != nil {
+			t.Fatal(err)
+		}
+		models[i] = buf.Bytes()
+	}
+	if !bytes.Equal(models[0], models[1]) {
+		t.Fatal("the same problem gave two different model files")
 	}
 }
