@@ -10,6 +10,7 @@ import (
 )
 
 func TestKindByName(t *testing.T) {
+	t.Parallel()
 	for _, n := range links.KindNames() {
 		k, err := links.KindByName(n)
 		if err != nil || k.Name != n || !(k.Bandwidth > 0) || k.Latency < 0 {
@@ -26,6 +27,7 @@ func TestKindByName(t *testing.T) {
 }
 
 func TestRoute(t *testing.T) {
+	t.Parallel()
 	topo := links.NewTopology()
 	a := topo.MustEndpoint("a", links.GPU)
 	b := topo.MustEndpoint("b", links.GPU)
@@ -74,6 +76,7 @@ func TestRoute(t *testing.T) {
 }
 
 func TestConnectErrors(t *testing.T) {
+	t.Parallel()
 	topo := links.NewTopology()
 	a := topo.MustEndpoint("a", links.GPU)
 	b := topo.MustEndpoint("b", links.GPU)

@@ -89,6 +89,7 @@ func nonPositiveSweep() []reports.SweepSeries {
 // compares its decoded pixels with testdata/charts/NAME.png; -update
 // rewrites them (look at them before committing).
 func TestGoldenCharts(t *testing.T) {
+	t.Parallel()
 	for name, fig := range goldenCharts(t) {
 		t.Run(name, func(t *testing.T) {
 			data, err := fig.Render(reports.PNG)

@@ -35,6 +35,7 @@ type traceEvent struct {
 // ("M") names every thread that has events. It also checks that every op
 // and every transfer hop of the run is there.
 func TestChromeTraceFormat(t *testing.T) {
+	t.Parallel()
 	rows, c := fixture(t, true)
 	o := tracedBest(t, rows, c)
 	g := o.Graph
@@ -47,6 +48,7 @@ func TestChromeTraceFormat(t *testing.T) {
 // TestChromeTracePipelined: a pipelined, data-parallel run has one complete
 // event per op instance (per micro-batch, per replica).
 func TestChromeTracePipelined(t *testing.T) {
+	t.Parallel()
 	reg, err := builtin.NewRegistry()
 	if err != nil {
 		t.Fatal(err)
@@ -162,6 +164,7 @@ func checkChromeTrace(t *testing.T, o *study.Outcome, c *devices.Cluster, wantOp
 
 // TestChromeTraceNeedsTrace checks the error for a run without a trace.
 func TestChromeTraceNeedsTrace(t *testing.T) {
+	t.Parallel()
 	rows, c := fixture(t, true)
 	var buf bytes.Buffer
 	for _, o := range rows {

@@ -15,6 +15,7 @@ import (
 // TestWriteDir writes a whole comparison and checks the file set, that
 // every file is complete, and what report.html holds.
 func TestWriteDir(t *testing.T) {
+	t.Parallel()
 	rows, c := fixture(t, false)
 	detail := tracedBest(t, rows, c)
 	dir := filepath.Join(t.TempDir(), "out")

@@ -20,6 +20,7 @@ var figuresDir = flag.String("figures", "", "also write the test figures into th
 // decode to the figure's pixel size with more than one colour, each SVG
 // must be a well-formed XML document of the figure's size in points.
 func TestFiguresRender(t *testing.T) {
+	t.Parallel()
 	rows, c := fixture(t, false) // with placement times
 	detail := tracedBest(t, rows, c)
 	reproRows, _ := fixture(t, true)
@@ -106,6 +107,7 @@ func TestFiguresRender(t *testing.T) {
 // TestTimelinesNeedATrace checks the errors for a run that cannot be
 // charted as a timeline.
 func TestTimelinesNeedATrace(t *testing.T) {
+	t.Parallel()
 	rows, c := fixture(t, true)
 	for _, o := range rows {
 		if _, err := reports.Gantt(o, c); err == nil {

@@ -11,6 +11,7 @@ import (
 )
 
 func TestWriteFileAtomic(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "results.json")
 	for _, content := range []string{"first", "second, longer"} {
@@ -35,6 +36,7 @@ func TestWriteFileAtomic(t *testing.T) {
 }
 
 func TestCleanTemp(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := map[string]bool{ // name: is a temporary of WriteFileAtomic
 		".results.json.tmp123456": true,
@@ -62,6 +64,7 @@ func TestCleanTemp(t *testing.T) {
 }
 
 func TestPrepareDir(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "plain")
 	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
@@ -104,6 +107,7 @@ func TestPrepareDir(t *testing.T) {
 }
 
 func TestCheckOutput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tests := []struct {
 		name, content string

@@ -20,6 +20,7 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden from the curr
 // OOM run, a failing, a panicking and a timed-out placer) against
 // testdata/*.golden; go test -update rewrites them.
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	rows, _ := fixture(t, true)
 	tests := []struct {
 		file   string
@@ -58,6 +59,7 @@ func TestGolden(t *testing.T) {
 // TestOrderIndependent checks that the reports sort rows themselves: any
 // input order gives the same bytes.
 func TestOrderIndependent(t *testing.T) {
+	t.Parallel()
 	rows, _ := fixture(t, true)
 	rev := make([]*study.Outcome, len(rows))
 	for i, o := range rows {

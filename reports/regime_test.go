@@ -33,6 +33,7 @@ func regimeRows() []*reports.Outcome {
 // TestRegimeMatrix: slowdowns are within a regime, each placer's best
 // regime is its fastest fit, and a not-comparable placer has none.
 func TestRegimeMatrix(t *testing.T) {
+	t.Parallel()
 	const tol = 1e-12
 	m := reports.NewRegimeMatrix(regimeRows(), []string{"step", "1f1b:4"})
 	if len(m.Placers) != 3 {
@@ -76,6 +77,7 @@ func TestRegimeMatrix(t *testing.T) {
 // step row, never against a faster pipelined row; a not-comparable row
 // says why under the table.
 func TestTableVsBestWithinRegime(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	if err := reports.Table(&buf, regimeRows()); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 )
 
 func TestStandardEvalEstimates(t *testing.T) {
+	t.Parallel()
 	c, err := devices.NewPreset("4xV100-pcie")
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +54,7 @@ func TestStandardEvalEstimates(t *testing.T) {
 // deviations on the models of Celeritas' Table 5 (the paper: memory 1.5-6
 // %, time 8-14 %).
 func TestStandardEvalTable5(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds four large training graphs at several batch sizes")
 	}

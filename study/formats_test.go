@@ -34,6 +34,7 @@ func writeFile(t *testing.T, name string, data []byte) string {
 }
 
 func TestLoadWorkloadFormats(t *testing.T) {
+	t.Parallel()
 	root := repoRoot(t)
 	train, err := workloads.DeriveTraining(workloads.MLP(8, []int{16, 32, 4}))
 	if err != nil {
@@ -90,6 +91,7 @@ func TestLoadWorkloadFormats(t *testing.T) {
 }
 
 func TestLoadWorkloadBadInput(t *testing.T) {
+	t.Parallel()
 	root := repoRoot(t)
 	nat, err := native.Marshal(workloads.Diamond(1e-3, 64))
 	if err != nil {

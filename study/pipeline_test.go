@@ -24,6 +24,7 @@ func mlpTraining(t *testing.T) *workloads.Graph {
 // TestParseStages: a stage file names forward layers or ops per stage; the
 // gradients and updates follow; bad files are errors naming the field.
 func TestParseStages(t *testing.T) {
+	t.Parallel()
 	g := mlpTraining(t)
 	c, err := devices.NewPreset("4xV100-pcie")
 	if err != nil {
@@ -87,6 +88,7 @@ func TestParseStages(t *testing.T) {
 // parallelism plays the placer's plan pipelined on the first half of the
 // accelerators and replicated on the other half.
 func TestRunPipelineAndDataParallel(t *testing.T) {
+	t.Parallel()
 	g := mlpTraining(t)
 	c, err := devices.NewPreset("8xV100-nvlink")
 	if err != nil {

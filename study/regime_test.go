@@ -14,6 +14,7 @@ import (
 // TestParseRegime: each regime of the grammar reads back to itself; bad
 // ones are errors that quote the regime and give the syntax.
 func TestParseRegime(t *testing.T) {
+	t.Parallel()
 	good := []struct {
 		in, want     string
 		mb, replicas int
@@ -69,6 +70,7 @@ func TestParseRegime(t *testing.T) {
 // that replicates the model itself is not comparable outside data
 // parallelism and is played replicated in a data-parallel regime.
 func TestRunPlaysEveryPlacerInTheRegime(t *testing.T) {
+	t.Parallel()
 	g := mlpTraining(t)
 	c, err := devices.NewPreset("4xV100-pcie")
 	if err != nil {
@@ -159,6 +161,7 @@ func TestRunPlaysEveryPlacerInTheRegime(t *testing.T) {
 // each record carries its regime, points of different regimes never
 // compare in a check, and bad regimes are errors naming the field.
 func TestScenarioRegimes(t *testing.T) {
+	t.Parallel()
 	reg := registry(t)
 	s := &study.Scenario{Name: "regimes", Workloads: []string{"zoo:mlp?training=true&batch=64"},
 		Clusters: []string{"4xV100-pcie"}, Placers: []string{"greedy", "data-parallel"}, Regimes: []string{"step", "1f1b:4", "dp:4"}}

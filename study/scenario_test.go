@@ -44,6 +44,7 @@ func encode(t *testing.T, r *study.Results) []byte {
 }
 
 func TestShardedEqualsUnsharded(t *testing.T) {
+	t.Parallel()
 	reg := registry(t)
 	s := sweep40()
 	whole, _, err := study.RunScenario(context.Background(), s, study.RunOptions{Registry: reg, Dir: t.TempDir()})
@@ -87,6 +88,7 @@ func TestShardedEqualsUnsharded(t *testing.T) {
 }
 
 func TestResumeRunsOnlyMissingPoints(t *testing.T) {
+	t.Parallel()
 	reg := registry(t)
 	s := sweep40()
 	dir := t.TempDir()
@@ -135,6 +137,7 @@ func TestResumeRunsOnlyMissingPoints(t *testing.T) {
 }
 
 func TestCheckCatchesDegradedPlacer(t *testing.T) {
+	t.Parallel()
 	reg := registry(t)
 	s := &study.Scenario{Name: "check", Workloads: []string{"zoo:mlp?training=true&batch=64"},
 		Clusters: []string{"4xV100-pcie"}, Placers: []string{"single", "round-robin"}}
@@ -176,6 +179,7 @@ func TestCheckCatchesDegradedPlacer(t *testing.T) {
 }
 
 func TestFixedPlacementMonotoneInBandwidth(t *testing.T) {
+	t.Parallel()
 	// The Pesto NMT setting (NMT-2-1024 on 2 x V100 with NVLink + a CPU)
 	// swept over NVLink bandwidth 0.1x..10x. Placers that ignore costs give
 	// a fixed placement at every point, and a faster link must never make a
@@ -218,6 +222,7 @@ func TestFixedPlacementMonotoneInBandwidth(t *testing.T) {
 }
 
 func TestScenarioErrors(t *testing.T) {
+	t.Parallel()
 	reg := registry(t)
 	tests := []struct{ name, yaml, want string }{
 		{"unknown field", "name: x\nworkloads: [zoo:mlp]\nclusters: [1xV100]\nplacers: [single]\nseed: 3\n", "field seed not found"},
@@ -248,6 +253,7 @@ func TestScenarioErrors(t *testing.T) {
 }
 
 func TestExpandRange(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want string
@@ -291,6 +297,7 @@ func TestShardFromEnv(t *testing.T) {
 }
 
 func TestScenarioFigures(t *testing.T) {
+	t.Parallel()
 	reg := registry(t)
 	s := &study.Scenario{Name: "bars", Workloads: []string{"zoo:mlp?batch=32", "zoo:mlp?batch=64"},
 		Clusters: []string{"4xV100-pcie"}, Placers: []string{"single", "round-robin"}}

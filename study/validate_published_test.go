@@ -12,6 +12,7 @@ import (
 // simulated (none fails or is skipped), with a finite error. The
 // thresholds are checked by `make test` (placesim validate).
 func TestPublishedValidationSet(t *testing.T) {
+	t.Parallel()
 	const path = "../validation/published.tsv"
 	rows, err := study.ReadValidation(path)
 	if err != nil {

@@ -29,6 +29,7 @@ func writeValidation(t *testing.T, body string) string {
 // TestReadValidationErrors: a malformed file is an error naming the line
 // and the column.
 func TestReadValidationErrors(t *testing.T) {
+	t.Parallel()
 	good := "a\tzoo:mlp?training=true&batch=8\t1xV100\t1\tfp32\tpytorch\t100\tsamples/s\t1\tsrc\t\n"
 	tests := []struct{ name, body, want string }{
 		{"no header column", "id\tworkload\n", "header lacks column \"cluster\""},
@@ -55,6 +56,7 @@ func TestReadValidationErrors(t *testing.T) {
 // TestValidate: simulated figures, errors and their median and worst on a
 // small file; tokens/s rows scale samples/s.
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	body := validationHeader +
 		"a\tzoo:mlp?training=true&batch=64\t1xV100\t1\tfp32\tpytorch\t1000\tsamples/s\t1\tsrc\t\n" +
 		"b\tzoo:mlp?training=true&batch=64\t1xV100\t1\tamp-fp16\tpytorch\t1000\ttokens/s\t10\tsrc\t\n" +

@@ -12,6 +12,7 @@ import (
 // a zoo spec (the run-level override), and bad values are refused before
 // any work.
 func TestPrecisionFrameworkSettings(t *testing.T) {
+	t.Parallel()
 	c, _ := devices.NewPreset("1xV100")
 	tests := []struct {
 		setting study.Setting

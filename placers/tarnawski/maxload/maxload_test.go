@@ -49,6 +49,7 @@ func diamond(t *testing.T) *maxload.Model {
 // elsewhere, and once by each other accelerator holding a consumer; a CPU
 // pays only compute.
 func TestLoads(t *testing.T) {
+	t.Parallel()
 	m := diamond(t)
 	tests := []struct {
 		name   string
@@ -83,6 +84,7 @@ func TestLoads(t *testing.T) {
 // TestStateMatchesLoads moves random ops around and checks that the
 // incremental loads equal a full evaluation.
 func TestStateMatchesLoads(t *testing.T) {
+	t.Parallel()
 	m := diamond(t)
 	r := rand.New(rand.NewPCG(1, 1))
 	assign := []int{0, 1, 2, 0}
@@ -104,6 +106,7 @@ func TestStateMatchesLoads(t *testing.T) {
 }
 
 func TestNoAccelerator(t *testing.T) {
+	t.Parallel()
 	g := workloads.Chain(3, []float64{1e-3}, 1)
 	c, _ := devices.AccCPU("cpus", 0, 2, 1<<30)
 	est, _ := devices.NewEstimates(g, c, devices.EstimateOptions{})
