@@ -1,60 +1,11 @@
 package tarnawski_test
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"runtime"
 	"testing"
-	"time"
 
-	"placesim/devices"
-	"placesim/placers"
+	"placesim/placers/placertest"
 	"placesim/placers/tarnawski"
-	"placesim/workloads/zoo"
 )
 
-// BenchmarkScalePipeDream places the op-granularity Transformer training
-// graph (framework tf1-graph) with 12, 24, 48 and 96 layers (about 12k,
-// 24k, 48k and 96k ops) on 8 x H100 with pipedream and reports the seconds
-// and the bytes allocated per placement (issue 19: near-linear time,
-// linear memory). A split that does not fit still counts: the work to
-// find out is the same.
-func BenchmarkScalePipeDream(b *testing.B) {
-	for _, layers := range []int{12, 24, 48, 96} {
-		b.Run(fmt.Sprintf("layers=%d", layers), func(b *testing.B) {
-			g, err := zoo.Build(fmt.Sprintf("zoo:transformer?granularity=op&training=true&layers=%d&framework=tf1-graph", layers))
-			if err != nil {
-				b.Fatal(err)
-			}
-			c, err := devices.NewPreset("8xH100-nvswitch")
-			if err != nil {
-				b.Fatal(err)
-			}
-			est, err := devices.NewEstimates(g, c, devices.EstimateOptions{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			req := &placers.Request{Graph: g, Cluster: c, Estimates: est, Seed: 1}
-			p, err := tarnawski.NewPipeDream(nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			var before, after runtime.MemStats
-			runtime.GC()
-			runtime.ReadMemStats(&before)
-			b.ResetTimer()
-			start := time.Now()
-			for i := 0; i < b.N; i++ {
-				if _, err := p.Place(context.Background(), req); err != nil && !errors.Is(err, placers.ErrDoesNotFit) {
-					b.Fatal(err)
-				}
-			}
-			sec := time.Since(start).Seconds() / float64(b.N)
-			runtime.ReadMemStats(&after)
-			b.ReportMetric(sec, "s/place")
-			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N), "alloc-B/place")
-			b.ReportMetric(float64(len(g.Ops)), "ops")
-		})
-	}
-}
+// BenchmarkScalePipeDream: pipedream on 12k to 96k ops (placertest.BenchmarkScale).
+func BenchmarkScalePipeDream(b *testing.B) { placertest.BenchmarkScale(b, tarnawski.NewPipeDream) }
