@@ -195,4 +195,25 @@ func TestFallbackReported(t *testing.T) {
 	if !strings.HasPrefix(rep.Fallback, "m-ETF warm start; CBC: ") {
 		t.Fatalf("Fallback = %q, want the m-ETF warm start named with CBC's reason", rep.Fallback)
 	}
+	if len(rep.Relaxed) != 0 {
+		t.Fatalf("Relaxed = %q on a graph that fits", rep.Relaxed)
+	}
+	// parameters of twice the cluster's memory: no m-ETF start keeps the
+	// balance or the capacities, so pesto drops its memory constraint, and
+	// says so
+	big := workloads.Chain(4, []float64{1e-3}, 1<<20)
+	for i := range big.Ops {
+		big.Ops[i].ParamBytes = c.TotalMemory() / 2
+	}
+	best, err := devices.NewEstimates(big, c, devices.EstimateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rep, err = p.(placers.Reporter).PlaceReport(context.Background(), &placers.Request{Graph: big, Cluster: c, Estimates: best})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Relaxed) != 1 || !strings.HasPrefix(rep.Relaxed[0], "memory: balance relaxed to none") {
+		t.Fatalf("Relaxed = %q, want the memory constraint relaxed from balance to none", rep.Relaxed)
+	}
 }
