@@ -42,10 +42,14 @@ type Record struct {
 	NotComparable string `json:"notComparable,omitempty"`
 	// RegimeNote, Fallback, Relaxed and Rewritten are the run's
 	// (reports.Outcome).
-	RegimeNote string   `json:"regimeNote,omitempty"`
-	Fallback   string   `json:"fallback,omitempty"`
-	Relaxed    []string `json:"relaxed,omitempty"`
-	Rewritten  string   `json:"rewritten,omitempty"`
+	RegimeNote string `json:"regimeNote,omitempty"`
+	// MaxLoad is the placer's own max-load (ms per sample) for placers
+	// that report one (reports.Outcome.MaxLoad): the objective Tarnawski
+	// et al. Table 1 compares, independent of the regime.
+	MaxLoad   *float64 `json:"maxLoad,omitempty"`
+	Fallback  string   `json:"fallback,omitempty"`
+	Relaxed   []string `json:"relaxed,omitempty"`
+	Rewritten string   `json:"rewritten,omitempty"`
 }
 
 // Failed reports whether the point errored or ran out of memory.
@@ -351,7 +355,7 @@ func runPoint(ctx context.Context, s *Scenario, p Point, reg *placers.Registry, 
 	line.Record.OOM, line.Record.Error = o.OOM, o.Error
 	line.Record.BytesMoved, line.Record.Transfers = o.BytesMoved, o.Transfers
 	line.Record.OrderRelaxed = o.Result != nil && o.Result.OrderRelaxed != ""
-	line.Record.NotComparable, line.Record.RegimeNote = o.NotComparable, o.RegimeNote
+	line.Record.NotComparable, line.Record.RegimeNote, line.Record.MaxLoad = o.NotComparable, o.RegimeNote, o.MaxLoad
 	line.Record.Fallback, line.Record.Relaxed, line.Record.Rewritten = o.Fallback, o.Relaxed, o.Rewritten
 	return line, true
 }
