@@ -257,6 +257,7 @@ func (w *latticeWalker) fill(I int) {
 	if sp.lo > sp.hi {
 		return // no split within the bound passes through I
 	}
+	accLim, cpuLim := rowLimits(row, K, L, sp)
 	mark := int32(I + 1)
 	w.seen[I] = mark
 	w.stack = append(w.stack[:0], walkFrame{J: int32(I), node: -1, next: s.subStart[I]})
@@ -281,8 +282,10 @@ func (w *latticeWalker) fill(I int) {
 		// S = I \ J
 		size, cpuOnly := s.size[I]-s.size[J], s.cpuOnly[I]-s.cpuOnly[J]
 		pAcc, pCPU := s.pAcc[I]-s.pAcc[J], s.pCPU[I]-s.pCPU[J]
-		accOK := cpuOnly == 0 && size <= lim.accMem && pAcc <= lim.bound
-		cpuOK := L > 0 && size <= lim.cpuMem && pCPU <= lim.bound
+		// a part whose compute alone reaches the largest entry it could
+		// improve improves none
+		accOK := cpuOnly == 0 && size <= lim.accMem && pAcc <= lim.bound && pAcc < accLim
+		cpuOK := L > 0 && size <= lim.cpuMem && pCPU <= lim.bound && pCPU < cpuLim
 		if !accOK && !cpuOK {
 			// every sub-ideal below J makes S larger: prune
 			w.remove(sub.node)
@@ -296,6 +299,7 @@ func (w *latticeWalker) fill(I int) {
 			cpu = pCPU
 		}
 		relax(row, ch, t.val[J*stride:(J+1)*stride], int32(J)<<1, acc, cpu, K, L, sp)
+		accLim, cpuLim = rowLimits(row, K, L, sp)
 		w.stack = append(w.stack, walkFrame{J: int32(J), node: sub.node, next: s.subStart[J], comm: comm})
 	}
 	leaveUnused(row, ch, int32(I)<<1, K, L, sp)
@@ -344,6 +348,28 @@ func leaveUnused(row []float64, ch []int32, self int32, K, L int, sp span) {
 			}
 		}
 	}
+}
+
+// rowLimits are the largest entries of row (k'+l' in sp) that a last
+// part on an accelerator (k' >= 1) and on a CPU (l' >= 1) could improve:
+// a part whose compute alone reaches the limit improves nothing, and as
+// the DP only lowers entries and a part only grows where the walk or the
+// sweep goes on, nothing beyond it does either (the max-load DP's
+// monotone structure).
+func rowLimits(row []float64, K, L int, sp span) (acc, cpu float64) {
+	acc, cpu = math.Inf(-1), math.Inf(-1)
+	for d := sp.lo; d <= sp.hi; d++ {
+		for k := max(0, d-L); k <= min(K, d); k++ {
+			v := row[k*(L+1)+d-k]
+			if k > 0 && v > acc {
+				acc = v
+			}
+			if d-k > 0 && v > cpu {
+				cpu = v
+			}
+		}
+	}
+	return acc, cpu
 }
 
 // span is a range of device counts k'+l'.

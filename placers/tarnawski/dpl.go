@@ -18,11 +18,14 @@ import (
 //     is cut by [a, b) unless [a, b) now holds all of it, and was cut by
 //     [a+1, b) exactly when its next node after a lies before b);
 //   - the max-load DP's monotone structure: as a decreases, the segment's
-//     compute, memory and CPU-only count only grow, so the sweep stops as
-//     soon as no device can take the segment or its compute alone exceeds
-//     a bound T on the optimum. T starts at a lower bound on the optimum
-//     and doubles until the DP's optimum is at most T, at which point
-//     every segment of an optimal split was considered.
+//     compute, memory and CPU-only count only grow, and the entries of
+//     dp[b] only fall, so the sweep stops as soon as no device can take
+//     the segment, or its compute alone reaches the largest entry it could
+//     still improve (rowLimits) or a bound T on the optimum. T starts at
+//     a lower bound on the optimum and doubles (or drops to the max-load
+//     of the split a round found, an upper bound) until the DP's optimum
+//     is at most T, at which point every segment of an optimal split was
+//     considered.
 //
 // Ties between equal candidates go to the smallest a, as runDP's do.
 func runDPL(ctx context.Context, dg *dpGraph, order []int32, lim dpLimits) (*dpResult, error) {
@@ -74,7 +77,9 @@ func runDPL(ctx context.Context, dg *dpGraph, order []int32, lim dpLimits) (*dpR
 			}
 			return res, nil
 		}
-		T *= 2
+		// a finite v is a split's max-load, so it bounds the optimum: the
+		// next round, at most v, is the last
+		T = math.Min(2*T, v)
 		if T >= totalAcc && (lim.L == 0 || T >= totalCPU) {
 			// a split above the total compute pays for communication:
 			// the last round prunes by memory only
@@ -155,6 +160,7 @@ func fillDPL(ctx context.Context, t *dpTable, inc *linearInc, pAcc, pCPU, q []fl
 		row := t.val[b*stride : (b+1)*stride]
 		ch := t.choice[b*stride : (b+1)*stride]
 		comm := 0.0
+		accLim, cpuLim := rowLimits(row, K, L, sp)
 		for a := b - 1; a >= 0; a-- {
 			// S = [a, b): add position a
 			for _, h := range inc.node[inc.start[a]:inc.start[a+1]] {
@@ -169,8 +175,8 @@ func fillDPL(ctx context.Context, t *dpTable, inc *linearInc, pAcc, pCPU, q []fl
 			}
 			sz, co := size[b]-size[a], cpuOnly[b]-cpuOnly[a]
 			pa, pc := pAcc[b]-pAcc[a], pCPU[b]-pCPU[a]
-			accOK := co == 0 && sz <= lim.accMem && pa <= bound
-			cpuOK := L > 0 && sz <= lim.cpuMem && pc <= bound
+			accOK := co == 0 && sz <= lim.accMem && pa <= bound && pa < accLim
+			cpuOK := L > 0 && sz <= lim.cpuMem && pc <= bound && pc < cpuLim
 			if !accOK && !cpuOK {
 				break
 			}
@@ -183,6 +189,7 @@ func fillDPL(ctx context.Context, t *dpTable, inc *linearInc, pAcc, pCPU, q []fl
 				cpu = pc
 			}
 			relaxLE(row, ch, t.val[a*stride:(a+1)*stride], int32(a)<<1, acc, cpu, K, L, sp)
+			accLim, cpuLim = rowLimits(row, K, L, sp)
 		}
 		leaveUnused(row, ch, int32(b)<<1, K, L, sp)
 	}
