@@ -76,14 +76,24 @@ func CompareFiles(ctx context.Context, reg *placers.Registry, req CompareRequest
 	if req.Gantt != "" && !slices.Contains(cs.Placers, req.Gantt) {
 		return nil, fmt.Errorf("--gantt %q is not among the placers compared (%s)", req.Gantt, strings.Join(cs.Placers, ", "))
 	}
+	regimes := req.Regimes
+	if len(regimes) == 0 {
+		regimes = []Regime{cs.Base.Regime}
+	}
+	for _, r := range regimes {
+		spec := cs.Base
+		spec.Regime = r
+		if err := spec.Check(g, c); err != nil {
+			if len(req.Regimes) > 1 {
+				return nil, fmt.Errorf("regime %s: %w", r, err)
+			}
+			return nil, err
+		}
+	}
 	if req.Out != "" {
 		if err := reports.PrepareDir(req.Out); err != nil {
 			return nil, err
 		}
-	}
-	regimes := req.Regimes
-	if len(regimes) == 0 {
-		regimes = []Regime{cs.Base.Regime}
 	}
 	res := &CompareResult{Cluster: c}
 	done, total := 0, len(regimes)*len(cs.Placers)
@@ -104,6 +114,9 @@ func CompareFiles(ctx context.Context, reg *placers.Registry, req CompareRequest
 		}
 		res.Rows = append(res.Rows, rows...)
 		res.Regimes = append(res.Regimes, r.String())
+	}
+	if err := allFailed(res.Rows); err != nil {
+		return nil, err
 	}
 	if req.Out == "" {
 		return res, nil
@@ -161,4 +174,18 @@ func writeCompareDir(ctx context.Context, req CompareRequest, res *CompareResult
 		return cancelled
 	}
 	return err
+}
+
+// allFailed returns an error when no row was simulated: every placer
+// failed, so the comparison has nothing to show.
+func allFailed(rows []*Outcome) error {
+	for _, o := range rows {
+		if o.Error == "" {
+			return nil
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	return fmt.Errorf("every placer failed (%d runs), e.g. %s: %s", len(rows), rows[0].Placer, rows[0].Error)
 }

@@ -139,3 +139,26 @@ func (s *Spec) checkSizes(g *workloads.Graph) error {
 	}
 	return nil
 }
+
+// Check validates s against g and c as Run would before placing, so that a
+// comparison refuses a bad spec up front instead of recording the same
+// error for every placer: sizes, the data-parallel split of the cluster,
+// the estimates and a stage file.
+func (s *Spec) Check(g *workloads.Graph, c *devices.Cluster) error {
+	if err := s.checkSizes(g); err != nil {
+		return err
+	}
+	pc, _, err := placementCluster(c, s.DataParallel)
+	if err != nil {
+		return err
+	}
+	if _, err := NewEstimates(g, pc, s.Estimates); err != nil {
+		return err
+	}
+	if s.Pipeline != nil && s.Stages != "" && s.Stages != StagesAuto && s.Stages != StagesEven {
+		if _, _, err := LoadStages(s.Stages, g, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -35,8 +35,14 @@ func (f *shardFlags) resolve() (study.Shard, error) {
 		return study.ParseShard(f.shard)
 	}
 	sh, ok, err := study.ShardFromEnv(f.shards)
-	if err != nil || !ok {
+	if err != nil {
 		return study.Shard{}, err
+	}
+	if !ok {
+		if f.shards != 0 {
+			return study.Shard{}, fmt.Errorf("--shards %d without a shard index: set JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID, or give --shard i/N", f.shards)
+		}
+		return study.Shard{}, nil
 	}
 	return sh, nil
 }
@@ -55,6 +61,9 @@ func runScenario(ctx context.Context, f *Factory, s *study.Scenario, dir string,
 	maxMem, err := parseMaxMemory(maxMemory)
 	if err != nil {
 		return nil, err
+	}
+	if workers < 0 {
+		return nil, fmt.Errorf("--workers %d (valid: 0 for the number of cores, or >= 1)", workers)
 	}
 	opts := study.RunOptions{Registry: reg, Dir: dir, Shard: sh, Workers: workers, Options: local, MaxMemory: maxMem}
 	opts.Notice = func(msg string) { fmt.Fprintln(f.ErrOut, "placesim:", msg) }
