@@ -1,15 +1,11 @@
 package devices
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
+	"placesim/internal/strictyaml"
 	"placesim/internal/units"
 	"placesim/links"
 )
@@ -92,16 +88,7 @@ func LoadClusterFile(path string) (*Cluster, error) {
 // fields are errors (a typo never becomes a silent default).
 func ParseCluster(data []byte) (*Cluster, error) {
 	var f ClusterFile
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&f); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("the file is empty (want name, devices and links; see the README's cluster files)")
-		}
-		var te *yaml.TypeError
-		if errors.As(err, &te) {
-			return nil, fmt.Errorf("%s", strings.Join(te.Errors, "; "))
-		}
+	if err := strictyaml.Decode(data, &f, "name, devices and links; see the README's cluster files"); err != nil {
 		return nil, err
 	}
 	return f.Build()

@@ -1,18 +1,14 @@
 package study
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"placesim/devices"
 	"placesim/engine"
+	"placesim/internal/strictyaml"
 	"placesim/internal/units"
 	"placesim/placers"
 )
@@ -120,16 +116,7 @@ func LoadScenario(path string) (*Scenario, error) {
 // ParseScenario decodes YAML (or JSON) strictly and validates it.
 func ParseScenario(data []byte) (*Scenario, error) {
 	var s Scenario
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&s); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("the file is empty (want name, workloads, clusters and placers; see scenarios/)")
-		}
-		var te *yaml.TypeError
-		if errors.As(err, &te) {
-			return nil, fmt.Errorf("%s", strings.Join(te.Errors, "; "))
-		}
+	if err := strictyaml.Decode(data, &s, "name, workloads, clusters and placers; see scenarios/"); err != nil {
 		return nil, err
 	}
 	return &s, s.Validate(nil)

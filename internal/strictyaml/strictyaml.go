@@ -1,0 +1,35 @@
+// Package strictyaml decodes the YAML (or JSON) files that people write
+// for placesim (cluster files, scenarios) strictly: an unknown field is an
+// error, so that a typo never becomes a silent default, and an empty file
+// says what it should hold instead of "EOF".
+package strictyaml
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Decode decodes the first document of data into v, refusing unknown
+// fields. want describes what a file of this kind holds, for the error on
+// an empty file (e.g. "name, devices and links; see the README's cluster
+// files").
+func Decode(data []byte, v any, want string) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(v); err != nil {
+		if errors.Is(err, io.EOF) {
+			return fmt.Errorf("the file is empty (want %s)", want)
+		}
+		var te *yaml.TypeError
+		if errors.As(err, &te) {
+			return fmt.Errorf("%s", strings.Join(te.Errors, "; "))
+		}
+		return err
+	}
+	return nil
+}

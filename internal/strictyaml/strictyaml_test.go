@@ -1,0 +1,39 @@
+package strictyaml
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestDecode(t *testing.T) {
+	type file struct {
+		Name  string `yaml:"name"`
+		Count int    `yaml:"count"`
+	}
+	tests := []struct {
+		name, in, wantErr string
+		want              file
+	}{
+		{"yaml", "name: a\ncount: 3\n", "", file{"a", 3}},
+		{"json", `{"name": "b", "count": 4}`, "", file{"b", 4}},
+		{"empty", "", "the file is empty (want name and count)", file{}},
+		{"unknown field", "name: a\ncuont: 3\n", "field cuont not found", file{}},
+		{"type", "count: many\n", "cannot unmarshal", file{}},
+		{"syntax", "name: [a\n", "yaml:", file{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var f file
+			err := Decode([]byte(tc.in), &f, "name and count")
+			if tc.wantErr == "" {
+				if err != nil || f != tc.want {
+					t.Fatalf("got %+v, %v; want %+v", f, err, tc.want)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}
