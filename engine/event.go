@@ -1,7 +1,5 @@
 package engine
 
-import "container/heap"
-
 // eventKind says what an event does when it fires.
 type eventKind uint8
 
@@ -26,41 +24,26 @@ type event struct {
 // kind is what the event does.
 func (e *event) kind() eventKind { return eventKind(e.key & 3) }
 
-// eventQueue is a min-heap on (time, sequence number), driven by
-// container/heap: equal times fire in the order they were scheduled, which
-// makes every run deterministic. Push and Pop pass events through the in
-// and out fields rather than as interface values, which would allocate.
+// eventQueue is a binary min-heap on (time, sequence number): equal
+// times fire in the order they were scheduled, which makes every run
+// deterministic. It is written out rather than driven by container/heap:
+// the comparisons and moves inline (heap.Interface's Less and Swap are
+// indirect calls, a third of a run's instructions), and a sift moves the
+// hole instead of swapping at every level.
 //
 // next leaves the event it returns at the root (taken): the first event
-// scheduled while it is processed replaces it with one heap.Fix instead of
-// a Pop and a Push. Since no two events have the same key, the order in
+// scheduled while it is processed replaces it with one sift down instead
+// of a pop and a push. Since no two events have the same key, the order in
 // which events come out does not depend on the heap's shape.
 type eventQueue struct {
-	items   []event
-	seq     uint64
-	in, out event
-	taken   bool // items[0] was returned by next and is to be removed
+	items []event
+	seq   uint64
+	taken bool // items[0] was returned by next and is to be removed
 }
 
-func (q *eventQueue) Len() int { return len(q.items) }
-func (q *eventQueue) Less(i, j int) bool {
-	a, b := &q.items[i], &q.items[j]
-	if a.time != b.time {
-		return a.time < b.time
-	}
-	return a.key < b.key
-}
-func (q *eventQueue) Swap(i, j int) { q.items[i], q.items[j] = q.items[j], q.items[i] }
-
-// Push implements heap.Interface: it appends q.in (the argument is unused).
-func (q *eventQueue) Push(any) { q.items = append(q.items, q.in) }
-
-// Pop implements heap.Interface: it moves the last item to q.out.
-func (q *eventQueue) Pop() any {
-	n := len(q.items) - 1
-	q.out = q.items[n]
-	q.items = q.items[:n]
-	return nil
+// before orders events by time, then by sequence number.
+func (a *event) before(b *event) bool {
+	return a.time < b.time || (a.time == b.time && a.key < b.key)
 }
 
 // pending is the number of events still to fire.
@@ -76,21 +59,60 @@ func (q *eventQueue) schedule(t float64, k eventKind, id, aux int32) {
 	q.seq++
 	e := event{time: t, key: q.seq<<2 | uint64(k), id: id, aux: aux}
 	if q.taken {
-		q.items[0] = e
 		q.taken = false
-		heap.Fix(q, 0)
+		q.down(0, e)
 		return
 	}
-	q.in = e
-	heap.Push(q, nil)
+	q.items = append(q.items, e)
+	q.up(len(q.items)-1, e)
 }
 
 // next returns the earliest event; it stays in the heap, taken, until the
 // next schedule replaces it or the next call to next removes it.
 func (q *eventQueue) next() event {
 	if q.taken {
-		heap.Pop(q)
+		n := len(q.items) - 1
+		last := q.items[n]
+		q.items = q.items[:n]
+		if n > 0 {
+			q.down(0, last)
+		}
 	}
 	q.taken = true
 	return q.items[0]
+}
+
+// up places e, whose slot is i, above its larger ancestors.
+func (q *eventQueue) up(i int, e event) {
+	items := q.items
+	for i > 0 {
+		p := (i - 1) / 2
+		if !e.before(&items[p]) {
+			break
+		}
+		items[i] = items[p]
+		i = p
+	}
+	items[i] = e
+}
+
+// down places e, whose slot is i, below its smaller descendants.
+func (q *eventQueue) down(i int, e event) {
+	items := q.items
+	n := len(items)
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if r := c + 1; r < n && items[r].before(&items[c]) {
+			c = r
+		}
+		if !items[c].before(&e) {
+			break
+		}
+		items[i] = items[c]
+		i = c
+	}
+	items[i] = e
 }

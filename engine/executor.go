@@ -35,11 +35,18 @@ type sim struct {
 	// nil when every node has the same (first ready, first run)
 	prio []float64
 
-	// unique predecessors and successors (CSR), so that several edges
-	// between the same two nodes count as one dependency
-	predStart, preds []int32
+	// successors (CSR, unique: several edges between two nodes are one
+	// dependency), grouped by device (see wire): node x's consumers on its
+	// own device are succs[succStart[x]:][:nodes[x].local], those on another
+	// device follow, one group per transfer
 	succStart, succs []int32
-	succBytes        []int64 // largest edge's bytes to each unique successor
+	// inputs (CSR) lists what node x releases when it ends: the producer's
+	// node for an input on x's device, ^t for transfer t's copy of an input
+	// from another device (control edges hold no buffer: not listed)
+	inStart, inputs []int32
+	// node x sends xfers[sendStart[x]:sendStart[x+1]] when it ends
+	sendStart []int32
+	roots     []int32 // the nodes without inputs, ascending
 
 	streams []stream
 	links   []linkQueue
@@ -54,10 +61,6 @@ type sim struct {
 	routeAt, routeLen []int32
 	routeMap          map[int32]int32
 
-	// scratch for grouping a node's remote consumers by device
-	devMark  []int32
-	devBytes []int64
-	remote   []int32
 	readySeq uint64
 
 	q     eventQueue
@@ -138,10 +141,7 @@ func (s *sim) init() error {
 	} else {
 		s.routeMap = map[int32]int32{}
 	}
-	s.devMark = make([]int32, len(c.Devices))
-	s.devBytes = make([]int64, len(c.Devices))
-	for d := range s.devMark {
-		s.devMark[d] = -1
+	for d := range s.mem {
 		s.mem[d].capacity = c.Devices[d].Memory
 	}
 	s.res = &Result{}
@@ -153,10 +153,6 @@ func (s *sim) init() error {
 	}
 	n := len(s.nodes)
 	s.res.OpStart, s.res.OpEnd = make([]float64, n), make([]float64, n)
-	s.xfers = make([]transfer, 0, s.countTransfers())
-	for x := range s.nodes {
-		s.nodes[x].remaining = s.predStart[x+1] - s.predStart[x]
-	}
 	for d := range s.streams {
 		st := &s.streams[d]
 		st.strict = st.order != nil
@@ -171,9 +167,9 @@ func (s *sim) init() error {
 	same := make([]bool, len(s.streams))
 	first := make([]float64, len(s.streams))
 	seen := make([]bool, len(s.streams))
-	for x := range s.nodes {
+	for x := range s.prio {
 		nd := &s.nodes[x]
-		if nd.side || s.prio == nil {
+		if nd.side {
 			continue
 		}
 		switch d := nd.out.dev; {
@@ -198,10 +194,8 @@ func (s *sim) relaxOrders() {
 
 // start makes the nodes without inputs ready and starts the streams.
 func (s *sim) start() {
-	for x := range s.nodes {
-		if s.nodes[x].remaining == 0 {
-			s.makeReady(int32(x))
-		}
+	for _, x := range s.roots {
+		s.makeReady(x)
 	}
 	for d := range s.streams {
 		s.tryStart(int32(d))
@@ -226,7 +220,7 @@ func (s *sim) orderDeadlock() error {
 	next := make([]int, len(s.streams))
 	queue := make([]int32, 0, n)
 	for x := range s.nodes {
-		indeg[x] = s.predStart[x+1] - s.predStart[x]
+		indeg[x] = s.nodes[x].remaining
 	}
 	for d := range s.streams {
 		for _, x := range s.streams[d].order[min(1, len(s.streams[d].order)):] {
@@ -268,25 +262,6 @@ func (s *sim) orderDeadlock() error {
 		}
 	}
 	return fmt.Errorf("%w: %d of %d ops never ran", ErrDeadlock, n-len(queue), n)
-}
-
-// countTransfers is the number of (producer, remote device) pairs: the
-// exact number of transfers the run will make.
-func (s *sim) countTransfers() int {
-	n := 0
-	for u := range s.nodes {
-		du := s.nodes[u].out.dev
-		for _, v := range s.succs[s.succStart[u]:s.succStart[u+1]] {
-			if dv := s.nodes[v].out.dev; dv != du && s.devMark[dv] != int32(u) {
-				s.devMark[dv] = int32(u)
-				n++
-			}
-		}
-	}
-	for d := range s.devMark {
-		s.devMark[d] = -1
-	}
-	return n
 }
 
 // run processes events until none are left.
@@ -382,95 +357,53 @@ func (s *sim) finish(x int32) {
 	s.free(d, nd.temp)
 	// release this node's inputs first: memory freed at an instant is free
 	// for whatever starts at that instant
-	for _, w := range s.preds[s.predStart[x]:s.predStart[x+1]] {
-		if w < 0 {
-			continue // a control edge holds no buffer
-		}
-		if s.nodes[w].out.dev == d {
-			s.releaseSource(w)
+	for _, in := range s.inputs[s.inStart[x]:s.inStart[x+1]] {
+		if in >= 0 {
+			s.releaseSource(in)
 		} else {
-			s.releaseRecv(w, d)
+			s.releaseRecv(^in)
 		}
 	}
-
 	// the output's readers: local consumers, one send per remote device
-	var refs int32
-	remote := s.remote[:0]
-	lo, hi := s.succStart[x], s.succStart[x+1]
-	for i, v := range s.succs[lo:hi] {
-		dv := s.nodes[v].out.dev
-		if dv == d {
-			if s.succBytes[int(lo)+i] >= 0 {
-				refs++ // a reader, not a control edge
-			}
-			continue
-		}
-		if s.devMark[dv] != x {
-			s.devMark[dv] = x
-			s.devBytes[dv] = 0
-			remote = append(remote, dv)
-		}
-		if b := s.succBytes[int(lo)+i]; b > s.devBytes[dv] {
-			s.devBytes[dv] = b
-		}
-	}
-	if len(remote) > 0 {
-		sortSmall(remote)
-		nd.xferFirst = int32(len(s.xfers))
-		nd.xferN = int32(len(remote))
-		refs += int32(len(remote))
-	}
-	s.remote = remote
+	first, last := s.sendStart[x], s.sendStart[x+1]
+	refs := nd.localReaders + last - first
 	nd.out.readers = refs
 	if refs == 0 {
 		s.free(d, nd.out.bytes)
 	}
-	for _, dv := range remote {
-		s.send(x, d, dv, s.devBytes[dv])
+	for t := first; t < last; t++ {
+		s.send(t)
 	}
 	// wake local consumers
-	for _, v := range s.succs[lo:hi] {
-		if s.nodes[v].out.dev == d {
-			s.satisfy(v)
-		}
+	lo := s.succStart[x]
+	for _, v := range s.succs[lo : lo+nd.local] {
+		s.satisfy(v)
 	}
 }
 
-// send creates the transfer of producer's output from device src to dst.
-func (s *sim) send(producer, src, dst int32, bytes int64) {
-	t := int32(len(s.xfers))
-	x := transfer{producer: producer, src: src, dst: dst, recv: buffer{bytes: bytes}, rec: -1}
-	x.route, x.hops = s.route(src, dst)
+// send starts transfer t of its producer's output, which just ended.
+func (s *sim) send(t int32) {
+	x := &s.xfers[t]
 	s.res.TransferCount++
-	s.res.BytesMoved += bytes
+	s.res.BytesMoved += x.recv.bytes
 	if s.trace != nil {
 		x.rec = int32(len(s.trace.Transfers))
-		id := s.un.id(producer)
-		rec := TransferRecord{Producer: int(id.op), MicroBatch: int(id.mb), Replica: int(id.rep), Src: int(src), Dst: int(dst), Bytes: bytes}
+		id := s.un.id(x.producer)
+		rec := TransferRecord{Producer: int(id.op), MicroBatch: int(id.mb), Replica: int(id.rep),
+			Src: int(s.nodes[x.producer].out.dev), Dst: int(x.recv.dev), Bytes: x.recv.bytes}
 		s.trace.Transfers = append(s.trace.Transfers, rec)
 	}
-	s.xfers = append(s.xfers, x)
 	s.enqueueHop(t, 0)
 }
 
 // deliver lands transfer t on its destination: its consumers there may run.
 func (s *sim) deliver(t int32) {
 	x := &s.xfers[t]
-	p, dst := x.producer, x.dst
-	succs := s.succs[s.succStart[p]:s.succStart[p+1]]
-	var n int32
-	for _, v := range succs {
-		if s.nodes[v].out.dev == dst {
-			n++
-		}
+	x.recv.readers = x.n
+	for _, v := range s.succs[x.first : x.first+x.n] {
+		s.satisfy(v)
 	}
-	x.recv.readers = n
-	for _, v := range succs {
-		if s.nodes[v].out.dev == dst {
-			s.satisfy(v)
-		}
-	}
-	s.tryStart(dst)
+	s.tryStart(x.recv.dev)
 }
 
 // satisfy marks one dependency of v resident.
@@ -488,16 +421,11 @@ func (s *sim) releaseSource(w int32) {
 	}
 }
 
-// releaseRecv drops one reader of the copy of w's output on device d.
-func (s *sim) releaseRecv(w, d int32) {
-	nd := &s.nodes[w]
-	for t := nd.xferFirst; t < nd.xferFirst+nd.xferN; t++ {
-		if x := &s.xfers[t]; x.dst == d {
-			if x.recv.readers--; x.recv.readers == 0 {
-				s.free(d, x.recv.bytes)
-			}
-			return
-		}
+// releaseRecv drops one reader of transfer t's copy on its destination.
+func (s *sim) releaseRecv(t int32) {
+	x := &s.xfers[t]
+	if x.recv.readers--; x.recv.readers == 0 {
+		s.free(x.recv.dev, x.recv.bytes)
 	}
 }
 
@@ -544,13 +472,4 @@ func (s *sim) result() *Result {
 		s.un.result(s, r)
 	}
 	return r
-}
-
-// sortSmall sorts a short slice of device indices (insertion sort).
-func sortSmall(a []int32) {
-	for i := 1; i < len(a); i++ {
-		for j := i; j > 0 && a[j] < a[j-1]; j-- {
-			a[j], a[j-1] = a[j-1], a[j]
-		}
-	}
 }

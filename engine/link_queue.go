@@ -2,16 +2,17 @@ package engine
 
 import "math"
 
-// transfer is one send/recv pair: producer's output moving to device dst.
+// transfer is one send/recv pair: producer's output moving to device
+// recv.dev for its consumers there, succs[first:first+n].
 type transfer struct {
 	producer   int32
-	src, dst   int32
-	recv       buffer  // the copy on dst, readers: consumers there still to finish
+	first, n   int32
+	recv       buffer  // the copy on recv.dev, readers: consumers there still to finish
 	route      int32   // its route's first link in sim.hops
 	hops       int32   // and its number of links
+	rec        int32   // index into Trace.Transfers, or -1
 	enq        float64 // time it joined the current link's queue
 	prevFinish float64 // when the previous hop finishes (cut-through)
-	rec        int32   // index into Trace.Transfers, or -1
 }
 
 // linkQueue is one directed link: FCFS, one transfer at a time.
@@ -65,7 +66,7 @@ func (s *sim) startHop(t int32, h int32) {
 	last := h == x.hops-1
 	if last {
 		// the receive buffer exists from the moment the last hop writes it
-		s.alloc(x.dst, x.recv.bytes, x.producer, "recv")
+		s.alloc(x.recv.dev, x.recv.bytes, x.producer, "recv")
 	}
 	if x.rec >= 0 {
 		r := &s.trace.Transfers[x.rec]

@@ -16,9 +16,11 @@ type instance struct {
 	temp      int64   // workspace while it runs
 	out       buffer  // its output, on the device it runs on (out.dev)
 	remaining int32   // inputs not yet resident on its device
-	xferFirst int32   // its output's first transfer (-1: none)
-	xferN     int32   // and how many (one per remote consumer device)
-	side      bool    // runs off the compute stream, as soon as it is ready
+	// local is its consumers on its own device (the first of its
+	// successors, see wire), localReaders those that read its output
+	// (not control edges)
+	local, localReaders int32
+	side                bool // runs off the compute stream, as soon as it is ready
 }
 
 // buffer is a tensor held on one device until its last reader is done.
@@ -197,25 +199,14 @@ func (s *sim) unroll() error {
 	s.nodes = u.nodes
 	if u.step {
 		// a step: the op graph is the node graph
-		s.predStart, s.preds = u.opPredStart, u.opPreds
-		s.succStart, s.succs, s.succBytes = u.opSuccStart, u.opSuccs, u.opSuccBytes
+		s.wire(u.opSuccStart, u.opSuccs, u.opSuccBytes)
 	} else {
-		u.adjacency(s)
+		s.wire(u.adjacency())
 	}
 	if l.sched != "" {
 		u.orders(s)
 	} else {
 		u.planOrder(s)
-	}
-	// parameters: resident on every replica's device from the start
-	for r := 0; r < u.reps; r++ {
-		for v := range g.Ops {
-			d := l.repDev[r][s.p.Device[v]]
-			st := &s.streams[d]
-			st.ops++
-			st.params += g.Ops[v].ParamBytes
-			s.alloc(int32(d), g.Ops[v].ParamBytes, u.node(int32(v), 0, r), "parameters")
-		}
 	}
 	return nil
 }
@@ -228,45 +219,49 @@ func (u *unrolled) id(x int32) instanceID {
 	return u.ids[x]
 }
 
-// opAdjacency computes each op's unique predecessors and successors, with
-// the largest edge's bytes, in the order of the graph's edges (a step
-// needs no predecessor bytes: its successors carry them).
+// opAdjacency computes each op's unique successors with the largest
+// edge's bytes, and for an unrolled plan its unique predecessors with
+// theirs, in the order of the graph's edges (a step needs no
+// predecessors: wire counts each node's inputs from its successors).
 func (u *unrolled) opAdjacency() {
-	g := u.g
 	mark := make([]int32, u.n)
 	pos := make([]int32, u.n)
-	u.opPredStart, u.opPreds, u.opPredBytes = uniqueAdjacency(g, g.In, func(e *workloads.Edge) int { return e.From }, !u.step, mark, pos)
-	u.opSuccStart, u.opSuccs, u.opSuccBytes = uniqueAdjacency(g, g.Out, func(e *workloads.Edge) int { return e.To }, true, mark, pos)
+	if !u.step {
+		u.opPredStart, u.opPreds, u.opPredBytes = uniqueAdjacency(u.g, false, mark, pos)
+	}
+	u.opSuccStart, u.opSuccs, u.opSuccBytes = uniqueAdjacency(u.g, true, mark, pos)
 }
 
-// uniqueAdjacency lists (CSR) every op's distinct neighbours: the other
-// ends, by end, of the edges edges(v) gives, in their order, with the
-// largest such edge's bytes when withBytes. mark and pos are scratch of
-// one entry per op.
-func uniqueAdjacency(g *workloads.Graph, edges func(int) []int32, end func(*workloads.Edge) int, withBytes bool, mark, pos []int32) (start, nb []int32, bytes []int64) {
+// uniqueAdjacency lists (CSR) every op's distinct successors (out) or
+// predecessors, in the order of its edges, with the largest such edge's
+// bytes. mark and pos are scratch of one entry per op.
+func uniqueAdjacency(g *workloads.Graph, out bool, mark, pos []int32) (start, nb []int32, bytes []int64) {
 	n := len(g.Ops)
 	for i := range mark {
 		mark[i] = -1
 	}
 	start = make([]int32, n+1)
 	nb = make([]int32, 0, len(g.Edges))
-	if withBytes {
-		bytes = make([]int64, 0, len(g.Edges))
-	}
+	bytes = make([]int64, 0, len(g.Edges))
+	edges := g.Edges
 	for v := 0; v < n; v++ {
 		start[v] = int32(len(nb))
-		for _, eid := range edges(v) {
-			e := &g.Edges[eid]
-			w := int32(end(e))
-			switch {
-			case mark[w] != int32(v):
+		eids := g.In(v)
+		if out {
+			eids = g.Out(v)
+		}
+		for _, eid := range eids {
+			e := &edges[eid]
+			w := int32(e.From)
+			if out {
+				w = int32(e.To)
+			}
+			if mark[w] != int32(v) {
 				mark[w] = int32(v)
 				pos[w] = int32(len(nb))
 				nb = append(nb, w)
-				if withBytes {
-					bytes = append(bytes, e.Bytes)
-				}
-			case withBytes && e.Bytes > bytes[pos[w]]:
+				bytes = append(bytes, e.Bytes)
+			} else if e.Bytes > bytes[pos[w]] {
 				bytes[pos[w]] = e.Bytes
 			}
 		}
@@ -316,7 +311,8 @@ func (u *unrolled) scaled(v int32) bool { return u.g.Ops[v].Role != workloads.Up
 func divUp(b int64, k int) int64 { return (b + int64(k) - 1) / int64(k) }
 
 // instances fills every op instance's identity, device, time, output and
-// workspace.
+// workspace, and allocates the parameters: resident on every replica's
+// device from the start.
 func (u *unrolled) instances(s *sim) error {
 	g, l := u.g, u.l
 	for r := 0; r < u.reps; r++ {
@@ -332,24 +328,27 @@ func (u *unrolled) instances(s *sim) error {
 			if err != nil {
 				return fmt.Errorf("%w: %v", ErrInvalidPlan, err)
 			}
-			in := instance{cost: t, out: buffer{bytes: divUp(op.OutputBytes, k), dev: int32(d)}, temp: divUp(op.TempBytes, k), xferFirst: -1}
-			if u.step {
+			in := instance{cost: t, out: buffer{bytes: divUp(op.OutputBytes, k), dev: int32(d)}, temp: divUp(op.TempBytes, k)}
+			switch {
+			case u.step:
 				u.nodes[v] = in
-				continue
-			}
-			if u.once[v] {
+			case u.once[v]:
 				x := u.node(v, 0, r)
 				u.nodes[x], u.ids[x] = in, instanceID{op: v, mb: -1, rep: int32(r)}
-				continue
-			}
-			for mb := 0; mb < u.m; mb++ {
-				x := u.node(v, mb, r)
-				u.nodes[x], u.ids[x] = in, instanceID{op: v, mb: int32(mb), rep: int32(r)}
-				if u.rec[v] {
-					y := u.recNode(v, mb, r)
-					u.nodes[y], u.ids[y] = in, instanceID{op: v, mb: int32(mb), rep: int32(r), kind: NodeRecompute}
+			default:
+				for mb := 0; mb < u.m; mb++ {
+					x := u.node(v, mb, r)
+					u.nodes[x], u.ids[x] = in, instanceID{op: v, mb: int32(mb), rep: int32(r)}
+					if u.rec[v] {
+						y := u.recNode(v, mb, r)
+						u.nodes[y], u.ids[y] = in, instanceID{op: v, mb: int32(mb), rep: int32(r), kind: NodeRecompute}
+					}
 				}
 			}
+			st := &s.streams[d]
+			st.ops++
+			st.params += op.ParamBytes
+			s.alloc(int32(d), op.ParamBytes, u.node(v, 0, r), "parameters")
 		}
 	}
 	return nil
@@ -383,7 +382,7 @@ func scaledOpTime(op *workloads.Op, k *devices.Kind, scale int) (float64, error)
 // d with an output of out bytes, and returns its ID.
 func (u *unrolled) addSide(k NodeKind, d int, out int64, mb, r int) int32 {
 	x := int32(len(u.nodes))
-	u.nodes = append(u.nodes, instance{out: buffer{bytes: out, dev: int32(d)}, xferFirst: -1, side: true})
+	u.nodes = append(u.nodes, instance{out: buffer{bytes: out, dev: int32(d)}, side: true})
 	u.ids = append(u.ids, instanceID{op: -1, mb: int32(mb), rep: int32(r), kind: k})
 	return x
 }
@@ -506,9 +505,10 @@ func (u *unrolled) planOrder(s *sim) {
 	}
 }
 
-// adjacency builds the nodes' unique predecessors and successors (CSR)
-// into s: the graph's edges for every instance, then the side edges.
-func (u *unrolled) adjacency(s *sim) {
+// adjacency builds the nodes' unique successors (CSR) with their bytes
+// (-1 for a control edge): the graph's edges for every instance, then the
+// side edges, listed by consumer and transposed.
+func (u *unrolled) adjacency() (succStart, succs []int32, succBytes []int64) {
 	total := len(u.nodes)
 	regular := u.reps * u.block
 	// side edges grouped by destination
@@ -529,9 +529,9 @@ func (u *unrolled) adjacency(s *sim) {
 	est := u.reps*u.m*len(u.opPreds)*2 + len(u.sides)
 	preds := make([]int32, 0, est)
 	pBytes := make([]int64, 0, est)
-	s.predStart = make([]int32, total+1)
+	predStart := make([]int32, total+1)
 	for x := 0; x < total; x++ {
-		s.predStart[x] = int32(len(preds))
+		predStart[x] = int32(len(preds))
 		if x < regular {
 			id := u.ids[x]
 			v, mb, r := id.op, int(id.mb), int(id.rep)
@@ -564,28 +564,28 @@ func (u *unrolled) adjacency(s *sim) {
 			pBytes = append(pBytes, e.bytes)
 		}
 	}
-	s.predStart[total] = int32(len(preds))
-	s.preds = preds
+	predStart[total] = int32(len(preds))
 
 	// successors: the transpose, in node order
-	s.succStart = make([]int32, total+1)
+	succStart = make([]int32, total+1)
 	for _, w := range preds {
-		s.succStart[orig(w)+1]++
+		succStart[orig(w)+1]++
 	}
 	for i := 0; i < total; i++ {
-		s.succStart[i+1] += s.succStart[i]
+		succStart[i+1] += succStart[i]
 	}
-	s.succs = make([]int32, len(preds))
-	s.succBytes = make([]int64, len(preds))
-	copy(fill, s.succStart[:total])
+	succs = make([]int32, len(preds))
+	succBytes = make([]int64, len(preds))
+	copy(fill, succStart[:total])
 	for x := 0; x < total; x++ {
-		for j := s.predStart[x]; j < s.predStart[x+1]; j++ {
+		for j := predStart[x]; j < predStart[x+1]; j++ {
 			w := orig(preds[j])
-			s.succs[fill[w]] = int32(x)
-			s.succBytes[fill[w]] = pBytes[j]
+			succs[fill[w]] = int32(x)
+			succBytes[fill[w]] = pBytes[j]
 			fill[w]++
 		}
 	}
+	return succStart, succs, succBytes
 }
 
 // orig is the node of a predecessor entry: a control edge's predecessor
