@@ -55,11 +55,11 @@ deps:
 
 # the cost model against the measured throughputs of validation/. Issue 15
 # asks median |error| <= 10 % and worst <= 25 %; the worst row today is the
-# 8 x A100 data-parallel Transformer (about +35 %: placesim scales 8 GPUs
-# at 98 %, the measurement at 84 %), so CI holds the worst at 40 % until
-# that gap is modelled (README, "Fidelity").
+# 8 x A100 data-parallel Transformer (p039, +31.3 %: its 1-GPU row is
+# already +17 % and its scaling loss is not communication, README
+# "Fidelity"), so CI holds the worst at 33 % until that gap is modelled.
 VALIDATE_MEDIAN ?= 0.10
-VALIDATE_WORST  ?= 0.40
+VALIDATE_WORST  ?= 0.33
 
 test: deps
 	$(GO) vet ./...

@@ -179,6 +179,19 @@ func (u *unrolled) allReduceRound(st, round, mb int, buckets [][]gradient, topo 
 			}
 		}
 	}
+	m := u.collective()
+	algos := make([]string, len(buckets))
+	times := make([]float64, len(buckets))
+	after := make([][]float64, len(buckets))
+	for b, bucket := range buckets {
+		var bytes int64
+		for _, gr := range bucket {
+			bytes += gr.bytes
+		}
+		algos[b], times[b] = topo.choose(bytes, m)
+		after[b] = u.chargeCopies(m, bucket, mb, devs)
+	}
+	u.contention(m, st, mb, buckets, times)
 	for b, bucket := range buckets {
 		var bytes int64
 		for _, gr := range bucket {
@@ -187,6 +200,9 @@ func (u *unrolled) allReduceRound(st, round, mb int, buckets [][]gradient, topo 
 		first := make([]int32, n)
 		for r := 0; r < n; r++ {
 			first[r] = u.addSide(NodeAllReduce, devs[r], 0, mb, r)
+			if m != nil {
+				u.nodes[first[r]].cost = m.BaseLatency
+			}
 			if barrier != nil {
 				u.control(barrier[r], first[r])
 				continue
@@ -195,7 +211,7 @@ func (u *unrolled) allReduceRound(st, round, mb int, buckets [][]gradient, topo 
 				u.control(u.node(gr.op, mb, r), first[r])
 			}
 		}
-		algo := topo.choose(bytes)
+		algo := algos[b]
 		var last []int32
 		switch algo {
 		case AlgoHierarchical:
@@ -206,6 +222,13 @@ func (u *unrolled) allReduceRound(st, round, mb int, buckets [][]gradient, topo 
 			last = u.ringPhase(topo.devs, topo.ring, first, 2*(n-1), divUp(bytes, n), mb)
 		}
 		for r := 0; r < n; r++ {
+			// the copy back into the gradients runs on the compute stream
+			// before the update; without update ops it ends the all-reduce
+			if ups := u.updOps[st]; len(ups) > 0 {
+				u.nodes[u.node(ups[0], mb, r)].cost += after[b][r]
+			} else {
+				u.nodes[last[r]].cost += after[b][r]
+			}
 			for _, v := range u.updOps[st] {
 				u.edge(last[r], u.node(v, mb, r), 0)
 			}
@@ -231,6 +254,7 @@ func (u *unrolled) ringPhase(devs []int, ring []int, start []int32, steps int, c
 	if steps == 0 || k < 2 {
 		return done
 	}
+	m := u.collective()
 	prev := make([]int32, k) // by ring position
 	for i, r := range ring {
 		prev[i] = start[r]
@@ -239,6 +263,7 @@ func (u *unrolled) ringPhase(devs []int, ring []int, start []int32, steps int, c
 		cur := make([]int32, k)
 		for i, r := range ring {
 			cur[i] = u.addSide(NodeAllReduce, devs[r], chunk, mb, r)
+			u.nodes[cur[i]].cost = stepCost(u.c, m, devs[r], devs[ring[(i+1)%k]])
 			u.edge(prev[i], cur[i], 0)
 			if s > 0 {
 				// the chunk the left neighbour sent in the previous step
@@ -285,6 +310,7 @@ func (u *unrolled) hierarchical(t *collectiveTopo, start []int32, bytes int64, m
 // sums (the whole message from each) and sends the result up; the root's
 // sum is broadcast back down the same tree.
 func (u *unrolled) tree(t *collectiveTopo, start []int32, bytes int64, mb int) []int32 {
+	m := u.collective()
 	order := t.nodeOrder
 	n := len(order)
 	up := make([]int32, n)
@@ -295,6 +321,9 @@ func (u *unrolled) tree(t *collectiveTopo, start []int32, bytes int64, mb int) [
 			out = 0
 		}
 		up[i] = u.addSide(NodeAllReduce, t.devs[r], out, mb, r)
+		if i > 0 {
+			u.nodes[up[i]].cost = stepCost(u.c, m, t.devs[r], t.devs[order[(i-1)/2]])
+		}
 		u.edge(start[r], up[i], 0)
 		for _, c := range []int{2*i + 1, 2*i + 2} {
 			if c < n {
@@ -311,6 +340,9 @@ func (u *unrolled) tree(t *collectiveTopo, start []int32, bytes int64, mb int) [
 			out = 0
 		}
 		down[i] = u.addSide(NodeAllReduce, t.devs[r], out, mb, r)
+		if 2*i+1 < n {
+			u.nodes[down[i]].cost = stepCost(u.c, m, t.devs[r], t.devs[order[2*i+1]])
+		}
 		u.edge(up[i], down[i], 0)
 		if i > 0 {
 			u.edge(down[(i-1)/2], down[i], bytes)
@@ -371,14 +403,20 @@ func newCollectiveTopo(c *devices.Cluster, devs []int) *collectiveTopo {
 // the smallest for this message size (NCCL's tuning model,
 // src/graph/tuning.cc, and its per-size cost table in enqueue.cc). Within
 // one node NCCL runs rings; across nodes the tree and the hierarchical
-// algorithm are candidates too. Ties go to the ring.
-func (t *collectiveTopo) choose(bytes int64) string {
+// algorithm are candidates too. Ties go to the ring. It returns the
+// algorithm and its modelled time alone on the links, with the
+// collective model's latencies (m may be nil).
+func (t *collectiveTopo) choose(bytes int64, m *CollectiveModel) (string, float64) {
 	n := len(t.devs)
-	if len(t.groups) < 2 || n < 3 {
-		return AlgoRing
+	var base, step float64
+	if m != nil {
+		base, step = m.BaseLatency, m.StepLatency
 	}
 	c := t.c
-	best, bestT := AlgoRing, float64(2*(n-1))*stepTime(c, t.devs, [][]int{t.ring}, divUp(bytes, n))
+	best, bestT := AlgoRing, base+float64(2*(n-1))*(step+stepTime(c, t.devs, [][]int{t.ring}, divUp(bytes, n)))
+	if len(t.groups) < 2 || n < 3 {
+		return best, bestT
+	}
 	k, g := len(t.groups), len(t.groups[0])
 	equal := true
 	for _, members := range t.groups {
@@ -392,7 +430,7 @@ func (t *collectiveTopo) choose(bytes int64) string {
 				rails[j] = append(rails[j], t.groups[h][j])
 			}
 		}
-		h := 2*float64(g-1)*stepTime(c, t.devs, t.groups, shard) + 2*float64(k-1)*stepTime(c, t.devs, rails, divUp(shard, k))
+		h := base + 2*float64(g-1)*(step+stepTime(c, t.devs, t.groups, shard)) + 2*float64(k-1)*(step+stepTime(c, t.devs, rails, divUp(shard, k)))
 		if h < bestT {
 			best, bestT = AlgoHierarchical, h
 		}
@@ -407,8 +445,8 @@ func (t *collectiveTopo) choose(bytes int64) string {
 		a, b := t.devs[t.nodeOrder[(i-1)/2]], t.devs[t.nodeOrder[i]]
 		edge = math.Max(edge, c.TransferTime(a, b, bytes))
 	}
-	if tr := 2 * float64(depth) * edge; tr < bestT {
-		best = AlgoTree
+	if tr := base + 2*float64(depth)*(step+edge); tr < bestT {
+		best, bestT = AlgoTree, tr
 	}
-	return best
+	return best, bestT
 }

@@ -271,6 +271,9 @@ func (l *layout) setReplicas(p *Plan, c *devices.Cluster) error {
 	if dp.BucketBytes < 0 {
 		return fmt.Errorf("%w: field dataParallel.bucketBytes = %d (valid range: >= 0; 0 = one bucket per stage)", ErrInvalidPlan, dp.BucketBytes)
 	}
+	if err := dp.Collective.validate(); err != nil {
+		return err
+	}
 	l.reps, l.bucket, l.overlap = dp.Replicas, dp.BucketBytes, dp.Overlap
 	taken := make([]bool, nd)
 	for _, d := range used {

@@ -105,4 +105,9 @@ type DataParallel struct {
 	// overlapping the rest of the backward pass; otherwise all buckets wait
 	// for the stage's whole backward pass.
 	Overlap bool `json:"overlap,omitempty"`
+	// Collective, optional, is what each all-reduce costs beyond its link
+	// transfers (NCCL's latencies, the framework's gradient copies, the
+	// slowdown of overlapped compute; see CollectiveModel). nil: link
+	// time only.
+	Collective *CollectiveModel `json:"collective,omitempty"`
 }

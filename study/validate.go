@@ -56,14 +56,20 @@ var validationColumns = []string{"id", "workload", "cluster", "gpus", "precision
 // the backward pass (PyTorch DDP and Horovod/MXNet kvstore overlap
 // bucketed all-reduces with backward; TensorFlow's replicated mode
 // all-reduces after it).
+//
+// Collective is the cost model of the framework's all-reduce: PyTorch DDP
+// (and apex's DDP, which the NVIDIA Transformer uses) copies gradients
+// into buckets and back on the compute stream (engine.PyTorchDDPModel);
+// the others are modelled as NCCL alone (engine.NCCLModel).
 var ValidationFrameworks = map[string]struct {
-	Profile string
-	Overlap bool
+	Profile    string
+	Overlap    bool
+	Collective func() *engine.CollectiveModel
 }{
-	"pytorch":        {zoo.FrameworkPyTorch, true},
-	"tensorflow":     {zoo.FrameworkTensorFlow, false},
-	"tensorflow-xla": {zoo.FrameworkXLA, false},
-	"mxnet":          {zoo.FrameworkMXNet, true},
+	"pytorch":        {zoo.FrameworkPyTorch, true, engine.PyTorchDDPModel},
+	"tensorflow":     {zoo.FrameworkTensorFlow, false, engine.NCCLModel},
+	"tensorflow-xla": {zoo.FrameworkXLA, false, engine.NCCLModel},
+	"mxnet":          {zoo.FrameworkMXNet, true, engine.NCCLModel},
 }
 
 // DDPBucketBytes is PyTorch DDP's default gradient bucket (bucket_cap_mb =
@@ -298,7 +304,8 @@ func validateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 	}
 	sp := Spec{Placer: "single", Reproducible: true}
 	if r.GPUs > 1 {
-		sp.DataParallel = &engine.DataParallel{Replicas: r.GPUs, BucketBytes: DDPBucketBytes, Overlap: ValidationFrameworks[r.Framework].Overlap}
+		fw := ValidationFrameworks[r.Framework]
+		sp.DataParallel = &engine.DataParallel{Replicas: r.GPUs, BucketBytes: DDPBucketBytes, Overlap: fw.Overlap, Collective: fw.Collective()}
 	}
 	o, err := Run(ctx, reg, g, c, sp)
 	if err != nil {
