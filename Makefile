@@ -21,7 +21,7 @@ MIP_LIMIT ?= 8
 DEB_PKGS := coinor-cbc scotch metis
 DEB_BINS := cbc scotch_gpart gpmetis
 
-.PHONY: run build test validate deps bench fuzz vet fmt clean
+.PHONY: run build test validate deps bench bench-ratio fuzz vet fmt clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/placesim
@@ -69,8 +69,16 @@ test: deps
 validate:
 	$(GO) run ./cmd/placesim validate validation/published.tsv --max-median $(VALIDATE_MEDIAN) --max-worst $(VALIDATE_WORST)
 
+# every benchmark, then the engine's speed against commit 64f744f (the
+# engine before issue 17) measured in the same run: both trees built side
+# by side, their benchmarks alternated on one core (no network; ROUNDS,
+# BENCHTIME, CALLGRIND=1 for instruction counts: see the script)
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	scripts/bench-engine-ratio.sh
+
+bench-ratio:
+	scripts/bench-engine-ratio.sh
 
 # every fuzz target of every package (file formats: native, ONNX,
 # msr-fiddle, cluster, scenario, results, expert plan, stage file), each

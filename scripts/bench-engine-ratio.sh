@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# bench-engine-ratio.sh: the engine's speed against an older commit (BASE,
+# default 64f744f, the engine before issue 17), measured in the same run on
+# the same machine. Both trees' engine test binaries are built here; then,
+# on one core (GOMAXPROCS=1), ROUNDS rounds alternate them (old then new,
+# new then old) on BenchmarkSimulate (random layered DAGs, 10k and 100k
+# ops) and on BenchmarkSimulateFile over the Transformer training steps of
+# BenchmarkSimulateTransformer (21,248 and 35,384 ops, written by
+# engine/internal/benchgraphs with this tree's op times as measured times,
+# so that both engines play the very same step). Load on a shared machine
+# only slows a run down, so each side's best round is its figure; the
+# median of the per-round ratios is printed too.
+#
+# With CALLGRIND=1 (and valgrind installed) it also counts the instructions
+# spent inside engine.Simulate per simulated op under callgrind, which no
+# load changes.
+#
+# No network: the base tree comes from the local git history (git
+# archive) and modules from the module cache (GOPROXY=off).
+#
+# Usage: scripts/bench-engine-ratio.sh   (env: BASE, ROUNDS, BENCHTIME, CALLGRIND)
+set -euo pipefail
+BASE=${BASE:-64f744f}
+ROUNDS=${ROUNDS:-5}
+BENCHTIME=${BENCHTIME:-1s}
+CALLGRIND=${CALLGRIND:-0}
+GO=${GO:-go}
+root=$(git rev-parse --show-toplevel)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export GOPROXY=off GOFLAGS=-mod=readonly
+
+mkdir -p "$tmp/base" "$tmp/graphs"
+git -C "$root" archive "$BASE" | tar -x -C "$tmp/base"
+cp "$root/engine/bench_file_test.go" "$tmp/base/engine/"
+echo "building the engine benchmarks of $BASE and of this tree ($(git -C "$root" rev-parse --short HEAD))" >&2
+(cd "$tmp/base" && $GO test -c -o "$tmp/old.test" ./engine)
+(cd "$root" && $GO test -c -o "$tmp/new.test" ./engine)
+(cd "$root" && $GO run ./engine/internal/benchgraphs "$tmp/graphs")
+
+bench='^(BenchmarkSimulate|BenchmarkSimulateFile)$'
+run() { # run TREE ROUND: one round of one tree's benchmarks into $tmp/TREE.ROUND
+	PLACESIM_BENCH_GRAPHS="$tmp/graphs" GOMAXPROCS=1 "$tmp/$1.test" -test.run '^$' \
+		-test.bench "$bench" -test.benchtime "$BENCHTIME" -test.benchmem >"$tmp/$1.$2" 2>&1 ||
+		{ cat "$tmp/$1.$2" >&2; exit 1; }
+}
+for r in $(seq 1 "$ROUNDS"); do
+	echo "round $r of $ROUNDS" >&2
+	if [ $((r % 2)) = 1 ]; then run old "$r"; run new "$r"; else run new "$r"; run old "$r"; fi
+done
+
+# one line per (tree, round, benchmark): tree round name ops/s allocs/simop
+for t in old new; do
+	for r in $(seq 1 "$ROUNDS"); do
+		awk -v t="$t" -v r="$r" '/^Benchmark/ {
+			ops = ""; allocs = ""; n = $1; sub(/.*ops=/, "", n)
+			for (i = 2; i <= NF; i++) {
+				if ($(i) == "ops/s") ops = $(i - 1)
+				if ($(i) == "allocs/op") allocs = $(i - 1)
+			}
+			if (ops != "") print t, r, $1, ops, allocs / n
+		}' "$tmp/$t.$r"
+	done
+done >"$tmp/all"
+
+echo
+echo "engine speed, GOMAXPROCS=1, $ROUNDS alternating rounds of $BENCHTIME: old = $BASE, new = $(git -C "$root" rev-parse --short HEAD)"
+awk '
+{ key = $3; if (!(key in seen)) { seen[key] = 1; order[++k] = key }
+  v[$1, $2, key] = $4; a[$1, key] = $5
+  if ($4 > best[$1, key]) best[$1, key] = $4; rounds[$2] = 1 }
+END {
+  printf "%-52s %12s %12s %7s %8s %12s %12s\n", "benchmark", "old ops/s", "new ops/s", "ratio", "median", "old alloc/op", "new alloc/op"
+  for (i = 1; i <= k; i++) {
+    key = order[i]; m = 0
+    for (r in rounds) if (v["old", r, key] > 0 && v["new", r, key] > 0) q[++m] = v["new", r, key] / v["old", r, key]
+    for (x = 1; x <= m; x++) for (y = x + 1; y <= m; y++) if (q[y] < q[x]) { t = q[x]; q[x] = q[y]; q[y] = t }
+    med = m % 2 ? q[(m + 1) / 2] : (q[m / 2] + q[m / 2 + 1]) / 2
+    name = key; sub(/^Benchmark/, "", name)
+    printf "%-52s %12.0f %12.0f %6.2fx %7.2fx %12.4f %12.4f\n", name, best["old", key], best["new", key], best["new", key] / best["old", key], med, a["old", key], a["new", key]
+  }
+  print "(ops/s: best round; ratio: best new / best old; median: of the per-round ratios; alloc/op: allocations per simulated op)"
+}' "$tmp/all"
+
+if [ "$CALLGRIND" = 1 ]; then
+	if ! command -v valgrind >/dev/null; then
+		echo "CALLGRIND=1: valgrind is not installed; no instruction counts" >&2
+		exit 0
+	fi
+	echo
+	echo "instructions inside engine.Simulate per simulated op (callgrind, GOGC=off, 2 runs each)"
+	printf "%-52s %12s %12s %7s\n" benchmark old new ratio
+	for b in 'BenchmarkSimulate$/ops=10000$' 'BenchmarkSimulate$/ops=100000$' 'BenchmarkSimulateFile$/layers12' 'BenchmarkSimulateFile$/layers20'; do
+		for t in old new; do
+			# valgrind 3.19 knows neither RDTSCP nor Go's preemption signals
+			PLACESIM_BENCH_GRAPHS="$tmp/graphs" GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off GOMAXPROCS=1 GOGC=off \
+				valgrind --tool=callgrind --toggle-collect='placesim/engine.Simulate' --callgrind-out-file="$tmp/cg.$t" \
+				"$tmp/$t.test" -test.run '^$' -test.bench "$b" -test.benchtime 2x >"$tmp/cg.$t.log" 2>&1 ||
+				{ cat "$tmp/cg.$t.log" >&2; exit 1; }
+			ops=$(awk '/^Benchmark/ { n = $1; sub(/.*ops=/, "", n); print n; exit }' "$tmp/cg.$t.log")
+			awk -v ops="$ops" '
+				/^cfn=.*placesim\/engine\.Simulate$/ { f = 1; next }
+				f && /^calls=/ { split($1, c, "="); calls += c[2]; f = 0 }
+				/^totals:/ { tot = $2 }
+				END { printf "%d\n", tot / calls / ops }' "$tmp/cg.$t" >"$tmp/ir.$t"
+		done
+		printf "%-52s %12d %12d %6.2fx\n" "$b" "$(cat "$tmp/ir.old")" "$(cat "$tmp/ir.new")" \
+			"$(awk -v o="$(cat "$tmp/ir.old")" -v n="$(cat "$tmp/ir.new")" 'BEGIN { print o / n }')"
+	done
+	echo "(ratio: old instructions / new)"
+fi
