@@ -180,3 +180,49 @@ func TestCollectiveModelInvalid(t *testing.T) {
 		})
 	}
 }
+
+// TestCollectiveModelContentionSerial: NCCL runs one all-reduce at a time,
+// so a bucket's window opens when the previous one closes. Backward ops
+// b2, b1, b0 of 10 ms each make one bucket each; a bucket's all-reduce
+// alone takes 15 ms. Bucket 2's window is [10, 25] ms, bucket 1's [25, 40]
+// (not [20, 35]), and the backward ends at 30: 10 ms of b1 and 10 ms of b0
+// are overlapped, 20 ms in all (25 ms if the windows were not serial).
+func TestCollectiveModelContentionSerial(t *testing.T) {
+	const (
+		bw  = 10e9
+		P   = int64(150e6) // P/bw = 15 ms
+		bwd = 10e-3
+		s   = 0.5
+	)
+	c := pairCluster(t, 2, [][2]int{{0, 1}}, bw, 0, "")
+	g := workloads.NewGraph("three", 2)
+	zero := map[string]float64{workloads.MeasuredAny: 0}
+	bt := map[string]float64{workloads.MeasuredAny: 2 * bwd}
+	prev := -1
+	for i := 0; i < 3; i++ {
+		f := g.AddOp(workloads.Op{Name: fmt.Sprintf("f%d", i), Role: workloads.Forward, ParamBytes: P, Measured: zero})
+		if prev >= 0 {
+			g.AddEdge(prev, f, 0)
+		}
+		prev = f
+	}
+	for i := 2; i >= 0; i-- {
+		b := g.AddOp(workloads.Op{Name: fmt.Sprintf("b%d", i), Role: workloads.Backward, Measured: bt})
+		g.AddEdge(prev, b, 0)
+		prev = b
+		u := g.AddOp(workloads.Op{Name: fmt.Sprintf("u%d", i), Role: workloads.Update, GradBytes: P, Measured: zero})
+		g.AddEdge(b, u, 0)
+	}
+	plan := &engine.Plan{Device: make([]int, len(g.Ops)), DataParallel: &engine.DataParallel{Replicas: 2, BucketBytes: P, Overlap: true,
+		Collective: &engine.CollectiveModel{Contention: s}}}
+	r, err := engine.Simulate(g, c, plan, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(r.DataParallel.AllReduces); n != 3 {
+		t.Fatalf("%d all-reduces, want 3", n)
+	}
+	if got, want := r.Devices[0].Busy, 3*bwd+s*20e-3; !closeTo(got, want, modelTol) {
+		t.Errorf("gpu0 busy %.9g s, want 3 x backward + s x 20 ms = %.9g", got, want)
+	}
+}
