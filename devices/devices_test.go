@@ -125,6 +125,12 @@ links:
 		{"disconnected", "name: x\ndevices: [{name: g, kind: V100-16GB}, {name: h, kind: V100-16GB}]\nlinks: []", "no route from g to h"},
 		{"no devices", "name: x\nlinks: []", "field devices is empty"},
 		{"wrong type", "name: x\ndevices: {name: g}\nlinks: []", "cannot unmarshal"},
+		{"subnormal computeEfficiency", "name: x\nkinds: [{name: s, base: V100-32GB, computeEfficiency: \"1e-320\"}]\ndevices: [{name: g, kind: s}]\nlinks: []",
+			`field computeEfficiency = 1e-320 (valid range: [1e-06, 1])`},
+		{"tiny memEfficiency", "name: x\nkinds: [{name: s, base: V100-32GB, memEfficiency: \"1e-9\"}]\ndevices: [{name: g, kind: s}]\nlinks: []",
+			`field memEfficiency = 1e-09 (valid range: [1e-06, 1])`},
+		{"computeEfficiency above 1", "name: x\nkinds: [{name: s, base: V100-32GB, computeEfficiency: \"1.5\"}]\ndevices: [{name: g, kind: s}]\nlinks: []",
+			`field computeEfficiency = 1.5`},
 		{"bad endpoint type", "name: x\ndevices: [{name: g, kind: V100-16GB}]\nendpoints: [{name: s, type: hub}]\nlinks: []", "endpoints[0].type"},
 	}
 	for _, tc := range bad {

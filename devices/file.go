@@ -234,7 +234,7 @@ func (ks KindSpec) build() (Kind, error) {
 			continue
 		}
 		if _, err := fmt.Sscan(f.s, f.dst); err != nil {
-			return Kind{}, fmt.Errorf("%s: %q is not a number (valid range: (0, 1])", f.name, f.s)
+			return Kind{}, fmt.Errorf("%s: %q is not a number (valid range: [%g, 1])", f.name, f.s, MinEfficiency)
 		}
 	}
 	if ks.LaunchOverhead != "" {

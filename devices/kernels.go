@@ -54,8 +54,8 @@ func (t *KernelTable) validate(kind string) error {
 			name string
 			v    float64
 		}{{"eff", r.Eff}, {"tensorEff", r.TensorEff}, {"tf32Eff", r.TF32Eff}, {"memEff", r.MemEff}} {
-			if !(f.v > 0 && f.v <= 1) {
-				return fmt.Errorf("device kind %q: kernel class %s: field %s = %g (valid range: (0, 1])", kind, workloads.KernelClass(c), f.name, f.v)
+			if !(f.v >= MinEfficiency && f.v <= 1) {
+				return fmt.Errorf("device kind %q: kernel class %s: field %s = %g (valid range: [%g, 1])", kind, workloads.KernelClass(c), f.name, f.v, MinEfficiency)
 			}
 		}
 		if !(r.Overhead >= 0 && r.Overhead < 1) {

@@ -198,6 +198,12 @@ func KindNames() []string {
 	return n
 }
 
+// MinEfficiency is the smallest compute or memory efficiency a kind may
+// declare: a device below a millionth of its peak is no accelerator, and a
+// smaller (or subnormal, such as 1e-320) fraction only drives op times out
+// of float64 range (+Inf step times).
+const MinEfficiency = 1e-6
+
 // Validate checks a kind's figures.
 func (k Kind) Validate() error {
 	switch {
@@ -211,10 +217,10 @@ func (k Kind) Validate() error {
 		return fmt.Errorf("device kind %q: field memBandwidth = %g (valid range: > 0 bytes/s)", k.Name, k.MemBandwidth)
 	case k.Memory <= 0:
 		return fmt.Errorf("device kind %q: field memory = %d (valid range: > 0 bytes)", k.Name, k.Memory)
-	case !(k.ComputeEfficiency > 0 && k.ComputeEfficiency <= 1):
-		return fmt.Errorf("device kind %q: field computeEfficiency = %g (valid range: (0, 1])", k.Name, k.ComputeEfficiency)
-	case !(k.MemEfficiency > 0 && k.MemEfficiency <= 1):
-		return fmt.Errorf("device kind %q: field memEfficiency = %g (valid range: (0, 1])", k.Name, k.MemEfficiency)
+	case !(k.ComputeEfficiency >= MinEfficiency && k.ComputeEfficiency <= 1):
+		return fmt.Errorf("device kind %q: field computeEfficiency = %g (valid range: [%g, 1])", k.Name, k.ComputeEfficiency, MinEfficiency)
+	case !(k.MemEfficiency >= MinEfficiency && k.MemEfficiency <= 1):
+		return fmt.Errorf("device kind %q: field memEfficiency = %g (valid range: [%g, 1])", k.Name, k.MemEfficiency, MinEfficiency)
 	case !(k.LaunchOverhead >= 0):
 		return fmt.Errorf("device kind %q: field launchOverhead = %g (valid range: >= 0 s)", k.Name, k.LaunchOverhead)
 	}

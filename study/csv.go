@@ -18,7 +18,10 @@ var recordsCSVHeader = []string{"index", "workload", "cluster", "settings", "reg
 // throughput in samples/s, the largest peak memory in bytes, the device
 // that ran out of memory (empty if none), the error (empty if none), why
 // the point is not comparable in its regime, the placer's fallback and
-// relaxed constraints (";"-separated) and the regime note.
+// relaxed constraints (";"-separated) and the regime note. A point that was
+// not simulated (an error, or not comparable in its regime) has empty step
+// time, throughput and peak memory, never a 0 a reader could take for a
+// measurement.
 func WriteRecordsCSV(w io.Writer, res *Results) error {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	rows := make([][]string, 0, len(res.Records))
@@ -31,8 +34,12 @@ func WriteRecordsCSV(w io.Writer, res *Results) error {
 		for _, s := range r.Settings {
 			set = append(set, s.String())
 		}
+		step, tput, peak := "", "", ""
+		if r.Error == "" && r.NotComparable == "" && len(r.PeakMemory) > 0 {
+			step, tput, peak = f(r.StepTime), f(r.Throughput), strconv.FormatInt(r.MaxPeak(), 10)
+		}
 		rows = append(rows, []string{strconv.Itoa(r.Index), r.Workload, r.Cluster, strings.Join(set, " "), r.Regime, r.Placer,
-			strconv.FormatUint(r.Seed, 10), f(r.StepTime), f(r.Throughput), strconv.FormatInt(r.MaxPeak(), 10), oom, r.Error,
+			strconv.FormatUint(r.Seed, 10), step, tput, peak, oom, r.Error,
 			r.NotComparable, r.Fallback, strings.Join(r.Relaxed, ";"), r.RegimeNote})
 	}
 	return reports.WriteCSV(w, recordsCSVHeader, rows)

@@ -22,6 +22,8 @@ func TestWriteRecordsCSVRoundTrip(t *testing.T) {
 			OOM: &engine.OOM{DeviceName: "gpu,0"}, PeakMemory: []int64{9}},
 		{Point: Point{Index: 2, Workload: "w", Cluster: "c", Placer: "expert", Seed: 3},
 			Error: "place: read \"x,y\":\nno such file"},
+		{Point: Point{Index: 3, Workload: "w", Cluster: "c", Placer: "fastt-dpos", Seed: 1, Regime: "step"},
+			NotComparable: "replicates the model itself"},
 	}}
 	var buf bytes.Buffer
 	if err := WriteRecordsCSV(&buf, res); err != nil {
@@ -38,7 +40,11 @@ func TestWriteRecordsCSVRoundTrip(t *testing.T) {
 		got := recs[i+1]
 		want := map[string]string{"index": strconv.Itoa(r.Index), "workload": r.Workload, "cluster": r.Cluster,
 			"placer": r.Placer, "seed": strconv.FormatUint(r.Seed, 10), "error": r.Error,
-			"maxPeakMemory": strconv.FormatInt(r.MaxPeak(), 10)}
+			"notComparable": r.NotComparable, "maxPeakMemory": strconv.FormatInt(r.MaxPeak(), 10)}
+		if r.Error != "" || r.NotComparable != "" {
+			// not simulated: no figures, not zeros
+			want["stepTime"], want["throughput"], want["maxPeakMemory"] = "", "", ""
+		}
 		if r.OOM != nil {
 			want["oom"] = r.OOM.DeviceName
 		}

@@ -77,6 +77,9 @@ func readWorkloadFile(spec string) (*workloads.Graph, error) {
 	case "native":
 		return native.Parse(data, path)
 	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("workload %q: %w: the file is empty (valid: %s)", path, ErrUnknownFormat, formatList)
+	}
 	return nil, fmt.Errorf("workload %q: %w (valid: %s)", path, ErrUnknownFormat, formatList)
 }
 

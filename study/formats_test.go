@@ -120,6 +120,7 @@ func TestLoadWorkloadBadInput(t *testing.T) {
 		{"nonexistent path", "nope.json", nil, "", fs.ErrNotExist, []string{"read workload", "nope.json", "no such file"}},
 		{"unknown format: text", "notes.txt", []byte("hello\n"), "", study.ErrUnknownFormat,
 			[]string{"unknown workload format", "placesim native JSON", "msr-fiddle JSON", "ONNX model"}},
+		{"empty file", "empty.json", []byte(" \n"), "", study.ErrUnknownFormat, []string{"the file is empty", "valid: placesim native JSON"}},
 		{"unknown format: other JSON", "other.json", []byte(`{"layers": []}`), "", study.ErrUnknownFormat, []string{"valid: placesim native JSON"}},
 		{"truncated native", "t.json", nat[:len(nat)/2], "", native.ErrFormat, []string{"unexpected end of file", "truncated"}},
 		{"truncated msr-fiddle", "f.json", fiddleData[:len(fiddleData)/2], "", nil, []string{"f.json"}},

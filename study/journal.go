@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -240,8 +241,10 @@ func dedupe(ns []staleNote) []staleNote {
 }
 
 // staleMessage summarises the re-run points: how many and why, the first
-// few named.
+// few named, in point order.
 func staleMessage(stale []staleNote) string {
+	stale = slices.Clone(stale)
+	slices.SortFunc(stale, func(a, b staleNote) int { return a.Point.Index - b.Point.Index })
 	var parts []string
 	for _, n := range stale[:min(len(stale), 5)] {
 		parts = append(parts, fmt.Sprintf("point %d (%s): %s", n.Point.Index, n.Point.Key(), n.Reason))

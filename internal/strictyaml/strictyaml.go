@@ -19,6 +19,12 @@ import (
 // an empty file (e.g. "name, devices and links; see the README's cluster
 // files").
 func Decode(data []byte, v any, want string) error {
+	// a document that is only null ("---", "null", "~") holds nothing
+	// either: say so rather than report the first missing field
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err == nil && nullDocument(&doc) {
+		return fmt.Errorf("the file is empty (want %s)", want)
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(v); err != nil {
@@ -32,4 +38,16 @@ func Decode(data []byte, v any, want string) error {
 		return err
 	}
 	return nil
+}
+
+// nullDocument reports whether doc is empty or a single null scalar.
+func nullDocument(doc *yaml.Node) bool {
+	if doc.Kind == 0 {
+		return true
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		return false
+	}
+	n := doc.Content[0]
+	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
 }

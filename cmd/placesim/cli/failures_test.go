@@ -14,13 +14,20 @@ var nonFinite = regexp.MustCompile(`(:|\s{2})\s*[+-]?(Inf|NaN)\b`)
 
 // TestEveryFailureFails: run and sweep exit non-zero when a point fails,
 // saying how many and why; --allow-failures opts out; a non-finite step
-// time is an error, never a printed number.
+// time is an error, never a printed number; a subnormal efficiency is
+// refused with the file and field before any work.
 func TestEveryFailureFails(t *testing.T) {
 	dir := t.TempDir()
 	slow := filepath.Join(dir, "slow.yaml")
 	os.WriteFile(slow, []byte(`name: slow
-kinds: [{name: SLOW, base: V100-16GB, computeEfficiency: "1e-320"}]
+kinds: [{name: SLOW, base: V100-16GB, flops: "1e-300"}]
 devices: [{name: g0, kind: SLOW}, {name: g1, kind: SLOW}]
+links: [{between: [g0, g1], kind: nvlink2}]
+`), 0o644)
+	subnormal := filepath.Join(dir, "subnormal.yaml")
+	os.WriteFile(subnormal, []byte(`name: sub
+kinds: [{name: SUB, base: V100-16GB, computeEfficiency: "1e-320"}]
+devices: [{name: g0, kind: SUB}, {name: g1, kind: SUB}]
 links: [{between: [g0, g1], kind: nvlink2}]
 `), 0o644)
 	sc := filepath.Join(dir, "s.yaml")
@@ -36,6 +43,8 @@ links: [{between: [g0, g1], kind: nvlink2}]
 		{"sweep every point fails", []string{"sweep", "-w", "zoo:mlp?batch=32", "--placers", "single", "--vary", "device.V100-16GB.flops=0.5x,1x",
 			"-c", filepath.Join(dir, "none.yaml"), "-q", "--out", filepath.Join(dir, "c")}, 1, []string{"2 of 2 points failed"}},
 		{"simulate non-finite", []string{"simulate", "-w", "zoo:mlp?batch=32", "-c", slow, "--json"}, 1, []string{"non-finite result", "step time"}},
+		{"subnormal efficiency", []string{"simulate", "-w", "zoo:mlp?batch=32", "-c", subnormal, "--json"}, 1,
+			[]string{subnormal, "kinds[0]", "field computeEfficiency = 1e-320 (valid range: [1e-06, 1])"}},
 		{"sweep non-finite", []string{"sweep", "-w", "zoo:mlp?batch=32", "--placers", "single", "--vary", "link.nvlink.bandwidth=1x,2x",
 			"-c", slow, "-q", "--out", filepath.Join(dir, "d")}, 1, []string{"2 of 2 points failed", "non-finite"}},
 	}

@@ -270,7 +270,7 @@ second, exit 130, with the finished points journaled and no results file.`,
 	opts.Shard.register(cmd)
 	registerLocalOpts(cmd, &opts.Opts)
 	registerMaxMemory(cmd, &opts.MaxMemory)
-	cmd.Flags().BoolVar(&opts.AllowFailures, "allow-failures", false, "exit 0 even when points fail (default: exit 1, naming how many failed and why)")
+	cmd.Flags().BoolVar(&opts.AllowFailures, "allow-failures", false, "exit 0 even when points fail (default: exit 1, naming how many failed and why; a point that runs out of memory is a result, not a failure)")
 	return cmd
 }
 
@@ -354,7 +354,7 @@ values) or a list "a,b,c".
 	opts.Shard.register(cmd)
 	registerLocalOpts(cmd, &opts.Opts)
 	registerMaxMemory(cmd, &opts.MaxMemory)
-	cmd.Flags().BoolVar(&opts.AllowFailures, "allow-failures", false, "exit 0 even when points fail (default: exit 1, naming how many failed and why)")
+	cmd.Flags().BoolVar(&opts.AllowFailures, "allow-failures", false, "exit 0 even when points fail (default: exit 1, naming how many failed and why; a point that runs out of memory is a result, not a failure)")
 	_ = cmd.MarkFlagRequired("workload")
 	_ = cmd.MarkFlagRequired("vary")
 	return cmd
@@ -588,7 +588,9 @@ beyond the tolerance, that newly runs out of memory or fails. Usable as a CI
 step. A point is compared only with the same point (placer, workload,
 cluster, settings, seed) in the same execution regime; the regime flags
 (--pipeline, --microbatches, --stages, --recompute, --data-parallel, or
---regimes LIST) check only the baseline's points in those regimes. It fails closed: anything that would make the check meaningless is an
+--regimes LIST) check only the baseline's points in those regimes.
+
+It fails closed: anything that would make the check meaningless is an
 error with its own exit code, never a pass.
 
 Exit codes:
