@@ -73,6 +73,10 @@ var (
 	// ErrResultsVersion: the file is not a results file of this placesim's
 	// result format version.
 	ErrResultsVersion = errors.New("results format version")
+	// ErrBadBaseline: a baseline record no check can be made against (a
+	// point recorded twice, a non-positive or non-finite step time, a
+	// negative peak memory).
+	ErrBadBaseline = errors.New("invalid baseline")
 )
 
 // Check re-runs the scenario recorded in baseline (in a temporary
@@ -105,6 +109,9 @@ func CheckWith(ctx context.Context, baseline *Results, o RunOptions, tol float64
 			return nil, nil, fmt.Errorf("baseline %q was recorded before results carried their execution regime (placers then played in mixed regimes): record it again with placesim run", baseline.Scenario.Name)
 		}
 	}
+	if err := checkBaselineRecords(baseline.Records); err != nil {
+		return nil, nil, err
+	}
 	dir, err := os.MkdirTemp("", "placesim-check-")
 	if err != nil {
 		return nil, nil, err
@@ -131,6 +138,35 @@ func CheckWith(ctx context.Context, baseline *Results, o RunOptions, tol float64
 			ErrUnmatched, len(missing), len(baseline.Records), strings.Join(shown, "; "))
 	}
 	return CompareResults(baseline, cur, tol), cur, nil
+}
+
+// checkBaselineRecords refuses a baseline that could not be compared
+// with honestly: a point recorded twice (one copy would go unchecked), or
+// a simulated point whose step time is not a finite number > 0 or whose
+// peak memory is negative (every re-run would pass or fail against it
+// whatever it measured).
+func checkBaselineRecords(recs []Record) error {
+	seen := make(map[string]int, len(recs))
+	for i := range recs {
+		r := &recs[i]
+		k := r.Point.Key()
+		if j, ok := seen[k]; ok {
+			return fmt.Errorf("%w: records[%d] and records[%d] are the same point (%s)", ErrBadBaseline, j, i, k)
+		}
+		seen[k] = i
+		if r.Error != "" || r.NotComparable != "" {
+			continue
+		}
+		if !(r.StepTime > 0) || math.IsInf(r.StepTime, 0) {
+			return fmt.Errorf("%w: records[%d].stepTime = %v (valid: a finite step time > 0 in seconds for a simulated point) (%s)", ErrBadBaseline, i, r.StepTime, k)
+		}
+		for d, p := range r.PeakMemory {
+			if p < 0 {
+				return fmt.Errorf("%w: records[%d].peakMemory[%d] = %d (valid: >= 0 bytes) (%s)", ErrBadBaseline, i, d, p, k)
+			}
+		}
+	}
+	return nil
 }
 
 // ParseTolerance parses "2%" or "0.02": a finite number in [0, 10]

@@ -595,7 +595,8 @@ error with its own exit code, never a pass.
 
 Exit codes:
   0    every baseline point re-ran within the tolerance
-  1    regressions (each printed), or another error (unreadable baseline...)
+  1    regressions (each printed), or another error (unreadable baseline, a
+       baseline point recorded twice or with a step time that is not > 0...)
   3    invalid --tolerance (NaN, infinite, negative, above 1000%, not a number)
   4    the baseline has no records
   5    baseline points that re-running its scenario does not produce

@@ -201,6 +201,19 @@ func TestCheckFailsClosed(t *testing.T) {
 	})
 	oldVersion := variant("v0.json", func(m map[string]any) { delete(m, "version") })
 	otherFormat := variant("other.json", func(m map[string]any) { m["format"] = "something-else" })
+	duplicate := variant("dup.json", func(m map[string]any) {
+		recs := m["records"].([]any)
+		m["records"] = append(recs, recs[0])
+	})
+	zeroStep := variant("zero.json", func(m map[string]any) {
+		m["records"].([]any)[0].(map[string]any)["stepTime"] = 0
+	})
+	negStep := variant("neg.json", func(m map[string]any) {
+		m["records"].([]any)[1].(map[string]any)["stepTime"] = -1
+	})
+	negPeak := variant("negpeak.json", func(m map[string]any) {
+		m["records"].([]any)[0].(map[string]any)["peakMemory"].([]any)[0] = -5
+	})
 	blank := filepath.Join(dir, "blank.json")
 	os.WriteFile(blank, nil, 0o644)
 	tests := []struct {
@@ -222,6 +235,10 @@ func TestCheckFailsClosed(t *testing.T) {
 		{"no version", []string{"--baseline", oldVersion}, cli.ExitFormatVersion, "version 0"},
 		{"other format", []string{"--baseline", otherFormat}, cli.ExitFormatVersion, "something-else"},
 		{"blank file", []string{"--baseline", blank}, cli.ExitError, "empty"},
+		{"point recorded twice", []string{"--baseline", duplicate}, cli.ExitError, "records[0] and records[2] are the same point"},
+		{"zero step time", []string{"--baseline", zeroStep}, cli.ExitError, "records[0].stepTime = 0 (valid: a finite step time > 0"},
+		{"negative step time", []string{"--baseline", negStep}, cli.ExitError, "records[1].stepTime = -1"},
+		{"negative peak memory", []string{"--baseline", negPeak}, cli.ExitError, "records[0].peakMemory[0] = -5"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
