@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"placesim/devices"
 	"placesim/workloads"
@@ -14,6 +15,10 @@ import (
 // stream, and the slowdown of the compute that the collective overlaps.
 // The zero value (or a nil model) is the ideal collective: link time only.
 type CollectiveModel struct {
+	// Name says which model this is (CollectiveLink, CollectiveNCCL,
+	// CollectivePyTorchDDP, or a name of the caller's); it is reported,
+	// never read by the engine.
+	Name string `json:"name,omitempty"`
 	// BaseLatency is the fixed latency of one collective in seconds
 	// (kernel launch, proxy and channel set-up): NCCL's tuning model,
 	// src/graph/tuning.cc, baseLat of the ring with the Simple protocol.
@@ -54,10 +59,41 @@ const (
 	OverlapContention = 0.189
 )
 
+// Names of the built-in collective models (CollectiveByName).
+const (
+	// CollectiveLink is the ideal collective: its chunks' link time only,
+	// no library latency, no copies, no contention (the zero model).
+	CollectiveLink = "link"
+	// CollectiveNCCL is NCCLModel.
+	CollectiveNCCL = "nccl"
+	// CollectivePyTorchDDP is PyTorchDDPModel.
+	CollectivePyTorchDDP = "pytorch-ddp"
+)
+
+// CollectiveNames lists the built-in collective models.
+func CollectiveNames() []string {
+	return []string{CollectiveLink, CollectiveNCCL, CollectivePyTorchDDP}
+}
+
+// CollectiveByName returns a new built-in collective model by name; an
+// unknown name is an error wrapping ErrInvalidPlan that lists the valid
+// ones.
+func CollectiveByName(name string) (*CollectiveModel, error) {
+	switch name {
+	case CollectiveLink:
+		return &CollectiveModel{Name: CollectiveLink}, nil
+	case CollectiveNCCL:
+		return NCCLModel(), nil
+	case CollectivePyTorchDDP:
+		return PyTorchDDPModel(), nil
+	}
+	return nil, fmt.Errorf("%w: collective model %q (valid: %s)", ErrInvalidPlan, name, strings.Join(CollectiveNames(), ", "))
+}
+
 // NCCLModel is a collective run by NCCL with no framework copies: its
 // latencies and, when it overlaps compute, the contention.
 func NCCLModel() *CollectiveModel {
-	return &CollectiveModel{BaseLatency: NCCLRingBaseLatency, StepLatency: NCCLRingStepLatency, Contention: OverlapContention}
+	return &CollectiveModel{Name: CollectiveNCCL, BaseLatency: NCCLRingBaseLatency, StepLatency: NCCLRingStepLatency, Contention: OverlapContention}
 }
 
 // PyTorchDDPModel is PyTorch DistributedDataParallel over NCCL with its
@@ -71,6 +107,7 @@ func NCCLModel() *CollectiveModel {
 // the same three passes.
 func PyTorchDDPModel() *CollectiveModel {
 	m := NCCLModel()
+	m.Name = CollectivePyTorchDDP
 	m.PackPasses, m.UnpackPasses = 2, 1
 	return m
 }
@@ -106,6 +143,18 @@ func (u *unrolled) collective() *CollectiveModel {
 		return dp.Collective
 	}
 	return nil
+}
+
+// name is the model's name for the statistics: link for nil (the ideal
+// collective), custom for a model without one.
+func (m *CollectiveModel) name() string {
+	switch {
+	case m == nil:
+		return CollectiveLink
+	case m.Name == "":
+		return "custom"
+	}
+	return m.Name
 }
 
 // stepCost is the latency a ring step from device a to device b adds to

@@ -226,3 +226,28 @@ func TestCollectiveModelContentionSerial(t *testing.T) {
 		t.Errorf("gpu0 busy %.9g s, want 3 x backward + s x 20 ms = %.9g", got, want)
 	}
 }
+
+// TestCollectiveByName: each built-in model carries its name; link is the
+// ideal collective (no latency, copy or contention); an unknown name is an
+// ErrInvalidPlan listing the valid ones.
+func TestCollectiveByName(t *testing.T) {
+	for _, name := range engine.CollectiveNames() {
+		t.Run(name, func(t *testing.T) {
+			m, err := engine.CollectiveByName(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Name != name {
+				t.Fatalf("name %q", m.Name)
+			}
+			ideal := m.BaseLatency == 0 && m.StepLatency == 0 && m.PackPasses == 0 && m.UnpackPasses == 0 && m.Contention == 0
+			if ideal != (name == engine.CollectiveLink) {
+				t.Fatalf("model %+v: ideal %v", m, ideal)
+			}
+		})
+	}
+	_, err := engine.CollectiveByName("gloo")
+	if !errors.Is(err, engine.ErrInvalidPlan) || !strings.Contains(err.Error(), "valid: link, nccl, pytorch-ddp") {
+		t.Fatalf("error %v", err)
+	}
+}

@@ -49,6 +49,9 @@ type StageStats struct {
 // figures nccl-tests prints for the first update round taken together.
 type DataParallelStats struct {
 	Replicas int `json:"replicas"`
+	// Model names the all-reduce's cost model (CollectiveModel.Name:
+	// link, nccl, pytorch-ddp; "custom" for an unnamed one).
+	Model string `json:"model"`
 	// Algorithm is the collective algorithm of the round's all-reduces
 	// (ring, tree, hierarchical; "mixed" when they differ).
 	Algorithm string `json:"algorithm,omitempty"`
@@ -182,7 +185,7 @@ func (u *unrolled) result(s *sim, r *Result) {
 		r.Pipeline = ps
 	}
 	if u.plan.DataParallel != nil {
-		ds := &DataParallelStats{Replicas: u.reps, AllReduces: []AllReduceStats{}}
+		ds := &DataParallelStats{Replicas: u.reps, Model: u.collective().name(), AllReduces: []AllReduceStats{}}
 		for _, a := range u.ars {
 			as := AllReduceStats{Algorithm: a.algorithm, Stage: a.stage, Bucket: a.bucket, Round: a.round, Bytes: a.bytes, Start: math.Inf(1)}
 			for rep := range a.first {

@@ -117,6 +117,7 @@ func place(ctx context.Context, reg *placers.Registry, req PlaceRequest) (*Place
 		out.PlaceTime = &elapsed
 	}
 	// the split is reported even when its simulation fails
+	plan = withCollective(g, plan)
 	res, simErr := engine.Simulate(g, c, plan, engine.Options{MaxMemory: spec.MaxMemory})
 	if simErr == nil {
 		simErr = checkFinite(res.StepTime, res.Throughput)

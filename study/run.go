@@ -103,6 +103,7 @@ func Run(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *devi
 	if plan, err = s.parallelize(g, c, plan, back); err != nil {
 		return nil, err
 	}
+	plan = withCollective(g, plan)
 	out.Plan = plan
 	res, err := engine.Simulate(g, c, plan, engine.Options{Trace: s.Trace, MaxMemory: s.MaxMemory})
 	if err != nil {

@@ -29,6 +29,7 @@ import (
 //	baseline: expert                        # improvement over it is plotted
 //	timeout: 10m                            # per placement
 //	regimes: [step, "1f1b:16", "dp:4"]      # default [step]; see ParseRegime
+//	allreduce: {bucket: 25MiB, overlap: true, model: link}  # dp regimes' all-reduce
 type Scenario struct {
 	Name          string                       `yaml:"name" json:"name"`
 	Description   string                       `yaml:"description,omitempty" json:"description,omitempty"`
@@ -48,7 +49,8 @@ type Scenario struct {
 	// checked only against points of the same regime.
 	Regimes []string `yaml:"regimes,omitempty" json:"regimes,omitempty"`
 	// AllReduce sets the gradient all-reduce of every data-parallel
-	// regime (default: one bucket per stage, not overlapped).
+	// regime (default: one bucket per stage, not overlapped, the
+	// framework's cost model).
 	AllReduce *AllReduceSpec `yaml:"allreduce,omitempty" json:"allreduce,omitempty"`
 }
 
@@ -60,6 +62,10 @@ type AllReduceSpec struct {
 	// Overlap starts each bucket's all-reduce as soon as its gradients
 	// are ready.
 	Overlap bool `yaml:"overlap,omitempty" json:"overlap,omitempty"`
+	// Model is the all-reduce's cost model (see CollectiveModels): "" or
+	// auto, the workload's framework's (FrameworkCollective); link, the
+	// chunks' link time only; nccl or pytorch-ddp.
+	Model string `yaml:"model,omitempty" json:"model,omitempty"`
 }
 
 // EstimateSpec selects the estimates placers see.
@@ -202,6 +208,11 @@ func (s *Scenario) allReduce() (*engine.DataParallel, error) {
 			}
 			dp.BucketBytes = b
 		}
+		m, err := ParseCollective("allreduce.model", a.Model)
+		if err != nil {
+			return nil, err
+		}
+		dp.Collective = m
 	}
 	return dp, nil
 }

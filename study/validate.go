@@ -57,19 +57,19 @@ var validationColumns = []string{"id", "workload", "cluster", "gpus", "precision
 // bucketed all-reduces with backward; TensorFlow's replicated mode
 // all-reduces after it).
 //
-// Collective is the cost model of the framework's all-reduce: PyTorch DDP
-// (and apex's DDP, which the NVIDIA Transformer uses) copies gradients
-// into buckets and back on the compute stream (engine.PyTorchDDPModel);
-// the others are modelled as NCCL alone (engine.NCCLModel).
+// The all-reduce's cost model is not chosen here: every data-parallel run
+// plays its workload's framework's (FrameworkCollective), validation rows
+// as simulate does; PyTorch's (DDP, and apex's DDP, which the NVIDIA
+// Transformer uses) copies gradients into buckets and back on the compute
+// stream, the others' is NCCL alone.
 var ValidationFrameworks = map[string]struct {
-	Profile    string
-	Overlap    bool
-	Collective func() *engine.CollectiveModel
+	Profile string
+	Overlap bool
 }{
-	"pytorch":        {zoo.FrameworkPyTorch, true, engine.PyTorchDDPModel},
-	"tensorflow":     {zoo.FrameworkTensorFlow, false, engine.NCCLModel},
-	"tensorflow-xla": {zoo.FrameworkXLA, false, engine.NCCLModel},
-	"mxnet":          {zoo.FrameworkMXNet, true, engine.NCCLModel},
+	"pytorch":        {zoo.FrameworkPyTorch, true},
+	"tensorflow":     {zoo.FrameworkTensorFlow, false},
+	"tensorflow-xla": {zoo.FrameworkXLA, false},
+	"mxnet":          {zoo.FrameworkMXNet, true},
 }
 
 // DDPBucketBytes is PyTorch DDP's default gradient bucket (bucket_cap_mb =
@@ -305,7 +305,7 @@ func validateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 	sp := Spec{Placer: "single", Reproducible: true}
 	if r.GPUs > 1 {
 		fw := ValidationFrameworks[r.Framework]
-		sp.DataParallel = &engine.DataParallel{Replicas: r.GPUs, BucketBytes: DDPBucketBytes, Overlap: fw.Overlap, Collective: fw.Collective()}
+		sp.DataParallel = &engine.DataParallel{Replicas: r.GPUs, BucketBytes: DDPBucketBytes, Overlap: fw.Overlap}
 	}
 	o, err := Run(ctx, reg, g, c, sp)
 	if err != nil {

@@ -20,6 +20,7 @@ type pipelineFlags struct {
 	replicas     int
 	bucket       string
 	overlap      bool
+	model        string
 }
 
 func (f *pipelineFlags) register(cmd *cobra.Command) {
@@ -31,6 +32,7 @@ func (f *pipelineFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.replicas, "data-parallel", 1, "replicate the plan on N device groups, the batch split N ways, gradients ring all-reduced")
 	fl.StringVar(&f.bucket, "allreduce-bucket", "0", "with --data-parallel: gradient bucket size (e.g. 25MiB; 0 = one bucket per stage)")
 	fl.BoolVar(&f.overlap, "allreduce-overlap", false, "with --data-parallel: start each bucket's all-reduce as soon as its gradients are ready")
+	fl.StringVar(&f.model, "allreduce-model", study.CollectiveAuto, "with --data-parallel: all-reduce cost model: auto (the workload's framework: pytorch-ddp for framework=pytorch, else nccl), link (link time only, as the seeds' papers), nccl (NCCL latencies, compute slowed under an overlapping all-reduce) or pytorch-ddp (nccl plus DDP's gradient bucket copies)")
 }
 
 // apply checks the flags and sets the spec's pipeline and data parallelism.
@@ -58,7 +60,7 @@ func (f *pipelineFlags) apply(changed func(string) bool, spec *study.Spec) error
 		return fmt.Errorf("--data-parallel %d: valid range >= 1", f.replicas)
 	}
 	if f.replicas == 1 {
-		for _, name := range []string{"allreduce-bucket", "allreduce-overlap"} {
+		for _, name := range []string{"allreduce-bucket", "allreduce-overlap", "allreduce-model"} {
 			if changed(name) {
 				return fmt.Errorf("--%s needs --data-parallel N with N >= 2", name)
 			}
@@ -69,13 +71,17 @@ func (f *pipelineFlags) apply(changed func(string) bool, spec *study.Spec) error
 	if err != nil || bucket < 0 {
 		return fmt.Errorf("--allreduce-bucket %q: want a size >= 0 such as 25MiB (0: one bucket per stage)", f.bucket)
 	}
-	spec.DataParallel = &engine.DataParallel{Replicas: f.replicas, BucketBytes: bucket, Overlap: f.overlap}
+	m, err := study.ParseCollective("--allreduce-model", f.model)
+	if err != nil {
+		return err
+	}
+	spec.DataParallel = &engine.DataParallel{Replicas: f.replicas, BucketBytes: bucket, Overlap: f.overlap, Collective: m}
 	return nil
 }
 
 // regimes reads --regimes (see study.ParseRegime), which replaces the
-// single-regime flags; --allreduce-bucket and --allreduce-overlap apply to
-// every data-parallel regime of the list.
+// single-regime flags; --allreduce-bucket, --allreduce-overlap and
+// --allreduce-model apply to every data-parallel regime of the list.
 func (f *pipelineFlags) regimes(changed func(string) bool, list string) ([]study.Regime, error) {
 	for _, name := range []string{"pipeline", "microbatches", "stages", "recompute", "data-parallel"} {
 		if changed(name) {
@@ -86,7 +92,11 @@ func (f *pipelineFlags) regimes(changed func(string) bool, list string) ([]study
 	if err != nil || bucket < 0 {
 		return nil, fmt.Errorf("--allreduce-bucket %q: want a size >= 0 such as 25MiB (0: one bucket per stage)", f.bucket)
 	}
-	rs, err := study.ParseRegimes(list, &engine.DataParallel{BucketBytes: bucket, Overlap: f.overlap})
+	m, err := study.ParseCollective("--allreduce-model", f.model)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := study.ParseRegimes(list, &engine.DataParallel{BucketBytes: bucket, Overlap: f.overlap, Collective: m})
 	if err != nil {
 		return nil, fmt.Errorf("--regimes: %w", err)
 	}
@@ -102,12 +112,15 @@ func (f *pipelineFlags) regimeList(changed func(string) bool, list string) ([]st
 	if changed("allreduce-bucket") {
 		ar.Bucket = f.bucket
 	}
+	if changed("allreduce-model") {
+		ar.Model = f.model
+	}
 	if list != "" {
 		rs, err := f.regimes(changed, list)
 		return rs, ar, err
 	}
 	any := false
-	for _, name := range []string{"pipeline", "microbatches", "stages", "recompute", "data-parallel", "allreduce-bucket", "allreduce-overlap"} {
+	for _, name := range []string{"pipeline", "microbatches", "stages", "recompute", "data-parallel", "allreduce-bucket", "allreduce-overlap", "allreduce-model"} {
 		any = any || changed(name)
 	}
 	if !any {
@@ -164,6 +177,7 @@ func printParallel(w io.Writer, o *study.Outcome) {
 	}
 	if d := o.DataParallel; d != nil {
 		fmt.Fprintf(w, "\ndata parallel    %d replicas, %d all-reduces\n", d.Replicas, len(d.AllReduces))
+		fmt.Fprintf(w, "all-reduce model %s\n", d.Model)
 		if d.GradientBytes > 0 {
 			fmt.Fprintf(w, "all-reduce       %s of gradients, %s, algbw %s, busbw %s\n", units.Bytes(d.GradientBytes), d.Algorithm, units.Rate(d.AlgBW), units.Rate(d.BusBW))
 		}

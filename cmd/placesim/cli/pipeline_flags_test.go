@@ -101,6 +101,8 @@ func TestSimulatePipelineFlagErrors(t *testing.T) {
 		{[]string{"--data-parallel", "5"}, "5 replicas need at least 5 accelerators"},
 		{[]string{"--allreduce-overlap"}, "needs --data-parallel"},
 		{[]string{"--data-parallel", "2", "--allreduce-bucket", "lots"}, "--allreduce-bucket"},
+		{[]string{"--allreduce-model", "link"}, "--allreduce-model needs --data-parallel"},
+		{[]string{"--data-parallel", "2", "--allreduce-model", "gloo"}, `--allreduce-model "gloo": unknown all-reduce model (valid: auto, link, nccl, pytorch-ddp)`},
 		{[]string{"--pipeline", "1f1b", "--stages", "no-such-file.json"}, "read stage file"},
 		{[]string{"--pipeline", "1f1b", "--stages", "even", "-c", "8xV100-nvlink"}, "5 forward layers, too few for 8 stages"},
 	}
