@@ -59,3 +59,31 @@ func TestWriteRecordsCSVRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepLogX: the sweep chart's X axis is logarithmic for scale
+// factors, for LO..HI:N ranges (log steps) and for lists spanning two
+// decades; linear for a narrow list.
+func TestSweepLogX(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		rng      string
+		allScale bool
+		xs       []float64
+		want     bool
+	}{
+		{"scale factors", "0.5x,1x", true, []float64{0.5, 1}, true},
+		{"value range in log steps", "1..1024:6", false, []float64{1, 4, 16, 64, 256, 1024}, true},
+		{"narrow list", "32,48,64", false, []float64{32, 48, 64}, false},
+		{"list over two decades", "1,10,100", false, []float64{1, 10, 100}, true},
+		{"list just under two decades", "1,99", false, []float64{1, 99}, false},
+		{"list with zero", "0,100,1000", false, []float64{0, 100, 1000}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := sweepLogX(tc.rng, tc.allScale, tc.xs); got != tc.want {
+				t.Fatalf("sweepLogX(%q, %v, %v) = %v, want %v", tc.rng, tc.allScale, tc.xs, got, tc.want)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package study
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,7 +24,8 @@ func SweepFigures(res *Results) ([]*reports.Figure, error) {
 	multiRegime := len(s.Regimes) > 1
 	idx := map[string]int{}
 	var series []reports.SweepSeries
-	logX := true
+	allScale := true
+	var xs []float64
 	for _, r := range res.Records {
 		n := len(r.Settings)
 		if n == 0 || r.Settings[n-1].Param != s.Vary.Param {
@@ -33,7 +35,8 @@ func SweepFigures(res *Results) ([]*reports.Figure, error) {
 		if err != nil {
 			return nil, err
 		}
-		logX = logX && scale
+		allScale = allScale && scale
+		xs = append(xs, x)
 		name := r.Placer
 		if multi {
 			var extra []string
@@ -67,11 +70,29 @@ func SweepFigures(res *Results) ([]*reports.Figure, error) {
 	for i := range series {
 		sort.SliceStable(series[i].Points, func(a, b int) bool { return series[i].Points[a].X < series[i].Points[b].X })
 	}
+	logX := sweepLogX(s.Vary.Range, allScale, xs)
 	figs := []*reports.Figure{reports.SweepChart(s.Vary.Param, series, logX)}
 	if s.Baseline != "" && !multi && !multiRegime {
 		figs = append(figs, reports.ImprovementChart(s.Vary.Param, s.Baseline, series, logX))
 	}
 	return figs, nil
+}
+
+// sweepLogX says whether a sweep's X axis is logarithmic: for scale
+// factors, for a LO..HI:N range (its values are log steps, e.g. batch
+// 1..1024:6 is 1, 4, 16, ..., 1024) and for a list whose values span two
+// decades or more, where a linear axis would crowd the small values into
+// its left edge. The chart falls back to linear, saying so, when a value
+// is not positive.
+func sweepLogX(rangeSpec string, allScale bool, xs []float64) bool {
+	if allScale || strings.Contains(rangeSpec, "..") {
+		return true
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, x := range xs {
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	return lo > 0 && hi >= 100*lo
 }
 
 // settingValue turns a what-if value into a number for plotting; scale
