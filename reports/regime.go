@@ -231,14 +231,14 @@ func (m *RegimeMatrix) Table(w io.Writer) error {
 }
 
 // JSONWithMatrix writes {"results": [...], "matrix": {...}}: the rows of
-// every regime (as JSON writes them) and their placer x regime matrix.
+// every regime (as JSON writes them, vsBest within each row's regime) and their placer x regime matrix.
 func JSONWithMatrix(w io.Writer, rows []*Outcome, m *RegimeMatrix) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(struct {
-		Results []*Outcome    `json:"results"`
+		Results []jsonRow     `json:"results"`
 		Matrix  *RegimeMatrix `json:"matrix"`
-	}{sorted(rows), m}); err != nil {
+	}{jsonRows(rows), m}); err != nil {
 		return fmt.Errorf("results json: %w", err)
 	}
 	return nil

@@ -10,16 +10,37 @@ import (
 
 // JSON writes {"results": [...]}: one object per run, sorted as in Table,
 // with the fields of Outcome (times in seconds, sizes in bytes;
-// placeTime null in reproducible runs, oom null or an object).
+// placeTime null in reproducible runs, oom null or an object) and vsBest,
+// the run's step time over the best of its own regime (absent when the
+// run failed, ran out of memory or is not comparable), as the table's
+// "vs best" column.
 func JSON(w io.Writer, rows []*Outcome) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(struct {
-		Results []*Outcome `json:"results"`
-	}{sorted(rows)}); err != nil {
+		Results []jsonRow `json:"results"`
+	}{jsonRows(rows)}); err != nil {
 		return fmt.Errorf("results json: %w", err)
 	}
 	return nil
+}
+
+// jsonRow is a run as JSON writes it: its Outcome and its slowdown
+// against the best run of its regime.
+type jsonRow struct {
+	*Outcome
+	VsBest float64 `json:"vsBest,omitempty"`
+}
+
+// jsonRows sorts rows as Table does and adds each one's vsBest.
+func jsonRows(rows []*Outcome) []jsonRow {
+	rows = sorted(rows)
+	best := bestByRegime(rows)
+	out := make([]jsonRow, len(rows))
+	for i, o := range rows {
+		out[i] = jsonRow{Outcome: o, VsBest: vsBest(o, best)}
+	}
+	return out
 }
 
 // CSV writes one line per run, sorted as in Table: placer, regime,

@@ -192,6 +192,10 @@ func Solve(ctx context.Context, m *Model, o Options) (*Solution, error) {
 		if runCtx.Err() != nil && ctx.Err() == nil {
 			return sol, fmt.Errorf("%w: cbc overran its %v time limit and was stopped before it wrote a solution", ErrNoIncumbent, o.TimeLimit)
 		}
+		if ctx.Err() != nil {
+			// the caller's deadline (a placer's time limit) or cancellation
+			return sol, fmt.Errorf("%w: cbc was stopped by its caller (%v) after %v, before it wrote a solution", ErrNoIncumbent, context.Cause(ctx), sol.Runtime.Round(time.Second))
+		}
 		if runErr != nil {
 			return sol, fmt.Errorf("cbc failed: %v; log tail:\n%s", runErr, tail(sol.Log, 20))
 		}

@@ -128,8 +128,9 @@ func MemoryGraphs(c *devices.Cluster) ([]*workloads.Graph, error) {
 // error or a plan whose simulation reports OOM. A memory-aware placer
 // (cfg.MemoryAware, which must agree with what the placer declares through
 // placers.MemoryAware) must also place the memory graphs (MemoryGraphs) on
-// MemoryCluster with plans that run without OOM, and fail on the graph too
-// large with placers.ErrDoesNotFit and the numbers.
+// MemoryCluster with plans that run without OOM (or refuse one with
+// placers.ErrDoesNotFit and the numbers, but not all three), and fail on
+// the graph too large with placers.ErrDoesNotFit and the numbers.
 func Run(t *testing.T, p placers.Placer, cfg Config) {
 	t.Helper()
 	if m, ok := p.(placers.MemoryAware); ok && m.MemoryAware() != cfg.MemoryAware {
@@ -168,17 +169,24 @@ func Run(t *testing.T, p placers.Placer, cfg Config) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	placed := 0
 	for _, g := range gs {
 		t.Run(fmt.Sprintf("%s/%s/%s", p.Name(), MemoryCluster, g.Name), func(t *testing.T) {
-			checkFits(t, p, g, c, cfg)
+			if checkFits(t, p, g, c, cfg) {
+				placed++
+			}
 		})
+	}
+	if placed == 0 {
+		t.Errorf("%s refused every memory graph (%d, each about half of %s's memory): its plans were never checked for OOM", p.Name(), len(gs), MemoryCluster)
 	}
 }
 
 // checkFits places a graph that fits the cluster but not one device and
 // plays the plan: a memory-aware placer's plan must not run out of memory;
 // a placer that finds no plan must fail with ErrDoesNotFit and the numbers.
-func checkFits(t *testing.T, p placers.Placer, g *workloads.Graph, c *devices.Cluster, cfg Config) {
+// It reports whether the placer returned a plan that ran.
+func checkFits(t *testing.T, p placers.Placer, g *workloads.Graph, c *devices.Cluster, cfg Config) bool {
 	plan, err := place(p, g, c, 7, cfg.Timeout)
 	if errors.Is(err, placers.ErrDoesNotFit) {
 		// a heuristic may not find a split that exists; it must say so
@@ -186,7 +194,7 @@ func checkFits(t *testing.T, p placers.Placer, g *workloads.Graph, c *devices.Cl
 			t.Fatalf("ErrDoesNotFit gives no numbers (bytes asked, memory free): %v", err)
 		}
 		t.Logf("does not fit (allowed, with the numbers): %v", err)
-		return
+		return false
 	}
 	if err != nil {
 		t.Fatalf("Place on a graph that fits the cluster: %v", err)
@@ -198,6 +206,7 @@ func checkFits(t *testing.T, p placers.Placer, g *workloads.Graph, c *devices.Cl
 	if res.OOM != nil {
 		t.Fatalf("memory-aware placer's plan runs out of memory: %v", res.OOM.Err())
 	}
+	return true
 }
 
 // bytesRE matches a byte count as the placers print one.

@@ -2,10 +2,13 @@ package cli_test
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/floats/scalar"
 )
 
 // compareRow is the part of a compare --format json row these tests read.
@@ -13,6 +16,7 @@ type compareRow struct {
 	Placer        string  `json:"placer"`
 	Regime        string  `json:"regime"`
 	StepTime      float64 `json:"stepTime"`
+	VsBest        float64 `json:"vsBest"`
 	NotComparable string  `json:"notComparable"`
 	Error         string  `json:"error"`
 	Pipeline      *struct {
@@ -25,10 +29,15 @@ type compareRow struct {
 }
 
 // TestCompareRegimeFlags: compare plays every placer in the regime of the
-// flags: each row is a 1F1B x4 pipeline or not comparable with a reason.
+// flags (issue 14's must-show, on a small graph): each row is a 1F1B x4
+// pipeline, the max-load splits and FastT's rewritten graph included, or
+// not comparable with a reason (a plan that replicates the model through
+// the engine's data parallelism: the data-parallel placer); each played
+// row's vsBest is its step time over the fastest of the regime, and a row
+// not comparable has none.
 func TestCompareRegimeFlags(t *testing.T) {
 	code, out, errs := run(t, "compare", "-w", "zoo:mlp?training=true&batch=64", "-c", "4xV100-pcie",
-		"--placers", "single,round-robin,greedy,data-parallel", "--pipeline", "1f1b", "--microbatches", "4",
+		"--placers", "single,round-robin,greedy,m-topo,tarnawski-dpl,data-parallel,fastt-dpos", "--pipeline", "1f1b", "--microbatches", "4",
 		"--format", "json", "--reproducible", "--quiet")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -37,22 +46,33 @@ func TestCompareRegimeFlags(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Results) != 4 {
-		t.Fatalf("%d rows, want 4", len(res.Results))
+	if len(res.Results) != 7 {
+		t.Fatalf("%d rows, want 7", len(res.Results))
 	}
+	best := math.Inf(1)
+	for _, r := range res.Results {
+		if r.NotComparable == "" && r.Error == "" {
+			best = math.Min(best, r.StepTime)
+		}
+	}
+	const tol = 1e-9
 	for _, r := range res.Results {
 		if r.Regime != "1f1b:4" {
 			t.Errorf("%s: regime %q, want 1f1b:4", r.Placer, r.Regime)
 		}
 		switch {
-		case r.Placer == "data-parallel":
-			if r.NotComparable == "" || r.StepTime != 0 {
-				t.Errorf("data-parallel: not comparable %q, step %g; want a reason and no step", r.NotComparable, r.StepTime)
+		case r.Placer == "data-parallel" && r.NotComparable == "":
+			t.Errorf("data-parallel (x4 replicas) played in 1f1b:4, want not comparable")
+		case r.NotComparable != "":
+			if !strings.Contains(r.NotComparable, "not comparable in regime 1f1b:4: the placer replicates the model itself") || r.StepTime != 0 || r.VsBest != 0 {
+				t.Errorf("%s: not comparable %q, step %g, vs best %g; want the reason, no step, no vs best", r.Placer, r.NotComparable, r.StepTime, r.VsBest)
 			}
-		case r.Error != "" || r.NotComparable != "":
-			t.Errorf("%s failed: %s%s", r.Placer, r.Error, r.NotComparable)
+		case r.Error != "":
+			t.Errorf("%s failed: %s", r.Placer, r.Error)
 		case r.Pipeline == nil || r.Pipeline.Schedule != "1f1b" || r.Pipeline.MicroBatches != 4:
 			t.Errorf("%s played as %+v, want 1f1b x4", r.Placer, r.Pipeline)
+		case !scalar.EqualWithinAbsOrRel(r.VsBest, r.StepTime/best, tol, tol) || r.VsBest < 1-tol:
+			t.Errorf("%s: vs best %g, want its step %g over the regime's best %g", r.Placer, r.VsBest, r.StepTime, best)
 		}
 	}
 }
