@@ -30,6 +30,8 @@ type sim struct {
 	un  *unrolled
 
 	nodes []instance // what runs, with its state (see unroll.go)
+	// remaining is each node's inputs not yet resident on its device
+	remaining []int32
 	// prio is each node's ready-queue key (the highest runs first): the
 	// plan's priority, or minus the node's position in its device's order;
 	// nil when every node has the same (first ready, first run)
@@ -37,8 +39,8 @@ type sim struct {
 
 	// successors (CSR, unique: several edges between two nodes are one
 	// dependency), grouped by device (see wire): node x's consumers on its
-	// own device are succs[succStart[x]:][:nodes[x].local], those on another
-	// device follow, one group per transfer
+	// own device are succs[succStart[x]:][:nodes[x].local], those on
+	// another device follow, one group per transfer
 	succStart, succs []int32
 	// inputs (CSR) lists what node x releases when it ends: the producer's
 	// node for an input on x's device, ^t for transfer t's copy of an input
@@ -47,6 +49,7 @@ type sim struct {
 	// node x sends xfers[sendStart[x]:sendStart[x+1]] when it ends
 	sendStart []int32
 	roots     []int32 // the nodes without inputs, ascending
+	recOf     []int32 // each transfer's index in trace.Transfers (with a trace)
 
 	streams []stream
 	links   []linkQueue
@@ -220,7 +223,7 @@ func (s *sim) orderDeadlock() error {
 	next := make([]int, len(s.streams))
 	queue := make([]int32, 0, n)
 	for x := range s.nodes {
-		indeg[x] = s.nodes[x].remaining
+		indeg[x] = s.remaining[x]
 	}
 	for d := range s.streams {
 		for _, x := range s.streams[d].order[min(1, len(s.streams[d].order)):] {
@@ -327,7 +330,7 @@ func (s *sim) tryStart(d int32) {
 		}
 		st.next++
 	}
-	x := st.ready.pop().op
+	x := st.ready.pop()
 	st.busy = true
 	s.res.OpStart[x] = s.now
 	nd := &s.nodes[x]
@@ -387,7 +390,7 @@ func (s *sim) send(t int32) {
 	s.res.TransferCount++
 	s.res.BytesMoved += x.recv.bytes
 	if s.trace != nil {
-		x.rec = int32(len(s.trace.Transfers))
+		s.recOf[t] = int32(len(s.trace.Transfers))
 		id := s.un.id(x.producer)
 		rec := TransferRecord{Producer: int(id.op), MicroBatch: int(id.mb), Replica: int(id.rep),
 			Src: int(s.nodes[x.producer].out.dev), Dst: int(x.recv.dev), Bytes: x.recv.bytes}
@@ -408,7 +411,7 @@ func (s *sim) deliver(t int32) {
 
 // satisfy marks one dependency of v resident.
 func (s *sim) satisfy(v int32) {
-	if s.nodes[v].remaining--; s.nodes[v].remaining == 0 {
+	if s.remaining[v]--; s.remaining[v] == 0 {
 		s.makeReady(v)
 	}
 }

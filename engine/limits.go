@@ -41,7 +41,11 @@ func (u *unrolled) checkSize(limit int64) error {
 	nodes := reps.mul(m).mul(uint64(u.nPer + u.nRec)).add(reps.mul(uint64(u.nOnce)))
 	// edges: every op-level edge per micro-batch and replica, twice where
 	// recomputed or accumulated
-	edges := reps.mul(m).mul(2 * uint64(len(u.opSuccs)+1))
+	ne := len(u.opPreds) // unique op-level edges; a step counts every edge
+	if u.step {
+		ne = len(u.g.Edges)
+	}
+	edges := reps.mul(m).mul(2 * uint64(ne+1))
 	if u.reps > 1 {
 		side := reps.mul(2*uint64(u.reps) + 1).mul(uint64(max(1, len(u.l.stageDev))))
 		if u.l.sched == PipeDream {

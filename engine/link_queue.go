@@ -1,7 +1,5 @@
 package engine
 
-import "math"
-
 // transfer is one send/recv pair: producer's output moving to device
 // recv.dev for its consumers there, succs[first:first+n].
 type transfer struct {
@@ -10,9 +8,13 @@ type transfer struct {
 	recv       buffer  // the copy on recv.dev, readers: consumers there still to finish
 	route      int32   // its route's first link in sim.hops
 	hops       int32   // and its number of links
-	rec        int32   // index into Trace.Transfers, or -1
-	enq        float64 // time it joined the current link's queue
 	prevFinish float64 // when the previous hop finishes (cut-through)
+}
+
+// waiting is a transfer's hop in a link's queue, since time enq.
+type waiting struct {
+	t, h int32
+	enq  float64
 }
 
 // linkQueue is one directed link: FCFS, one transfer at a time.
@@ -24,31 +26,27 @@ type linkQueue struct {
 	cutIn, sfOut bool
 
 	busy  bool
-	queue []int32 // waiting transfers (ring-free: head index, reset when empty)
+	queue []waiting // in arrival order, from head on (see advance)
 	head  int
-	hops  []int32 // hop index of each waiting transfer
 	stats LinkStats
 }
 
 // enqueueHop puts transfer t's hop h on its link, starting it when free.
 func (s *sim) enqueueHop(t int32, h int32) {
-	x := &s.xfers[t]
-	l := s.hops[x.route+h]
-	x.enq = s.now
-	lq := &s.links[l]
+	lq := &s.links[s.hops[s.xfers[t].route+h]]
 	if !lq.busy {
-		s.startHop(t, h)
+		s.startHop(t, h, s.now)
 		return
 	}
-	lq.queue = append(lq.queue, t)
-	lq.hops = append(lq.hops, h)
+	lq.queue = append(lq.queue, waiting{t: t, h: h, enq: s.now})
 }
 
-// startHop starts hop h of transfer t now. A hop out of a store-and-forward
+// startHop starts hop h of transfer t now; it joined the link's queue at
+// enq. A hop out of a store-and-forward
 // endpoint (the source device, a host) takes latency + bytes/bandwidth; a
 // hop out of a cut-through endpoint (switch, NIC) starts as soon as the
 // head arrives and ends no earlier than the previous hop plus its latency.
-func (s *sim) startHop(t int32, h int32) {
+func (s *sim) startHop(t, h int32, enq float64) {
 	x := &s.xfers[t]
 	lid := s.hops[x.route+h]
 	lq := &s.links[lid]
@@ -56,21 +54,23 @@ func (s *sim) startHop(t int32, h int32) {
 	start := s.now
 	finish := start + lq.lat + float64(x.recv.bytes)/lq.bw
 	if h > 0 && lq.cutIn {
-		finish = math.Max(finish, x.prevFinish+lq.lat)
+		if f := x.prevFinish + lq.lat; f > finish {
+			finish = f
+		}
 	}
 	x.prevFinish = finish
 	lq.stats.Busy += finish - start
 	lq.stats.Bytes += x.recv.bytes
 	lq.stats.Transfers++
-	lq.stats.QueueDelay += start - x.enq
+	lq.stats.QueueDelay += start - enq
 	last := h == x.hops-1
 	if last {
 		// the receive buffer exists from the moment the last hop writes it
 		s.alloc(x.recv.dev, x.recv.bytes, x.producer, "recv")
 	}
-	if x.rec >= 0 {
-		r := &s.trace.Transfers[x.rec]
-		r.Hops = append(r.Hops, HopRecord{Link: int(lid), Enqueue: x.enq, Start: start, End: finish})
+	if s.trace != nil {
+		r := &s.trace.Transfers[s.recOf[t]]
+		r.Hops = append(r.Hops, HopRecord{Link: int(lid), Enqueue: enq, Start: start, End: finish})
 	}
 	s.q.schedule(finish, evHopEnd, t, h)
 	if !last && !lq.sfOut {
@@ -85,12 +85,9 @@ func (s *sim) hopEnd(t int32, h int32) {
 	lq := &s.links[lid]
 	lq.busy = false
 	if lq.head < len(lq.queue) {
-		nt, nh := lq.queue[lq.head], lq.hops[lq.head]
-		lq.head++
-		if lq.head == len(lq.queue) {
-			lq.queue, lq.hops, lq.head = lq.queue[:0], lq.hops[:0], 0
-		}
-		s.startHop(nt, nh)
+		w := lq.queue[lq.head]
+		lq.head = advance(&lq.queue, lq.head)
+		s.startHop(w.t, w.h, w.enq)
 	}
 	if h == 0 {
 		s.releaseSource(x.producer)

@@ -56,35 +56,58 @@ func (h *readyHeap) pop() readyItem {
 
 // readyQueue holds a stream's ready nodes: a heap on (prio, first ready),
 // or, when every node of the stream has the same prio (no plan priorities,
-// no order), a plain first-in first-out queue, which pops in the same
-// order without the heap's work.
+// no order), a plain first-in first-out queue of nodes, which pops in the
+// same order without the heap's work.
 type readyQueue struct {
-	fifo bool
-	heap readyHeap
-	head int // first unread item in fifo mode
+	fifo  bool
+	heap  readyHeap
+	nodes []int32 // fifo mode: the queue, from head on
+	head  int
 }
 
-func (q *readyQueue) len() int { return len(q.heap.items) - q.head }
+func (q *readyQueue) len() int {
+	if q.fifo {
+		return len(q.nodes) - q.head
+	}
+	return q.heap.len()
+}
 
 func (q *readyQueue) push(x readyItem) {
 	if q.fifo {
-		q.heap.items = append(q.heap.items, x)
+		q.nodes = append(q.nodes, x.op)
 		return
 	}
 	q.heap.push(x)
 }
 
 // top is the node pop would return.
-func (q *readyQueue) top() int32 { return q.heap.items[q.head].op }
+func (q *readyQueue) top() int32 {
+	if q.fifo {
+		return q.nodes[q.head]
+	}
+	return q.heap.items[0].op
+}
 
-func (q *readyQueue) pop() readyItem {
+func (q *readyQueue) pop() int32 {
 	if !q.fifo {
-		return q.heap.pop()
+		return q.heap.pop().op
 	}
-	x := q.heap.items[q.head]
-	q.head++
-	if q.head == len(q.heap.items) {
-		q.heap.items, q.head = q.heap.items[:0], 0
-	}
+	x := q.nodes[q.head]
+	q.head = advance(&q.nodes, q.head)
 	return x
+}
+
+// advance moves a queue's head past its first item, and moves what is
+// left to the front of the slice once the head has passed half of it, so
+// that a queue that never empties does not grow without end.
+func advance[T any](items *[]T, head int) int {
+	head++
+	switch n := len(*items); {
+	case head == n:
+		*items, head = (*items)[:0], 0
+	case head >= 64 && 2*head >= n:
+		m := copy(*items, (*items)[head:])
+		*items, head = (*items)[:m], 0
+	}
+	return head
 }

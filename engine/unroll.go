@@ -12,10 +12,9 @@ import (
 // collective step, a weight stash) that runs off the compute stream. It
 // holds its costs and its state during the run, contiguous in sim.nodes.
 type instance struct {
-	cost      float64 // true time on its device
-	temp      int64   // workspace while it runs
-	out       buffer  // its output, on the device it runs on (out.dev)
-	remaining int32   // inputs not yet resident on its device
+	cost float64 // true time on its device
+	temp int64   // workspace while it runs
+	out  buffer  // its output, on the device it runs on (out.dev)
 	// local is its consumers on its own device (the first of its
 	// successors, see wire), localReaders those that read its output
 	// (not control edges)
@@ -78,8 +77,6 @@ type unrolled struct {
 	// bytes (several edges between two ops are one dependency)
 	opPredStart, opPreds []int32
 	opPredBytes          []int64
-	opSuccStart, opSuccs []int32
-	opSuccBytes          []int64
 
 	nodes []instance
 	ids   []instanceID
@@ -199,9 +196,14 @@ func (s *sim) unroll() error {
 	s.nodes = u.nodes
 	if u.step {
 		// a step: the op graph is the node graph
-		s.wire(u.opSuccStart, u.opSuccs, u.opSuccBytes)
+		mark := make([]int32, n)
+		for i := range mark {
+			mark[i] = -1
+		}
+		s.wire(stepSuccessors(g, mark, make([]int32, n)), len(g.Edges))
 	} else {
-		s.wire(u.adjacency())
+		start, succs, bytes := u.adjacency()
+		s.wire(csrSuccessors(start, succs, bytes), len(succs))
 	}
 	if l.sched != "" {
 		u.orders(s)
@@ -219,55 +221,40 @@ func (u *unrolled) id(x int32) instanceID {
 	return u.ids[x]
 }
 
-// opAdjacency computes each op's unique successors with the largest
-// edge's bytes, and for an unrolled plan its unique predecessors with
-// theirs, in the order of the graph's edges (a step needs no
-// predecessors: wire counts each node's inputs from its successors).
+// opAdjacency computes, for an unrolled plan, each op's unique
+// predecessors with the largest edge's bytes, in the order of the graph's
+// edges (several edges between two ops are one dependency). A step needs
+// none: its nodes are the ops (see stepSuccessors).
 func (u *unrolled) opAdjacency() {
-	mark := make([]int32, u.n)
-	pos := make([]int32, u.n)
-	if !u.step {
-		u.opPredStart, u.opPreds, u.opPredBytes = uniqueAdjacency(u.g, false, mark, pos)
+	if u.step {
+		return
 	}
-	u.opSuccStart, u.opSuccs, u.opSuccBytes = uniqueAdjacency(u.g, true, mark, pos)
-}
-
-// uniqueAdjacency lists (CSR) every op's distinct successors (out) or
-// predecessors, in the order of its edges, with the largest such edge's
-// bytes. mark and pos are scratch of one entry per op.
-func uniqueAdjacency(g *workloads.Graph, out bool, mark, pos []int32) (start, nb []int32, bytes []int64) {
+	g := u.g
 	n := len(g.Ops)
+	mark := make([]int32, n)
+	pos := make([]int32, n)
 	for i := range mark {
 		mark[i] = -1
 	}
-	start = make([]int32, n+1)
-	nb = make([]int32, 0, len(g.Edges))
-	bytes = make([]int64, 0, len(g.Edges))
-	edges := g.Edges
+	u.opPredStart = make([]int32, n+1)
+	u.opPreds = make([]int32, 0, len(g.Edges))
+	u.opPredBytes = make([]int64, 0, len(g.Edges))
 	for v := 0; v < n; v++ {
-		start[v] = int32(len(nb))
-		eids := g.In(v)
-		if out {
-			eids = g.Out(v)
-		}
-		for _, eid := range eids {
-			e := &edges[eid]
+		u.opPredStart[v] = int32(len(u.opPreds))
+		for _, eid := range g.In(v) {
+			e := &g.Edges[eid]
 			w := int32(e.From)
-			if out {
-				w = int32(e.To)
-			}
 			if mark[w] != int32(v) {
 				mark[w] = int32(v)
-				pos[w] = int32(len(nb))
-				nb = append(nb, w)
-				bytes = append(bytes, e.Bytes)
-			} else if e.Bytes > bytes[pos[w]] {
-				bytes[pos[w]] = e.Bytes
+				pos[w] = int32(len(u.opPreds))
+				u.opPreds = append(u.opPreds, w)
+				u.opPredBytes = append(u.opPredBytes, e.Bytes)
+			} else if e.Bytes > u.opPredBytes[pos[w]] {
+				u.opPredBytes[pos[w]] = e.Bytes
 			}
 		}
 	}
-	start[n] = int32(len(nb))
-	return start, nb, bytes
+	u.opPredStart[n] = int32(len(u.opPreds))
 }
 
 // classify decides which ops run once, which are recomputed, and numbers

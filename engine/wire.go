@@ -1,144 +1,203 @@
 package engine
 
-import "slices"
+import (
+	"slices"
+
+	"placesim/workloads"
+)
+
+// succEdge is a dependency to successor v, carrying bytes (< 0: a control
+// edge, which orders its nodes but holds no buffer).
+type succEdge struct {
+	v     int32
+	bytes int64
+}
+
+// successors appends node x's unique successors to buf and returns it.
+type successors func(x int32, buf []succEdge) []succEdge
 
 // wire prepares the nodes' dependencies for the run from their unique
-// successors (CSR; an entry with bytes < 0 is a control edge): it counts
-// each node's inputs, groups each node's successors by device, makes one
-// transfer per group on another device, and lists what each node releases
-// when it ends, and the nodes without inputs (s.roots). succs is
-// reordered in place and kept as s.succs.
+// successors: it counts each node's inputs, groups each node's successors
+// by device into s.succs, makes one transfer per group on another device,
+// lists what each node releases when it ends and the nodes without
+// inputs (s.roots). edges is an upper bound of the successors' number
+// (for the first allocation).
 //
 // A node's consumers on its own device come first, then those on each
 // other device by ascending device, each group in its original order (the
 // order in which its consumers become ready). A group on another device is
 // one transfer, sent when the node ends, of the largest of the group's
 // edges.
-func (s *sim) wire(succStart, succs []int32, bytes []int64) {
+func (s *sim) wire(succ successors, edges int) {
 	n := len(s.nodes)
 	dev := make([]int32, n)
 	for x := range s.nodes {
 		dev[x] = s.nodes[x].out.dev
 	}
-	// inputs: the edges that carry a buffer, counted per consumer
-	s.inStart = make([]int32, n+1)
+	s.remaining = make([]int32, n)
+	s.succStart = make([]int32, n+1)
 	s.sendStart = make([]int32, n+1)
-	sends := int32(0)
+	s.inStart = make([]int32, n+1) // inputs per consumer, then CSR offsets
+	s.succs = make([]int32, 0, edges)
+	var control []bool // per entry of s.succs, only once a control edge is seen
+	var buf []succEdge
+	var sendBytes chunked // each transfer's bytes, until the transfers are made
 	for x := 0; x < n; x++ {
-		s.sendStart[x] = sends
-		lo, hi := succStart[x], succStart[x+1]
-		seg, sb := succs[lo:hi], bytes[lo:hi]
+		s.succStart[x] = int32(len(s.succs))
+		s.sendStart[x] = int32(sendBytes.len())
+		buf = succ(int32(x), buf[:0])
 		d := dev[x]
 		local := true
-		for i, v := range seg {
-			s.nodes[v].remaining++
-			if sb[i] >= 0 {
-				s.inStart[v+1]++
+		for _, e := range buf {
+			s.remaining[e.v]++
+			if e.bytes >= 0 {
+				s.inStart[e.v+1]++
+			} else if control == nil {
+				control = make([]bool, len(s.succs), cap(s.succs))
 			}
-			local = local && dev[v] == d
+			local = local && dev[e.v] == d
 		}
-		nd := &s.nodes[x]
-		if local {
-			nd.local = int32(len(seg))
-			nd.localReaders = readers(sb)
-			continue
+		if !local {
+			groupByDevice(buf, dev, d)
 		}
-		groupByDevice(seg, sb, dev, d)
 		k := 0
-		for k < len(seg) && dev[seg[k]] == d {
+		for k < len(buf) && dev[buf[k].v] == d {
 			k++
 		}
-		nd.local = int32(k)
-		nd.localReaders = readers(sb[:k])
-		for i := k; i < len(seg); i++ {
-			if i == k || dev[seg[i]] != dev[seg[i-1]] {
-				sends++
+		for i := k; i < len(buf); {
+			dv := dev[buf[i].v]
+			var most int64
+			for ; i < len(buf) && dev[buf[i].v] == dv; i++ {
+				most = max(most, buf[i].bytes)
+			}
+			sendBytes.append(most)
+		}
+		for _, e := range buf {
+			s.succs = append(s.succs, e.v)
+			if control != nil {
+				control = append(control, e.bytes < 0)
 			}
 		}
 	}
-	s.sendStart[n] = sends
+	s.succStart[n] = int32(len(s.succs))
+	s.sendStart[n] = int32(sendBytes.len())
 	for v := 0; v < n; v++ {
 		s.inStart[v+1] += s.inStart[v]
 	}
+	// the transfers, and the inputs: the producer's node for a local
+	// input, ^t for transfer t's copy
+	s.xfers = make([]transfer, sendBytes.len())
+	if s.trace != nil {
+		s.recOf = make([]int32, len(s.xfers))
+	}
 	s.inputs = make([]int32, s.inStart[n])
 	fill := slices.Clone(s.inStart[:n])
-	s.xfers = make([]transfer, sends)
+	input := func(i, v, in int32) {
+		if control == nil || !control[i] {
+			s.inputs[fill[v]] = in
+			fill[v]++
+		}
+	}
 	for x := 0; x < n; x++ {
-		lo, hi := succStart[x], succStart[x+1]
-		seg, sb := succs[lo:hi], bytes[lo:hi]
-		nd := &s.nodes[x]
-		if nd.remaining == 0 {
+		if s.remaining[x] == 0 {
 			s.roots = append(s.roots, int32(x))
 		}
-		k := int(nd.local)
-		for i, v := range seg[:k] {
-			if sb[i] >= 0 {
-				s.inputs[fill[v]] = int32(x)
-				fill[v]++
+		lo, hi := s.succStart[x], s.succStart[x+1]
+		i := lo
+		var readers int32
+		for ; i < hi && dev[s.succs[i]] == dev[x]; i++ {
+			if control == nil || !control[i] {
+				readers++
 			}
+			input(i, s.succs[i], int32(x))
 		}
+		nd := &s.nodes[x]
+		nd.local, nd.localReaders = i-lo, readers
 		t := s.sendStart[x]
-		for i := k; i < len(seg); t++ {
-			dv := dev[seg[i]]
-			var most int64
-			j := i
-			for ; j < len(seg) && dev[seg[j]] == dv; j++ {
-				if v := seg[j]; sb[j] >= 0 {
-					most = max(most, sb[j])
-					s.inputs[fill[v]] = ^t
-					fill[v]++
-				}
-			}
+		for i < hi {
+			dv := dev[s.succs[i]]
 			xf := &s.xfers[t]
-			*xf = transfer{producer: int32(x), first: lo + int32(i), n: int32(j - i), recv: buffer{bytes: most, dev: dv}, rec: -1}
+			*xf = transfer{producer: int32(x), first: i, recv: buffer{bytes: sendBytes.at(t), dev: dv}}
 			xf.route, xf.hops = s.route(dev[x], dv)
-			i = j
+			for ; i < hi && dev[s.succs[i]] == dv; i++ {
+				input(i, s.succs[i], ^t)
+			}
+			xf.n = i - xf.first
+			t++
 		}
 	}
-	s.succStart, s.succs = succStart, succs
 }
 
-// readers counts the edges that carry a buffer (not control edges).
-func readers(bytes []int64) int32 {
-	var n int32
-	for _, b := range bytes {
-		if b >= 0 {
-			n++
+// stepSuccessors lists op x's distinct successors in the order of its
+// edges, with the largest such edge's bytes (several edges between two
+// ops are one dependency). mark and pos are scratch of one entry per op,
+// mark filled with -1.
+func stepSuccessors(g *workloads.Graph, mark, pos []int32) successors {
+	return func(x int32, buf []succEdge) []succEdge {
+		for _, eid := range g.Out(int(x)) {
+			e := &g.Edges[eid]
+			w := int32(e.To)
+			if mark[w] != x {
+				mark[w] = x
+				pos[w] = int32(len(buf))
+				buf = append(buf, succEdge{w, e.Bytes})
+			} else if e.Bytes > buf[pos[w]].bytes {
+				buf[pos[w]].bytes = e.Bytes
+			}
 		}
+		return buf
 	}
-	return n
 }
 
-// groupByDevice sorts a node's successors (and their bytes) stably by
-// device, those on the node's own device d first.
-func groupByDevice(seg []int32, sb []int64, dev []int32, d int32) {
-	key := func(v int32) int32 {
-		if dev[v] == d {
+// csrSuccessors lists the successors of a CSR.
+func csrSuccessors(start, succs []int32, bytes []int64) successors {
+	return func(x int32, buf []succEdge) []succEdge {
+		for i := start[x]; i < start[x+1]; i++ {
+			buf = append(buf, succEdge{succs[i], bytes[i]})
+		}
+		return buf
+	}
+}
+
+// groupByDevice sorts a node's successors stably by device, those on the
+// node's own device d first.
+func groupByDevice(es []succEdge, dev []int32, d int32) {
+	key := func(e succEdge) int32 {
+		if dev[e.v] == d {
 			return -1
 		}
-		return dev[v]
+		return dev[e.v]
 	}
-	if len(seg) > 32 {
-		type entry struct {
-			key, v int32
-			b      int64
-		}
-		es := make([]entry, len(seg))
-		for i, v := range seg {
-			es[i] = entry{key(v), v, sb[i]}
-		}
-		slices.SortStableFunc(es, func(a, b entry) int { return int(a.key) - int(b.key) })
-		for i, e := range es {
-			seg[i], sb[i] = e.v, e.b
-		}
+	if len(es) > 32 {
+		slices.SortStableFunc(es, func(a, b succEdge) int { return int(key(a)) - int(key(b)) })
 		return
 	}
-	for i := 1; i < len(seg); i++ {
-		v, b, kv := seg[i], sb[i], key(seg[i])
+	for i := 1; i < len(es); i++ {
+		e, k := es[i], key(es[i])
 		j := i
-		for ; j > 0 && key(seg[j-1]) > kv; j-- {
-			seg[j], sb[j] = seg[j-1], sb[j-1]
+		for ; j > 0 && key(es[j-1]) > k; j-- {
+			es[j] = es[j-1]
 		}
-		seg[j], sb[j] = v, b
+		es[j] = e
 	}
 }
+
+// chunked is an append-only list of int64 in chunks of 4096: it grows
+// without copying what it holds.
+type chunked struct {
+	chunks [][]int64
+	n      int
+}
+
+func (c *chunked) len() int { return c.n }
+
+func (c *chunked) append(v int64) {
+	if c.n%4096 == 0 {
+		c.chunks = append(c.chunks, make([]int64, 0, 4096))
+	}
+	last := &c.chunks[len(c.chunks)-1]
+	*last = append(*last, v)
+	c.n++
+}
+
+func (c *chunked) at(i int32) int64 { return c.chunks[i/4096][i%4096] }
