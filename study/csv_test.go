@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"strconv"
+	"strings"
 	"testing"
 
 	"placesim/engine"
@@ -83,6 +84,41 @@ func TestSweepLogX(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := sweepLogX(tc.rng, tc.allScale, tc.xs); got != tc.want {
 				t.Fatalf("sweepLogX(%q, %v, %v) = %v, want %v", tc.rng, tc.allScale, tc.xs, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestPointCount: a scenario's point count is the product of its
+// dimensions, refused above MaxPoints before anything is allocated (also
+// when the product would overflow int64).
+func TestPointCount(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		dims []int // workloads, clusters, settings, steps, regimes, placers, seeds
+		want int
+		ok   bool
+	}{
+		{"one point", []int{1, 1, 1, 1, 1, 1, 1}, 1, true},
+		{"product", []int{2, 3, 1, 7, 2, 21, 5}, 2 * 3 * 7 * 2 * 21 * 5, true},
+		{"exactly the limit", []int{1, 1, 1, 10000, 1, 10, 10}, MaxPoints, true},
+		{"one above", []int{1, 1, 1, 10000, 1, 10, 11}, 0, false},
+		{"2,000 seeds x 10,000 steps x 21 placers", []int{1, 1, 1, 10000, 1, 21, 2000}, 0, false},
+		{"would overflow int64", []int{1 << 30, 1 << 30, 1 << 30, 1, 1, 1, 1}, 0, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := tc.dims
+			n, err := pointCount(d[0], d[1], d[2], d[3], d[4], d[5], d[6])
+			if tc.ok {
+				if err != nil || n != tc.want {
+					t.Fatalf("pointCount = %d, %v; want %d", n, err, tc.want)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), "more than 1000000 points") {
+				t.Fatalf("pointCount = %d, %v; want an error naming the limit", n, err)
 			}
 		})
 	}

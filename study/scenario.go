@@ -8,6 +8,7 @@ import (
 
 	"placesim/devices"
 	"placesim/engine"
+	"placesim/internal/checked"
 	"placesim/internal/strictyaml"
 	"placesim/internal/units"
 	"placesim/placers"
@@ -300,7 +301,12 @@ func (s *Scenario) Points(reg *placers.Registry) ([]Point, error) {
 	if err != nil {
 		return nil, err
 	}
-	var pts []Point
+	names := s.placerNames(reg)
+	n, err := pointCount(len(s.Workloads), len(s.Clusters), len(settings), max(len(vary), 1), len(regimes), len(names), len(seeds))
+	if err != nil {
+		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
+	}
+	pts := make([]Point, 0, n)
 	for _, w := range s.Workloads {
 		for _, c := range s.Clusters {
 			for _, base := range settings {
@@ -313,7 +319,7 @@ func (s *Scenario) Points(reg *placers.Registry) ([]Point, error) {
 				}
 				for _, set := range combos {
 					for _, r := range regimes {
-						for _, p := range s.placerNames(reg) {
+						for _, p := range names {
 							for _, seed := range seeds {
 								pts = append(pts, Point{Index: len(pts), Workload: w, Cluster: c, Settings: set, Placer: p, Seed: seed, Regime: r.String()})
 							}
@@ -324,6 +330,28 @@ func (s *Scenario) Points(reg *placers.Registry) ([]Point, error) {
 		}
 	}
 	return pts, nil
+}
+
+// MaxPoints is the most points one scenario may expand into. Points are
+// listed before any runs; a scenario whose product of workloads, clusters,
+// settings, vary steps, regimes, placers and seeds is larger (2,000 seeds
+// x 10,000 steps x 21 placers would be 420 million) is refused before the
+// list is allocated. 10^6 points take hours even sharded.
+const MaxPoints = 1_000_000
+
+// pointCount multiplies the scenario's dimensions (workloads, clusters,
+// settings, vary steps, regimes, placers, seeds) with overflow checks and
+// refuses a product above MaxPoints, naming each factor.
+func pointCount(workloads, clusters, settings, steps, regimes, placerCount, seeds int) (int, error) {
+	n := int64(1)
+	for _, f := range []int{workloads, clusters, settings, steps, regimes, placerCount, seeds} {
+		var ok bool
+		if n, ok = checked.Mul(n, int64(f)); !ok || n > MaxPoints {
+			return 0, fmt.Errorf("expands into more than %d points: %d workloads x %d clusters x %d settings x %d vary steps x %d regimes x %d placers x %d seeds (valid: a product <= %d; split it into several scenarios or fewer seeds or steps)",
+				MaxPoints, workloads, clusters, settings, steps, regimes, placerCount, seeds, MaxPoints)
+		}
+	}
+	return int(n), nil
 }
 
 func contains(xs []string, x string) bool {

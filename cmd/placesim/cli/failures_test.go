@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -32,6 +33,15 @@ links: [{between: [g0, g1], kind: nvlink2}]
 `), 0o644)
 	sc := filepath.Join(dir, "s.yaml")
 	os.WriteFile(sc, []byte("name: s\nworkloads: [\"zoo:mlp?batch=32\"]\nclusters: [4xV100-pcie, "+filepath.Join(dir, "none.yaml")+"]\nplacers: [single]\n"), 0o644)
+	// 2,000 seeds x 10,000 steps x every placer: hundreds of millions of
+	// points, which used to be listed (and run out of memory) before any ran
+	var seeds []string
+	for i := 1; i <= 2000; i++ {
+		seeds = append(seeds, strconv.Itoa(i))
+	}
+	huge := filepath.Join(dir, "huge.yaml")
+	os.WriteFile(huge, []byte("name: huge\nworkloads: [\"zoo:mlp\"]\nclusters: [4xV100-pcie]\nplacers: [all]\nseeds: ["+strings.Join(seeds, ",")+
+		"]\nvary: {param: batch, range: \"1..10000:10000\"}\n"), 0o644)
 	tests := []struct {
 		name string
 		args []string
@@ -43,6 +53,8 @@ links: [{between: [g0, g1], kind: nvlink2}]
 		{"sweep every point fails", []string{"sweep", "-w", "zoo:mlp?batch=32", "--placers", "single", "--vary", "device.V100-16GB.flops=0.5x,1x",
 			"-c", filepath.Join(dir, "none.yaml"), "-q", "--out", filepath.Join(dir, "c")}, 1, []string{"2 of 2 points failed"}},
 		{"simulate non-finite", []string{"simulate", "-w", "zoo:mlp?batch=32", "-c", slow, "--json"}, 1, []string{"non-finite result", "step time"}},
+		{"scenario of too many points", []string{"run", huge, "-q", "--out", filepath.Join(dir, "h")}, 1,
+			[]string{`scenario "huge"`, "more than 1000000 points", "x 2000 seeds"}},
 		{"subnormal efficiency", []string{"simulate", "-w", "zoo:mlp?batch=32", "-c", subnormal, "--json"}, 1,
 			[]string{subnormal, "kinds[0]", "field computeEfficiency = 1e-320 (valid range: [1e-06, 1])"}},
 		{"sweep non-finite", []string{"sweep", "-w", "zoo:mlp?batch=32", "--placers", "single", "--vary", "link.nvlink.bandwidth=1x,2x",
