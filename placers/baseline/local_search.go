@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 
 	"placesim/engine"
@@ -92,15 +93,14 @@ func (ls *LocalSearch) PlaceReport(ctx context.Context, req *placers.Request) (*
 			return nil, nil, fmt.Errorf("infeasible: local-search found no device with room for op %q (%d bytes with its colocation group) on cluster %q: %w",
 				m.Graph.Ops[units[err.unit][0]].Name, um.Size[err.unit], m.Cluster.Name, placers.ErrDoesNotFit)
 		}
-		s := um.NewState(start)
-		n, cerr := ls.descend(ctx, um, s)
+		n, cerr := ls.descend(ctx, um, start)
 		if cerr != nil {
 			return nil, nil, cerr
 		}
 		moves += n
-		// score from scratch: the state's sums drift by rounding
-		if key := score(um, s.Assign); less(key, bestKey) {
-			bestKey, best = key, append([]int(nil), s.Assign...)
+		// score from scratch: the tracked sums differ by rounding
+		if key := score(um, start); less(key, bestKey) {
+			bestKey, best = key, start
 		}
 	}
 	assign := make([]int, len(req.Graph.Ops))
@@ -153,73 +153,362 @@ func fits(um *maxload.Model, u, d int, mem int64) bool {
 	return mem <= um.CPUMem && !math.IsInf(um.CPUTime[u], 1)
 }
 
-// descend makes best-improvement single-unit moves until none improves
-// the key (max-load, number of devices at the max-load) and returns the
-// number of moves. Only a move off a device at the max-load, or onto one
-// by a unit that shares a hyperedge with it, can lower the max-load or
-// that count (a device's load changes only with its own units and the
-// cuts of its hyperedges), so only those moves are tried.
-func (ls *LocalSearch) descend(ctx context.Context, um *maxload.Model, s *maxload.State) (int, error) {
-	nd := um.K() + um.L()
-	n := len(um.Size)
-	loads := make([]float64, nd)
-	mem := make([]int64, nd)
-	for u, d := range s.Assign {
-		mem[d] += um.Size[u]
-	}
-	s.Loads(loads)
-	cur := key(loads)
+// descend makes best-improvement single-unit moves from assign (changed in
+// place) until none improves the key (max-load, number of devices at the
+// max-load) and returns the number of moves. Only a move off a device at
+// the max-load, or onto one by a unit that shares a hyperedge with it, can
+// lower the max-load or that count (a device's load changes only with its
+// own units and the cuts of its hyperedges), so only those moves are
+// tried; among the moves that improve, the least key wins, ties (within
+// keyEps) going to the least (unit, device).
+//
+// A move of u from f to d changes the loads of f and d only: any other
+// accelerator holding a member of one of u's hyperedges is charged for it
+// before (the hyperedge spans it and f) and after (it and d). So a move is
+// scored in O(deg u) from the hyperedges' member counts per device, with
+// the other devices' loads as they are, and never applied to try it (the
+// loads do not drift by rounding). d's load can drop only for a "heavy"
+// unit (its hyperedges cost more than its time) that is the one member of
+// a hyperedge missing from d; those are tried first, each pass. Every
+// other move off f reaches at least the largest load off f, so the units
+// of a max-load device f are scanned in increasing order, skipped by a
+// bound from f's side alone (cached per unit until a neighbour moves), and
+// the scan stops at the first move that reaches that least key: a pass
+// costs about the few units before it, not the units of the device.
+func (ls *LocalSearch) descend(ctx context.Context, um *maxload.Model, assign []int) (int, error) {
+	t := newTracker(um, assign)
+	nd := t.nd
 	atMax := make([]bool, nd)
-	touches := make([]bool, nd) // scratch: devices a unit's hyperedges reach
-	try := func(u, d int, bestKey *[2]float64, bestU, bestD *int) {
-		from := s.Assign[u]
-		s.Move(u, d)
-		s.Loads(loads)
-		if k := key(loads); less(k, *bestKey) && improves(k, cur) {
-			*bestKey, *bestU, *bestD = k, u, d
-		}
-		s.Move(u, from)
-	}
+	rest := make([]float64, nd*nd) // rest[f*nd+d]: the largest load off f and d
+	cur := key(t.load)
 	for moves := 0; moves < ls.maxMoves; moves++ {
 		if err := ctx.Err(); err != nil {
 			return moves, err
 		}
-		for d, l := range loads {
+		for d, l := range t.load {
 			atMax[d] = l >= cur[0]*(1-keyEps)
 		}
-		bestKey, bestU, bestD := cur, -1, -1
-		for u := 0; u < n; u++ {
-			from := s.Assign[u]
-			if atMax[from] {
-				for d := 0; d < nd; d++ {
-					if d != from && fits(um, u, d, mem[d]+um.Size[u]) {
-						try(u, d, &bestKey, &bestU, &bestD)
+		for f := 0; f < nd; f++ {
+			for d := 0; d < nd; d++ {
+				r := math.Inf(-1)
+				for z, l := range t.load {
+					if z != f && z != d && l > r {
+						r = l
 					}
 				}
-				continue
+				rest[f*nd+d] = r
 			}
-			clear(touches)
-			for _, h := range um.CommOf[u] {
-				for _, v := range um.Comm[h].Ops {
-					touches[s.Assign[v]] = true
-				}
+		}
+		b := bestMove{k: cur, u: -1, d: -1}
+		tryFrom := func(u, f int) {
+			fl := t.load[f] + t.fromDelta(u, f)
+			if b.above(fl) {
+				return
 			}
 			for d := 0; d < nd; d++ {
-				if d != from && atMax[d] && touches[d] && fits(um, u, d, mem[d]+um.Size[u]) {
-					try(u, d, &bestKey, &bestU, &bestD)
+				lb := max2(rest[f*nd+d], fl)
+				if d == f || b.above(lb) || (b.u >= 0 && b.u < u && lb >= b.k[0] && b.k[1] <= 1) {
+					continue
+				}
+				if fits(um, u, d, t.mem[d]+um.Size[u]) {
+					b.consider(t.scoreMove(f, d, fl, t.load[d]+t.deltaTo(u, d)), u, d, cur)
 				}
 			}
 		}
-		if bestU < 0 {
+		for _, u32 := range t.heavy {
+			u := int(u32)
+			f := t.assign[u]
+			if atMax[f] {
+				tryFrom(u, f)
+				continue
+			}
+			for d := 0; d < t.k; d++ { // a CPU is charged no hyperedge
+				if !atMax[d] || !t.almostOn(u, d) || !fits(um, u, d, t.mem[d]+um.Size[u]) {
+					continue
+				}
+				fl := t.load[f] + t.fromDelta(u, f)
+				if !b.above(max2(rest[f*nd+d], fl)) {
+					b.consider(t.scoreMove(f, d, fl, t.load[d]+t.deltaTo(u, d)), u, d, cur)
+				}
+			}
+		}
+		for f := 0; f < nd; f++ {
+			if !atMax[f] {
+				continue
+			}
+			// the least key of a light move off f: the largest load off
+			// f, with the devices within keyEps of it
+			rf := math.Inf(-1)
+			for z, l := range t.load {
+				if z != f {
+					rf = max2(rf, l)
+				}
+			}
+			cf := 0
+			for z, l := range t.load {
+				if z != f && l >= rf*(1-keyEps) {
+					cf++
+				}
+			}
+			t.scan(f, func(u int) bool {
+				if b.u >= 0 && b.u < u && b.k[0] <= rf && b.k[1] <= float64(cf) {
+					return false
+				}
+				if !t.isHeavy[u] {
+					tryFrom(u, f)
+				}
+				return true
+			})
+		}
+		if b.u < 0 {
 			return moves, nil
 		}
-		mem[s.Assign[bestU]] -= um.Size[bestU]
-		mem[bestD] += um.Size[bestU]
-		s.Move(bestU, bestD)
-		s.Loads(loads)
-		cur = bestKey
+		t.move(b.u, b.d)
+		cur = key(t.load)
 	}
 	return ls.maxMoves, nil
+}
+
+// bestMove is the best improving move of a pass so far.
+type bestMove struct {
+	k    [2]float64
+	u, d int
+}
+
+// consider keeps (u, d) if its key k improves cur and is below the best
+// so far, or ties with it (max-loads within keyEps, equal counts) and
+// (u, d) is the lesser move: rounding in the sums never picks the move.
+func (b *bestMove) consider(k [2]float64, u, d int, cur [2]float64) {
+	if !less(k, cur) || !improves(k, cur) {
+		return
+	}
+	if b.u < 0 || k[0] < b.k[0]*(1-keyEps) {
+		b.k, b.u, b.d = k, u, d
+		return
+	}
+	if k[0] > b.k[0]*(1+keyEps) {
+		return
+	}
+	if k[1] < b.k[1] || (k[1] == b.k[1] && (u < b.u || (u == b.u && d < b.d))) {
+		b.k, b.u, b.d = k, u, d
+	}
+}
+
+// above reports whether a move whose max-load is at least lb can neither
+// beat nor tie the best so far.
+func (b *bestMove) above(lb float64) bool { return lb > b.k[0]*(1+keyEps) }
+
+// tracker holds an assignment of the contracted model's units with each
+// device's load and memory, the units on each device and the members of
+// each hyperedge on each device.
+type tracker struct {
+	m       *maxload.Model
+	nd, k   int
+	assign  []int
+	load    []float64
+	mem     []int64
+	cnt     []int32    // members of hyperedge h on device d: cnt[h*nd+d]
+	on      [][]uint64 // units on each device, one bit each
+	heavy   []int32    // units whose hyperedges cost more than their accelerator time
+	isHeavy []bool
+	from    []float64 // deltaFrom of each unit on its device, when fresh
+	fresh   []bool
+}
+
+// newTracker starts from assign (kept and changed in place); the loads
+// are summed as maxload.State sums them.
+func newTracker(m *maxload.Model, assign []int) *tracker {
+	nd := m.K() + m.L()
+	n := len(assign)
+	t := &tracker{m: m, nd: nd, k: m.K(), assign: assign, load: make([]float64, nd), mem: make([]int64, nd),
+		cnt: make([]int32, len(m.Comm)*nd), on: make([][]uint64, nd), isHeavy: make([]bool, n),
+		from: make([]float64, n), fresh: make([]bool, n)}
+	for d := range t.on {
+		t.on[d] = make([]uint64, (n+63)/64)
+	}
+	compute := make([]float64, nd)
+	for u, d := range assign {
+		if m.IsAcc(d) {
+			compute[d] += m.AccTime[u]
+		} else {
+			compute[d] += m.CPUTime[u]
+		}
+		t.mem[d] += m.Size[u]
+		t.on[d][u/64] |= 1 << (u % 64)
+	}
+	comm := make([]float64, nd)
+	for h, e := range m.Comm {
+		c := t.cnt[h*nd : (h+1)*nd]
+		for _, u := range e.Ops {
+			c[assign[u]]++
+		}
+		devs := 0
+		for _, x := range c {
+			if x > 0 {
+				devs++
+			}
+		}
+		if devs < 2 {
+			continue
+		}
+		for d := 0; d < t.k; d++ {
+			if c[d] > 0 {
+				comm[d] += e.Cost
+			}
+		}
+	}
+	for d := range t.load {
+		t.load[d] = compute[d] + comm[d]
+	}
+	for u := range assign {
+		var c float64
+		for _, h := range m.CommOf[u] {
+			c += m.Comm[h].Cost
+		}
+		if c > m.AccTime[u] {
+			t.heavy = append(t.heavy, int32(u))
+			t.isHeavy[u] = true
+		}
+	}
+	return t
+}
+
+// scan calls f with the units on device d in increasing order until f
+// returns false.
+func (t *tracker) scan(d int, f func(u int) bool) {
+	for w, word := range t.on[d] {
+		for word != 0 {
+			if !f(w*64 + bits.TrailingZeros64(word)) {
+				return
+			}
+			word &= word - 1
+		}
+	}
+}
+
+// fromDelta is deltaFrom(u, f) for u on f, cached until a unit sharing a
+// hyperedge with u moves.
+func (t *tracker) fromDelta(u, f int) float64 {
+	if !t.fresh[u] {
+		t.from[u], t.fresh[u] = t.deltaFrom(u, f), true
+	}
+	return t.from[u]
+}
+
+func (t *tracker) time(u, d int) float64 {
+	if d < t.k {
+		return t.m.AccTime[u]
+	}
+	return t.m.CPUTime[u]
+}
+
+// deltaFrom is the change of f's load when u (on f) leaves it: its time,
+// the hyperedges u alone held on f (cut: no longer charged), and those
+// all on f (now cut, f still holds members: charged).
+func (t *tracker) deltaFrom(u, f int) float64 {
+	dl := -t.time(u, f)
+	if f >= t.k {
+		return dl
+	}
+	for _, h := range t.m.CommOf[u] {
+		e := &t.m.Comm[h]
+		switch c := t.cnt[int(h)*t.nd+f]; {
+		case len(e.Ops) < 2:
+		case c == 1:
+			dl -= e.Cost
+		case int(c) == len(e.Ops):
+			dl += e.Cost
+		}
+	}
+	return dl
+}
+
+// deltaTo is the change of d's load when u (not on d) moves onto it: its
+// time, the hyperedges d held no member of (now cut and held: charged),
+// and those whose other members are all on d (no longer cut).
+func (t *tracker) deltaTo(u, d int) float64 {
+	dl := t.time(u, d)
+	if d >= t.k {
+		return dl
+	}
+	for _, h := range t.m.CommOf[u] {
+		e := &t.m.Comm[h]
+		switch c := t.cnt[int(h)*t.nd+d]; {
+		case len(e.Ops) < 2:
+		case c == 0:
+			dl += e.Cost
+		case int(c) == len(e.Ops)-1:
+			dl -= e.Cost
+		}
+	}
+	return dl
+}
+
+// almostOn reports whether u (not on d) is the one member of some
+// hyperedge missing from d: moving it there can uncut that hyperedge.
+func (t *tracker) almostOn(u, d int) bool {
+	for _, h := range t.m.CommOf[u] {
+		if n := len(t.m.Comm[h].Ops); n >= 2 && int(t.cnt[int(h)*t.nd+d]) == n-1 {
+			return true
+		}
+	}
+	return false
+}
+
+// scoreMove is the key after a move from f to d that leaves them with
+// loads fl and dl, every other load as it is (key without a copy).
+func (t *tracker) scoreMove(f, d int, fl, dl float64) [2]float64 {
+	mx := max2(fl, dl)
+	for z, l := range t.load {
+		if z != f && z != d && l > mx {
+			mx = l
+		}
+	}
+	thr := mx * (1 - keyEps)
+	n := 0
+	if fl >= thr {
+		n++
+	}
+	if dl >= thr {
+		n++
+	}
+	for z, l := range t.load {
+		if z != f && z != d && l >= thr {
+			n++
+		}
+	}
+	return [2]float64{mx, float64(n)}
+}
+
+// max2 is the larger of two loads (which are never NaN), without
+// math.Max's care for NaN and signed zeros.
+func max2(a, b float64) float64 {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// move moves u to d, updating the loads (by the same sums scoreMove
+// saw), memory, member counts and device sets.
+func (t *tracker) move(u, d int) {
+	f := t.assign[u]
+	fl := t.load[f] + t.fromDelta(u, f)
+	dl := t.load[d] + t.deltaTo(u, d)
+	t.load[f], t.load[d] = fl, dl
+	t.mem[f] -= t.m.Size[u]
+	t.mem[d] += t.m.Size[u]
+	for _, h := range t.m.CommOf[u] {
+		t.cnt[int(h)*t.nd+f]--
+		t.cnt[int(h)*t.nd+d]++
+		for _, v := range t.m.Comm[h].Ops {
+			t.fresh[v] = false
+		}
+	}
+	t.fresh[u] = false
+	t.on[f][u/64] &^= 1 << (u % 64)
+	t.on[d][u/64] |= 1 << (u % 64)
+	t.assign[u] = d
 }
 
 // keyEps is the relative margin within which loads count as equal, so that

@@ -1,0 +1,114 @@
+package baseline
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/floats/scalar"
+
+	"placesim/devices"
+	"placesim/placers"
+	"placesim/placers/tarnawski/maxload"
+	"placesim/workloads/zoo"
+)
+
+// loadTol is the relative tolerance between loads tracked move by move
+// and loads summed from scratch (they differ by rounding only).
+const loadTol = 1e-9
+
+// TestDescendIsBestImprovement replays local-search's descent one move at
+// a time and holds each move against every single-unit move scored from
+// scratch (maxload.Model.Loads): the tracked loads match, the move taken
+// improves, no move has a key below it by more than rounding, and at the
+// end no move improves (a local optimum of the paper's neighbourhood).
+func TestDescendIsBestImprovement(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ workload, cluster string }{
+		{"zoo:bert?layers=3&training=true", "8xH100-nvswitch"},
+		{"zoo:bert?layers=3&training=true", "6xacc+1cpu"},
+	} {
+		t.Run(tc.workload+"/"+tc.cluster, func(t *testing.T) {
+			t.Parallel()
+			um := contractedModel(t, tc.workload, tc.cluster)
+			start, nr := randomStart(um, rand.New(rand.NewPCG(1, 0x10ca1)))
+			if nr != nil {
+				t.Fatalf("no room for unit %d", nr.unit)
+			}
+			assign := append([]int(nil), start...)
+			ls := &LocalSearch{maxMoves: 1}
+			for step := 0; ; step++ {
+				loads, _ := um.Loads(assign)
+				cur := key(loads)
+				best := bruteBest(um, assign, cur)
+				n, err := ls.descend(t.Context(), um, assign)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n == 0 {
+					if best[0] < cur[0]*(1-1e-9) {
+						t.Fatalf("step %d: descent stops at %v, a move reaches %v", step, cur, best)
+					}
+					if step < 3 {
+						t.Fatalf("descent took only %d moves: the case tests nothing", step)
+					}
+					return
+				}
+				after, _ := um.Loads(assign)
+				k := key(after)
+				if !scalar.EqualWithinRel(k[0], best[0], loadTol) || k[1] != best[1] {
+					t.Fatalf("step %d: move reaches %v, the best move %v", step, k, best)
+				}
+				tr := newTracker(um, append([]int(nil), assign...))
+				for d := range after {
+					if !scalar.EqualWithinAbsOrRel(tr.load[d], after[d], 1e-15, loadTol) {
+						t.Fatalf("step %d: device %d tracked load %g, from scratch %g", step, d, tr.load[d], after[d])
+					}
+				}
+			}
+		})
+	}
+}
+
+// bruteBest is the least key any single-unit move within memory reaches
+// from assign, scored from scratch (cur when none improves).
+func bruteBest(um *maxload.Model, assign []int, cur [2]float64) [2]float64 {
+	nd := um.K() + um.L()
+	_, mem := um.Loads(assign)
+	best := cur
+	for u, f := range assign {
+		for d := 0; d < nd; d++ {
+			if d == f || !fits(um, u, d, mem[d]+um.Size[u]) {
+				continue
+			}
+			assign[u] = d
+			loads, _ := um.Loads(assign)
+			assign[u] = f
+			if k := key(loads); improves(k, cur) && less(k, best) {
+				best = k
+			}
+		}
+	}
+	return best
+}
+
+func contractedModel(t *testing.T, workload, cluster string) *maxload.Model {
+	t.Helper()
+	g, err := zoo.Build(workload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := devices.NewPreset(cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	est, err := devices.NewEstimates(g, c, devices.EstimateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := maxload.New(&placers.Request{Graph: g, Cluster: c, Estimates: est, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unitOf, units := placers.Groups(g)
+	return m.Contract(unitOf, len(units))
+}
