@@ -55,13 +55,11 @@ deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(DEB_PKGS) >/dev/null; \
 	fi
 
-# the cost model against the measured throughputs of validation/. Issue 15
-# asks median |error| <= 10 % and worst <= 25 %; the worst row today is the
-# 8 x A100 data-parallel Transformer (p039, +31.3 %: its 1-GPU row is
-# already +17 % and its scaling loss is not communication, README
-# "Fidelity"), so CI holds the worst at 33 % until that gap is modelled.
+# the cost model against the measured throughputs of validation/: issue 15
+# asks median |error| <= 10 % and worst <= 25 % (today 6.4 % and 20.4 %,
+# p039; README "Fidelity").
 VALIDATE_MEDIAN ?= 0.10
-VALIDATE_WORST  ?= 0.33
+VALIDATE_WORST  ?= 0.25
 
 test: deps
 	$(GO) vet ./...

@@ -79,7 +79,7 @@ var kernelClassOf = map[string]KernelClass{
 
 	"batchnorm": KernelNormalization, "layernorm": KernelNormalization,
 
-	"softmax": KernelSoftmax, "softmax-xent": KernelSoftmax, "sparse-softmax-xent": KernelSoftmax,
+	"softmax": KernelSoftmax, "softmax-xent": KernelSoftmax, "sparse-softmax-xent": KernelSoftmax, "log-softmax": KernelSoftmax,
 
 	"embedding": KernelGather, "gather": KernelGather,
 

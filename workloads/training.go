@@ -503,6 +503,20 @@ func (d *deriver) differentiate(u int) {
 	}
 }
 
+// ampWords is what mixed precision adds to each step's passes over a
+// parameter tensor, in FP32 words per element, beyond the optimizer's:
+// the FP16 copy of the weights the forward reads (read FP32, write FP16:
+// 1.5; autocast casts each parameter once per forward, torch.amp's cast
+// cache), its backward (read the FP16 gradient, write the FP32 one: 1.5),
+// and the loss scaler's unscale of the FP32 gradients (read, write: 2;
+// GradScaler.unscale_, _amp_foreach_non_finite_check_and_unscale_). apex's
+// O2 (FP16 model, FP32 master copy) makes the same passes the other way
+// round: gradients copied and unscaled into the master (1.5), the master
+// weights copied back (1.5), the gradients divided and zeroed (2). They
+// are streaming kernels over the parameters like the update, so they are
+// charged to the update op.
+const ampWords = 5
+
 // addUpdates adds one update op per parameter tensor of u, reading the
 // parameter gradient from op src.
 func (d *deriver) addUpdates(u, src int) {
@@ -524,7 +538,11 @@ func (d *deriver) addUpdates(u, src int) {
 		op.Precision = d.o.Precision.Update()
 		elems := float64(b / d.o.Precision.ParamBytes())
 		op.FLOPs = d.oc.flops * elems
-		op.BytesAccessed = int64(d.oc.words * float64(b))
+		words := d.oc.words
+		if d.o.Precision.Mixed() {
+			words += ampWords
+		}
+		op.BytesAccessed = int64(words * float64(b))
 		op.ParamBytes = d.oc.slots * b
 		op.GradBytes = b
 		if d.persistent {

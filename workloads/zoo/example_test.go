@@ -23,7 +23,7 @@ func ExampleBuild() {
 			g.Name, s.Ops, s.Forward, s.Backward, s.Update, s.FLOPs/float64(g.Batch)/1e9)
 	}
 	// Output:
-	// zoo:resnet50?batch=32&training=true&framework=pytorch: 584 ops (178 forward, 245 backward, 161 update), 24.6 GFLOPs/sample
+	// zoo:resnet50?batch=32&training=true&framework=pytorch: 586 ops (179 forward, 246 backward, 161 update), 24.6 GFLOPs/sample
 	// zoo:resnet50?batch=32&training=true&framework=tf1-graph: 2388 ops (1133 forward, 1094 backward, 161 update), 24.5 GFLOPs/sample
 	// zoo:resnet50?batch=32&training=true&granularity=layer&framework=pytorch: 325 ops (74 forward, 90 backward, 161 update), 24.9 GFLOPs/sample
 }

@@ -24,7 +24,8 @@ const (
 	// batch norm and layer norm one kernel each way, dropout one kernel
 	// (output and a 1-byte mask), the bias in the GEMM (addmm, cuBLASLt
 	// epilogue), batched attention heads whose reshapes and head
-	// transposes are strided views (one copy when the heads are merged).
+	// transposes are strided views (one copy when the heads are merged),
+	// the cross-entropy as log_softmax + nll_loss.
 	FrameworkPyTorch = "pytorch"
 	// FrameworkXLA is TensorFlow or JAX compiled by XLA: as PyTorch, and
 	// pointwise chains fused into one kernel: batch norm with its ReLU,
@@ -66,6 +67,11 @@ type profile struct {
 	// fuseResidualNorm: dropout, residual add and layer norm are one op;
 	// fuseMaskSoftmax: the attention mask add is part of the softmax.
 	fuseResidualNorm, fuseMaskSoftmax bool
+	// torchLoss: the cross-entropy is PyTorch's log_softmax + nll_loss
+	// (two kernels, the log-probabilities saved); else TensorFlow's fused
+	// SparseSoftmaxCrossEntropyWithLogits (MXNet's SoftmaxOutput and XLA
+	// likewise compute the loss and its gradient in one forward kernel).
+	torchLoss bool
 }
 
 // profileFor returns a framework's profile.
@@ -76,7 +82,7 @@ func profileFor(name string) (profile, error) {
 	case FrameworkTensorFlow:
 		return profile{name: name, fusedBN: true, batchedHeads: true}, nil
 	case FrameworkPyTorch:
-		return profile{name: name, fusedBN: true, fusedLN: true, fusedDropout: true, batchedHeads: true, views: true, biasInGEMM: true}, nil
+		return profile{name: name, fusedBN: true, fusedLN: true, fusedDropout: true, batchedHeads: true, views: true, biasInGEMM: true, torchLoss: true}, nil
 	case FrameworkMXNet:
 		return profile{name: name, fusedBN: true, fusedLN: true, fusedDropout: true, batchedHeads: true, views: true, biasInGEMM: true,
 			fuseBNAct: true, fuseAddAct: true}, nil

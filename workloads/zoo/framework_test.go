@@ -95,3 +95,73 @@ func TestPrecisionSizes(t *testing.T) {
 		})
 	}
 }
+
+// TestLossKernels: the cross-entropy's memory traffic per logit element
+// follows the framework's kernels. PyTorch (log_softmax + nll_loss): FP32
+// reads and writes the logits' size 8 bytes forward (log_softmax) and 16
+// backward (nll_loss_backward's dense gradient, then log_softmax_backward
+// reading it and the saved output, writing the logits' gradient); AMP
+// adds the FP16->FP32 cast and its backward (6 each way) and keeps the
+// log-probabilities in FP32: 36. TensorFlow's fused kernel: input and
+// saved gradient forward, both again backward (8 FP32, 4 FP16).
+func TestLossKernels(t *testing.T) {
+	const spec = "zoo:transformer?layers=1&hidden=64&heads=2&ff=128&vocab=1000&seq=8&batch=4&training=true"
+	const logits = 1000 * 8 * 4
+	for _, tc := range []struct {
+		fw, prec string
+		perElem  float64
+		ops      int
+	}{
+		{zoo.FrameworkPyTorch, "fp32", 24, 4},
+		{zoo.FrameworkPyTorch, "amp-fp16", 36, 6},
+		{zoo.FrameworkTensorFlow, "fp32", 16, 2},
+		{zoo.FrameworkTensorFlow, "amp-fp16", 8, 2},
+	} {
+		t.Run(tc.fw+"/"+tc.prec, func(t *testing.T) {
+			g := build(t, spec+"&framework="+tc.fw+"&precision="+tc.prec)
+			var bytes int64
+			n := 0
+			for _, op := range g.Ops {
+				if strings.Contains(op.Name, "/loss/xent") {
+					bytes += op.BytesAccessed
+					n++
+				}
+			}
+			// the per-row terms (losses, labels, their gradients) are
+			// under 1 % of the logits' terms at 1000 classes
+			const tol = 0.01
+			if got := float64(bytes) / logits; n != tc.ops || got < tc.perElem*(1-tol) || got > tc.perElem*(1+tol) {
+				t.Fatalf("%d loss ops, %.3f bytes per logit; want %d and %g", n, got, tc.ops, tc.perElem)
+			}
+		})
+	}
+}
+
+// TestAMPUpdateTraffic: under mixed precision each parameter's update op
+// also carries the FP16 weight copy, its backward and the loss scaler's
+// unscale (5 FP32 words per element) besides Adam's 7 (read p, g, m, v;
+// write p, m, v); FP32 training only Adam's.
+func TestAMPUpdateTraffic(t *testing.T) {
+	const spec = "zoo:mlp?training=true&optimizer=adam"
+	for _, tc := range []struct {
+		prec  string
+		words float64
+	}{{"fp32", 7}, {"tf32", 7}, {"amp-fp16", 12}, {"amp-bf16", 12}} {
+		t.Run(tc.prec, func(t *testing.T) {
+			g := build(t, spec+"&precision="+tc.prec)
+			n := 0
+			for _, op := range g.Ops {
+				if op.Role != workloads.Update {
+					continue
+				}
+				n++
+				if want := int64(tc.words * float64(op.GradBytes)); op.BytesAccessed != want {
+					t.Fatalf("%s: %d bytes for %d bytes of gradients, want %d", op.Name, op.BytesAccessed, op.GradBytes, want)
+				}
+			}
+			if n == 0 {
+				t.Fatal("no update ops")
+			}
+		})
+	}
+}

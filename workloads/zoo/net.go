@@ -96,7 +96,8 @@ func newNet(name string, p *Params) *net {
 // FP32 output (PyTorch, "Automatic Mixed Precision package - torch.amp",
 // CUDA ops that autocast to float32: softmax, log_softmax, layer_norm,
 // the losses).
-var autocastFP32 = map[string]bool{"softmax": true, "layernorm": true, "sparse-softmax-xent": true, "softmax-xent": true}
+var autocastFP32 = map[string]bool{"softmax": true, "layernorm": true, "sparse-softmax-xent": true, "softmax-xent": true,
+	"log-softmax": true, "nll-loss": true, "cast-fp32": true}
 
 // dtype is the arithmetic of an op of type typ under the net's precision:
 // matrix products and convolutions in the compute type, the rest in the
@@ -361,6 +362,9 @@ func (n *net) softmax(name string, x tensor) tensor {
 // outputs the gradient w.r.t. the logits (kept for the backward pass), so
 // in a training step its output holds the logits' size besides the losses.
 func (n *net) xent(name string, logits, labels tensor) tensor {
+	if n.prof.torchLoss {
+		return n.torchXent(name, logits, labels)
+	}
 	rows := logits.elems() / int64(logits.dim())
 	x := n.op(name, "sparse-softmax-xent", flopSoftmax*float64(logits.elems()), []int{int(rows)}, nil, logits, labels)
 	if n.train {
@@ -370,6 +374,32 @@ func (n *net) xent(name string, logits, labels tensor) tensor {
 	}
 	x.view = n.act * rows
 	return x
+}
+
+// torchXent is the cross-entropy as PyTorch runs it
+// (torch.nn.functional.cross_entropy): log_softmax, then nll_loss, two
+// kernels (aten/src/ATen/native/cuda/SoftMax.cu and Loss.cu). Unlike
+// TensorFlow's fused kernel, the forward writes the log-probabilities
+// (saved for the backward), and the backward is two passes over the
+// logits' size: nll_loss_backward writes a dense gradient (zero-filled, the
+// label's element of each row set), log_softmax_backward reads it with the
+// saved log-probabilities and writes the logits' gradient. Under autocast
+// log_softmax and nll_loss run in FP32 (torch.amp's float32 op list): the
+// FP16 logits are first cast to FP32 (a kernel; its backward casts the
+// gradient back).
+func (n *net) torchXent(name string, logits, labels tensor) tensor {
+	x := logits
+	if n.prec.Mixed() {
+		x = n.op(name+"/cast", "cast-fp32", 0, logits.shape, nil, logits)
+	}
+	lsm := n.op(name+"/log_softmax", "log-softmax", flopSoftmax*float64(logits.elems()), logits.shape, nil, x)
+	rows := logits.elems() / int64(logits.dim())
+	nll := n.op(name+"/nll_loss", "nll-loss", float64(rows), []int{int(rows)}, nil, lsm, labels)
+	// nll_loss reads one log-probability per row (and the labels), not
+	// the whole input
+	op := &n.g.Ops[nll.op]
+	op.BytesAccessed = rows*lsm.esz + labels.bytes() + op.OutputBytes
+	return nll
 }
 
 // xentLoss is xent followed by the mean over rows: the loss.
