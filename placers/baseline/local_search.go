@@ -215,22 +215,25 @@ func (ls *LocalSearch) descend(ctx context.Context, um *maxload.Model, assign []
 				}
 			}
 		}
-		for _, u32 := range t.heavy {
-			u := int(u32)
-			f := t.assign[u]
+		for f := 0; f < nd; f++ {
 			if atMax[f] {
-				tryFrom(u, f)
+				t.scan(f, t.heavyBits, false, func(u int) bool { tryFrom(u, f); return true })
+			}
+		}
+		for d := 0; d < t.k; d++ { // a CPU is charged no hyperedge
+			if !atMax[d] {
 				continue
 			}
-			for d := 0; d < t.k; d++ { // a CPU is charged no hyperedge
-				if !atMax[d] || !t.almostOn(u, d) || !fits(um, u, d, t.mem[d]+um.Size[u]) {
-					continue
+			t.scanOut(d, func(u int) {
+				f := t.assign[u]
+				if atMax[f] || !t.isHeavy[u] || !fits(um, u, d, t.mem[d]+um.Size[u]) {
+					return
 				}
 				fl := t.load[f] + t.fromDelta(u, f)
 				if !b.above(max2(rest[f*nd+d], fl)) {
 					b.consider(t.scoreMove(f, d, fl, t.load[d]+t.deltaTo(u, d)), u, d, cur)
 				}
-			}
+			})
 		}
 		for f := 0; f < nd; f++ {
 			if !atMax[f] {
@@ -250,13 +253,11 @@ func (ls *LocalSearch) descend(ctx context.Context, um *maxload.Model, assign []
 					cf++
 				}
 			}
-			t.scan(f, func(u int) bool {
+			t.scan(f, t.heavyBits, true, func(u int) bool {
 				if b.u >= 0 && b.u < u && b.k[0] <= rf && b.k[1] <= float64(cf) {
 					return false
 				}
-				if !t.isHeavy[u] {
-					tryFrom(u, f)
-				}
+				tryFrom(u, f)
 				return true
 			})
 		}
@@ -302,17 +303,21 @@ func (b *bestMove) above(lb float64) bool { return lb > b.k[0]*(1+keyEps) }
 // device's load and memory, the units on each device and the members of
 // each hyperedge on each device.
 type tracker struct {
-	m       *maxload.Model
-	nd, k   int
-	assign  []int
-	load    []float64
-	mem     []int64
-	cnt     []int32    // members of hyperedge h on device d: cnt[h*nd+d]
-	on      [][]uint64 // units on each device, one bit each
-	heavy   []int32    // units whose hyperedges cost more than their accelerator time
-	isHeavy []bool
-	from    []float64 // deltaFrom of each unit on its device, when fresh
-	fresh   []bool
+	m         *maxload.Model
+	nd, k     int
+	assign    []int
+	load      []float64
+	mem       []int64
+	cnt       []int32    // members of hyperedge h on device d: cnt[h*nd+d]
+	on        [][]uint64 // units on each device, one bit each
+	isHeavy   []bool     // units whose hyperedges cost more than their accelerator time
+	heavyBits []uint64   // the same, one bit each
+	// out[d]: units off d that are the one member of some hyperedge
+	// missing from d (outCnt[u*nd+d] such hyperedges), one bit each
+	out    [][]uint64
+	outCnt []int32
+	from   []float64 // deltaFrom of each unit on its device, when fresh
+	fresh  []bool
 }
 
 // newTracker starts from assign (kept and changed in place); the loads
@@ -322,9 +327,11 @@ func newTracker(m *maxload.Model, assign []int) *tracker {
 	n := len(assign)
 	t := &tracker{m: m, nd: nd, k: m.K(), assign: assign, load: make([]float64, nd), mem: make([]int64, nd),
 		cnt: make([]int32, len(m.Comm)*nd), on: make([][]uint64, nd), isHeavy: make([]bool, n),
+		heavyBits: make([]uint64, (n+63)/64), out: make([][]uint64, nd), outCnt: make([]int32, n*nd),
 		from: make([]float64, n), fresh: make([]bool, n)}
 	for d := range t.on {
 		t.on[d] = make([]uint64, (n+63)/64)
+		t.out[d] = make([]uint64, (n+63)/64)
 	}
 	compute := make([]float64, nd)
 	for u, d := range assign {
@@ -366,17 +373,58 @@ func newTracker(m *maxload.Model, assign []int) *tracker {
 			c += m.Comm[h].Cost
 		}
 		if c > m.AccTime[u] {
-			t.heavy = append(t.heavy, int32(u))
 			t.isHeavy[u] = true
+			t.heavyBits[u/64] |= 1 << (u % 64)
+		}
+	}
+	for h := range m.Comm {
+		for d := 0; d < nd; d++ {
+			t.outsider(h, d, 1)
 		}
 	}
 	return t
 }
 
-// scan calls f with the units on device d in increasing order until f
-// returns false.
-func (t *tracker) scan(d int, f func(u int) bool) {
+// outsider adds add to the count of the member of hyperedge h missing
+// from d, if h has all members but one on d.
+func (t *tracker) outsider(h, d int, add int32) {
+	ops := t.m.Comm[h].Ops
+	if len(ops) < 2 || int(t.cnt[h*t.nd+d]) != len(ops)-1 {
+		return
+	}
+	for _, v := range ops {
+		if u := int(v); t.assign[u] != d {
+			c := &t.outCnt[u*t.nd+d]
+			*c += add
+			if *c > 0 {
+				t.out[d][u/64] |= 1 << (u % 64)
+			} else {
+				t.out[d][u/64] &^= 1 << (u % 64)
+			}
+			return
+		}
+	}
+}
+
+// scanOut calls f with the units of out[d].
+func (t *tracker) scanOut(d int, f func(u int)) {
+	for w, word := range t.out[d] {
+		for word != 0 {
+			f(w*64 + bits.TrailingZeros64(word))
+			word &= word - 1
+		}
+	}
+}
+
+// scan calls f with the units on device d in increasing order, those of
+// mask (or, with invert, those not in it), until f returns false.
+func (t *tracker) scan(d int, mask []uint64, invert bool, f func(u int) bool) {
 	for w, word := range t.on[d] {
+		if invert {
+			word &^= mask[w]
+		} else {
+			word &= mask[w]
+		}
 		for word != 0 {
 			if !f(w*64 + bits.TrailingZeros64(word)) {
 				return
@@ -444,17 +492,6 @@ func (t *tracker) deltaTo(u, d int) float64 {
 	return dl
 }
 
-// almostOn reports whether u (not on d) is the one member of some
-// hyperedge missing from d: moving it there can uncut that hyperedge.
-func (t *tracker) almostOn(u, d int) bool {
-	for _, h := range t.m.CommOf[u] {
-		if n := len(t.m.Comm[h].Ops); n >= 2 && int(t.cnt[int(h)*t.nd+d]) == n-1 {
-			return true
-		}
-	}
-	return false
-}
-
 // scoreMove is the key after a move from f to d that leaves them with
 // loads fl and dl, every other load as it is (key without a copy).
 func (t *tracker) scoreMove(f, d int, fl, dl float64) [2]float64 {
@@ -499,16 +536,24 @@ func (t *tracker) move(u, d int) {
 	t.mem[f] -= t.m.Size[u]
 	t.mem[d] += t.m.Size[u]
 	for _, h := range t.m.CommOf[u] {
+		t.outsider(int(h), f, -1)
+		t.outsider(int(h), d, -1)
+	}
+	for _, h := range t.m.CommOf[u] {
 		t.cnt[int(h)*t.nd+f]--
 		t.cnt[int(h)*t.nd+d]++
 		for _, v := range t.m.Comm[h].Ops {
 			t.fresh[v] = false
 		}
 	}
+	t.assign[u] = d
+	for _, h := range t.m.CommOf[u] {
+		t.outsider(int(h), f, 1)
+		t.outsider(int(h), d, 1)
+	}
 	t.fresh[u] = false
 	t.on[f][u/64] &^= 1 << (u % 64)
 	t.on[d][u/64] |= 1 << (u % 64)
-	t.assign[u] = d
 }
 
 // keyEps is the relative margin within which loads count as equal, so that

@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/floats/scalar"
@@ -50,6 +51,16 @@ func TestDescendIsBestImprovement(t *testing.T) {
 					}
 					if step < 3 {
 						t.Fatalf("descent took only %d moves: the case tests nothing", step)
+					}
+					// in one call (state carried from move to move) the
+					// descent ends at a local optimum too
+					all := append([]int(nil), start...)
+					if _, err := (&LocalSearch{maxMoves: 1 << 20}).descend(t.Context(), um, all); err != nil {
+						t.Fatal(err)
+					}
+					end, _ := um.Loads(all)
+					if k := key(end); bruteBest(um, all, k) != k {
+						t.Fatalf("one-call descent stops at %v, a move reaches %v", k, bruteBest(um, all, k))
 					}
 					return
 				}
@@ -111,4 +122,58 @@ func contractedModel(t *testing.T, workload, cluster string) *maxload.Model {
 	}
 	unitOf, units := placers.Groups(g)
 	return m.Contract(unitOf, len(units))
+}
+
+// almostOn reports whether u (not on d) is the one member of some
+// hyperedge missing from d: moving it there can uncut that hyperedge.
+func (t *tracker) almostOn(u, d int) bool {
+	for _, h := range t.m.CommOf[u] {
+		if n := len(t.m.Comm[h].Ops); n >= 2 && int(t.cnt[int(h)*t.nd+d]) == n-1 {
+			return true
+		}
+	}
+	return false
+}
+
+// TestTrackerMoves makes random moves and holds the tracker's incremental
+// state (loads, member counts, cached source deltas, outsider sets)
+// against a tracker built from scratch on the same assignment.
+func TestTrackerMoves(t *testing.T) {
+	t.Parallel()
+	um := contractedModel(t, "zoo:bert?layers=3&training=true", "6xacc+1cpu")
+	rng := rand.New(rand.NewPCG(7, 7))
+	start, nr := randomStart(um, rng)
+	if nr != nil {
+		t.Fatalf("no room for unit %d", nr.unit)
+	}
+	tr := newTracker(um, start)
+	for step := 0; step < 300; step++ {
+		u := rng.IntN(len(um.Size))
+		d := rng.IntN(tr.nd)
+		if d == tr.assign[u] {
+			continue
+		}
+		_ = tr.fromDelta(u, tr.assign[u])
+		tr.move(u, d)
+		fresh := newTracker(um, append([]int(nil), tr.assign...))
+		for x := range tr.load {
+			if !scalar.EqualWithinAbsOrRel(tr.load[x], fresh.load[x], 1e-15, loadTol) {
+				t.Fatalf("step %d: device %d load %g, from scratch %g", step, x, tr.load[x], fresh.load[x])
+			}
+		}
+		for v := range um.Size {
+			if tr.fresh[v] && tr.from[v] != fresh.deltaFrom(v, tr.assign[v]) {
+				t.Fatalf("step %d: unit %d cached source delta %g, now %g", step, v, tr.from[v], fresh.deltaFrom(v, tr.assign[v]))
+			}
+			for x := 0; x < tr.nd; x++ {
+				in := tr.out[x][v/64]&(1<<(v%64)) != 0
+				if want := tr.assign[v] != x && tr.almostOn(v, x); in != want {
+					t.Fatalf("step %d: unit %d in outsiders of device %d: %v, want %v", step, v, x, in, want)
+				}
+			}
+		}
+		if !slices.Equal(tr.cnt, fresh.cnt) {
+			t.Fatalf("step %d: member counts differ from scratch", step)
+		}
+	}
 }
