@@ -82,7 +82,7 @@ func (q *eventQueue) next() event {
 	return q.items[0]
 }
 
-// up places e, whose slot is i, above its larger ancestors.
+// up places e, whose slot is i, above its later ancestors.
 func (q *eventQueue) up(i int, e event) {
 	items := q.items
 	for i > 0 {
@@ -96,23 +96,26 @@ func (q *eventQueue) up(i int, e event) {
 	items[i] = e
 }
 
-// down places e, whose slot is i, below its smaller descendants.
+// down places e, whose slot is i, below its earlier descendants.
 func (q *eventQueue) down(i int, e event) {
 	items := q.items
-	n := len(items)
+	n := uint(len(items))
 	for {
-		c := 2*i + 1
+		c := 2*uint(i) + 1
 		if c >= n {
 			break
 		}
-		if r := c + 1; r < n && items[r].before(&items[c]) {
-			c = r
+		ch := &items[c]
+		if r := c + 1; r < n {
+			if rh := &items[r]; rh.time < ch.time || (rh.time == ch.time && rh.key < ch.key) {
+				c, ch = r, rh
+			}
 		}
-		if !items[c].before(&e) {
+		if !(ch.time < e.time || (ch.time == e.time && ch.key < e.key)) {
 			break
 		}
-		items[i] = items[c]
-		i = c
+		items[i] = *ch
+		i = int(c)
 	}
 	items[i] = e
 }

@@ -104,14 +104,23 @@ func (s *sim) hopEnd(t int32, h int32) {
 // and its length, copying it there on first use: transfers then hold no
 // pointer, which spares the garbage collector from scanning them.
 func (s *sim) route(src, dst int32) (int32, int32) {
-	nd := int32(len(s.c.Devices))
-	key := src*nd + dst
 	if s.routeAt != nil {
+		key := src*int32(len(s.c.Devices)) + dst
 		if at := s.routeAt[key]; at > 0 {
 			return at - 1, s.routeLen[key]
 		}
-	} else if at, ok := s.routeMap[key]; ok {
-		return at, int32(len(s.c.Route(int(src), int(dst))))
+	}
+	return s.newRoute(src, dst)
+}
+
+// newRoute is route's slow path: a route not yet copied, or any route on
+// a cluster of more than 64 devices (found in routeMap).
+func (s *sim) newRoute(src, dst int32) (int32, int32) {
+	key := src*int32(len(s.c.Devices)) + dst
+	if s.routeAt == nil {
+		if at, ok := s.routeMap[key]; ok {
+			return at, int32(len(s.c.Route(int(src), int(dst))))
+		}
 	}
 	r := s.c.Route(int(src), int(dst))
 	at := int32(len(s.hops))

@@ -295,7 +295,12 @@ func (u *unrolled) classify() {
 func (u *unrolled) scaled(v int32) bool { return u.g.Ops[v].Role != workloads.Update }
 
 // divUp is b / k rounded up.
-func divUp(b int64, k int) int64 { return (b + int64(k) - 1) / int64(k) }
+func divUp(b int64, k int) int64 {
+	if k == 1 {
+		return b
+	}
+	return (b + int64(k) - 1) / int64(k)
+}
 
 // instances fills every op instance's identity, device, time, output and
 // workspace, and allocates the parameters: resident on every replica's

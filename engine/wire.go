@@ -41,10 +41,10 @@ func (s *sim) wire(succ successors, edges int) {
 	s.succs = make([]int32, 0, edges)
 	var control []bool // per entry of s.succs, only once a control edge is seen
 	var buf []succEdge
-	var sendBytes chunked // each transfer's bytes, until the transfers are made
+	var sends chunked[send] // the transfers, until they are made
 	for x := 0; x < n; x++ {
 		s.succStart[x] = int32(len(s.succs))
-		s.sendStart[x] = int32(sendBytes.len())
+		s.sendStart[x] = int32(sends.len())
 		buf = succ(int32(x), buf[:0])
 		d := dev[x]
 		local := true
@@ -60,72 +60,79 @@ func (s *sim) wire(succ successors, edges int) {
 		if !local {
 			groupByDevice(buf, dev, d)
 		}
-		k := 0
-		for k < len(buf) && dev[buf[k].v] == d {
-			k++
-		}
-		for i := k; i < len(buf); {
-			dv := dev[buf[i].v]
-			var most int64
-			for ; i < len(buf) && dev[buf[i].v] == dv; i++ {
-				most = max(most, buf[i].bytes)
-			}
-			sendBytes.append(most)
-		}
+		// local consumers first, then one group per remote device
+		nd := &s.nodes[x]
+		cur := send{dev: -1}
 		for _, e := range buf {
 			s.succs = append(s.succs, e.v)
 			if control != nil {
 				control = append(control, e.bytes < 0)
 			}
+			switch dv := dev[e.v]; {
+			case dv == d:
+				nd.local++
+				if e.bytes >= 0 {
+					nd.localReaders++
+				}
+				continue
+			case dv != cur.dev:
+				if cur.n > 0 {
+					sends.append(cur)
+				}
+				cur = send{dev: dv}
+			}
+			cur.n++
+			cur.bytes = max(cur.bytes, e.bytes)
+		}
+		if cur.n > 0 {
+			sends.append(cur)
 		}
 	}
 	s.succStart[n] = int32(len(s.succs))
-	s.sendStart[n] = int32(sendBytes.len())
+	s.sendStart[n] = int32(sends.len())
 	for v := 0; v < n; v++ {
 		s.inStart[v+1] += s.inStart[v]
 	}
 	// the transfers, and the inputs: the producer's node for a local
 	// input, ^t for transfer t's copy
-	s.xfers = make([]transfer, sendBytes.len())
+	s.xfers = make([]transfer, sends.len())
 	if s.trace != nil {
 		s.recOf = make([]int32, len(s.xfers))
 	}
 	s.inputs = make([]int32, s.inStart[n])
 	fill := slices.Clone(s.inStart[:n])
-	input := func(i, v, in int32) {
-		if control == nil || !control[i] {
-			s.inputs[fill[v]] = in
-			fill[v]++
-		}
-	}
+	next := sends.reader()
 	for x := 0; x < n; x++ {
 		if s.remaining[x] == 0 {
 			s.roots = append(s.roots, int32(x))
 		}
-		lo, hi := s.succStart[x], s.succStart[x+1]
-		i := lo
-		var readers int32
-		for ; i < hi && dev[s.succs[i]] == dev[x]; i++ {
-			if control == nil || !control[i] {
-				readers++
+		i := s.succStart[x]
+		for end := i + s.nodes[x].local; i < end; i++ {
+			if v := s.succs[i]; control == nil || !control[i] {
+				s.inputs[fill[v]] = int32(x)
+				fill[v]++
 			}
-			input(i, s.succs[i], int32(x))
 		}
-		nd := &s.nodes[x]
-		nd.local, nd.localReaders = i-lo, readers
-		t := s.sendStart[x]
-		for i < hi {
-			dv := dev[s.succs[i]]
+		for t := s.sendStart[x]; t < s.sendStart[x+1]; t++ {
+			sd := next()
 			xf := &s.xfers[t]
-			*xf = transfer{producer: int32(x), first: i, recv: buffer{bytes: sendBytes.at(t), dev: dv}}
-			xf.route, xf.hops = s.route(dev[x], dv)
-			for ; i < hi && dev[s.succs[i]] == dv; i++ {
-				input(i, s.succs[i], ^t)
+			*xf = transfer{producer: int32(x), first: i, n: sd.n, recv: buffer{bytes: sd.bytes, dev: sd.dev}}
+			xf.route, xf.hops = s.route(dev[x], sd.dev)
+			for end := i + sd.n; i < end; i++ {
+				if v := s.succs[i]; control == nil || !control[i] {
+					s.inputs[fill[v]] = ^t
+					fill[v]++
+				}
 			}
-			xf.n = i - xf.first
-			t++
 		}
 	}
+}
+
+// send is a transfer as wire first finds it: n consumers on device dev,
+// the largest edge's bytes.
+type send struct {
+	bytes  int64
+	dev, n int32
 }
 
 // stepSuccessors lists op x's distinct successors in the order of its
@@ -182,22 +189,35 @@ func groupByDevice(es []succEdge, dev []int32, d int32) {
 	}
 }
 
-// chunked is an append-only list of int64 in chunks of 4096: it grows
+// chunked is an append-only list in chunks of 4096 items: it grows
 // without copying what it holds.
-type chunked struct {
-	chunks [][]int64
+type chunked[T any] struct {
+	chunks [][]T
 	n      int
 }
 
-func (c *chunked) len() int { return c.n }
+func (c *chunked[T]) len() int { return c.n }
 
-func (c *chunked) append(v int64) {
+func (c *chunked[T]) append(v T) {
 	if c.n%4096 == 0 {
-		c.chunks = append(c.chunks, make([]int64, 0, 4096))
+		c.chunks = append(c.chunks, make([]T, 0, 4096))
 	}
 	last := &c.chunks[len(c.chunks)-1]
 	*last = append(*last, v)
 	c.n++
 }
 
-func (c *chunked) at(i int32) int64 { return c.chunks[i/4096][i%4096] }
+// reader returns a function that yields the items in order.
+func (c *chunked[T]) reader() func() T {
+	var chunk []T
+	k := 0
+	return func() T {
+		if len(chunk) == 0 {
+			chunk = c.chunks[k]
+			k++
+		}
+		v := chunk[0]
+		chunk = chunk[1:]
+		return v
+	}
+}
