@@ -206,12 +206,12 @@ func (ls *LocalSearch) descend(ctx context.Context, um *maxload.Model, assign []
 				return
 			}
 			for d := 0; d < nd; d++ {
-				lb := max2(rest[f*nd+d], fl)
+				lb := max2(max2(rest[f*nd+d], fl), t.load[d]+t.leastTo(u, d))
 				if d == f || b.above(lb) || (b.u >= 0 && b.u < u && lb >= b.k[0] && b.k[1] <= 1) {
 					continue
 				}
 				if fits(um, u, d, t.mem[d]+um.Size[u]) {
-					b.consider(t.scoreMove(f, d, fl, t.load[d]+t.deltaTo(u, d)), u, d, cur)
+					b.consider(t.scoreMove(f, d, fl, t.load[d]+t.toDelta(u, d)), u, d, cur)
 				}
 			}
 		}
@@ -230,8 +230,8 @@ func (ls *LocalSearch) descend(ctx context.Context, um *maxload.Model, assign []
 					return
 				}
 				fl := t.load[f] + t.fromDelta(u, f)
-				if !b.above(max2(rest[f*nd+d], fl)) {
-					b.consider(t.scoreMove(f, d, fl, t.load[d]+t.deltaTo(u, d)), u, d, cur)
+				if !b.above(max2(max2(rest[f*nd+d], fl), t.load[d]+t.leastTo(u, d))) {
+					b.consider(t.scoreMove(f, d, fl, t.load[d]+t.toDelta(u, d)), u, d, cur)
 				}
 			})
 		}
@@ -318,6 +318,12 @@ type tracker struct {
 	outCnt []int32
 	from   []float64 // deltaFrom of each unit on its device, when fresh
 	fresh  []bool
+	comm   []float64 // the cost of each unit's hyperedges
+	// to[u*nd+d]: deltaTo(u, d), fresh while toStamp[u*nd+d] == stamp[u]
+	// (stamp[u] grows when a unit sharing a hyperedge with u moves)
+	to      []float64
+	toStamp []int32
+	stamp   []int32
 }
 
 // newTracker starts from assign (kept and changed in place); the loads
@@ -328,7 +334,11 @@ func newTracker(m *maxload.Model, assign []int) *tracker {
 	t := &tracker{m: m, nd: nd, k: m.K(), assign: assign, load: make([]float64, nd), mem: make([]int64, nd),
 		cnt: make([]int32, len(m.Comm)*nd), on: make([][]uint64, nd), isHeavy: make([]bool, n),
 		heavyBits: make([]uint64, (n+63)/64), out: make([][]uint64, nd), outCnt: make([]int32, n*nd),
-		from: make([]float64, n), fresh: make([]bool, n)}
+		from: make([]float64, n), fresh: make([]bool, n),
+		comm: make([]float64, n), to: make([]float64, n*nd), toStamp: make([]int32, n*nd), stamp: make([]int32, n)}
+	for i := range t.toStamp {
+		t.toStamp[i] = -1
+	}
 	for d := range t.on {
 		t.on[d] = make([]uint64, (n+63)/64)
 		t.out[d] = make([]uint64, (n+63)/64)
@@ -372,6 +382,7 @@ func newTracker(m *maxload.Model, assign []int) *tracker {
 		for _, h := range m.CommOf[u] {
 			c += m.Comm[h].Cost
 		}
+		t.comm[u] = c
 		if c > m.AccTime[u] {
 			t.isHeavy[u] = true
 			t.heavyBits[u/64] |= 1 << (u % 64)
@@ -432,6 +443,25 @@ func (t *tracker) scan(d int, mask []uint64, invert bool, f func(u int) bool) {
 			word &= word - 1
 		}
 	}
+}
+
+// toDelta is deltaTo(u, d), cached until a unit sharing a hyperedge with
+// u moves.
+func (t *tracker) toDelta(u, d int) float64 {
+	i := u*t.nd + d
+	if t.toStamp[i] != t.stamp[u] {
+		t.to[i], t.toStamp[i] = t.deltaTo(u, d), t.stamp[u]
+	}
+	return t.to[i]
+}
+
+// leastTo bounds deltaTo(u, d) from below without the member counts: u's
+// time on d less, on an accelerator, every hyperedge of u.
+func (t *tracker) leastTo(u, d int) float64 {
+	if d < t.k {
+		return t.m.AccTime[u] - t.comm[u]
+	}
+	return t.m.CPUTime[u]
 }
 
 // fromDelta is deltaFrom(u, f) for u on f, cached until a unit sharing a
@@ -531,7 +561,7 @@ func max2(a, b float64) float64 {
 func (t *tracker) move(u, d int) {
 	f := t.assign[u]
 	fl := t.load[f] + t.fromDelta(u, f)
-	dl := t.load[d] + t.deltaTo(u, d)
+	dl := t.load[d] + t.toDelta(u, d)
 	t.load[f], t.load[d] = fl, dl
 	t.mem[f] -= t.m.Size[u]
 	t.mem[d] += t.m.Size[u]
@@ -544,6 +574,7 @@ func (t *tracker) move(u, d int) {
 		t.cnt[int(h)*t.nd+d]++
 		for _, v := range t.m.Comm[h].Ops {
 			t.fresh[v] = false
+			t.stamp[v]++
 		}
 	}
 	t.assign[u] = d
@@ -552,6 +583,7 @@ func (t *tracker) move(u, d int) {
 		t.outsider(int(h), d, 1)
 	}
 	t.fresh[u] = false
+	t.stamp[u]++
 	t.on[f][u/64] &^= 1 << (u % 64)
 	t.on[d][u/64] |= 1 << (u % 64)
 }

@@ -136,7 +136,7 @@ func (t *tracker) almostOn(u, d int) bool {
 }
 
 // TestTrackerMoves makes random moves and holds the tracker's incremental
-// state (loads, member counts, cached source deltas, outsider sets)
+// state (loads, member counts, cached deltas, outsider sets)
 // against a tracker built from scratch on the same assignment.
 func TestTrackerMoves(t *testing.T) {
 	t.Parallel()
@@ -154,6 +154,11 @@ func TestTrackerMoves(t *testing.T) {
 			continue
 		}
 		_ = tr.fromDelta(u, tr.assign[u])
+		for x := 0; x < tr.nd; x++ {
+			if v := rng.IntN(len(um.Size)); tr.assign[v] != x {
+				_ = tr.toDelta(v, x)
+			}
+		}
 		tr.move(u, d)
 		fresh := newTracker(um, append([]int(nil), tr.assign...))
 		for x := range tr.load {
@@ -166,6 +171,9 @@ func TestTrackerMoves(t *testing.T) {
 				t.Fatalf("step %d: unit %d cached source delta %g, now %g", step, v, tr.from[v], fresh.deltaFrom(v, tr.assign[v]))
 			}
 			for x := 0; x < tr.nd; x++ {
+				if i := v*tr.nd + x; tr.assign[v] != x && tr.toStamp[i] == tr.stamp[v] && tr.to[i] != fresh.deltaTo(v, x) {
+					t.Fatalf("step %d: unit %d cached delta onto %d %g, now %g", step, v, x, tr.to[i], fresh.deltaTo(v, x))
+				}
 				in := tr.out[x][v/64]&(1<<(v%64)) != 0
 				if want := tr.assign[v] != x && tr.almostOn(v, x); in != want {
 					t.Fatalf("step %d: unit %d in outsiders of device %d: %v, want %v", step, v, x, in, want)
