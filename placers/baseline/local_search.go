@@ -207,7 +207,7 @@ func (ls *LocalSearch) descend(ctx context.Context, um *maxload.Model, assign []
 			}
 			for d := 0; d < nd; d++ {
 				lb := max2(max2(rest[f*nd+d], fl), t.load[d]+t.leastTo(u, d))
-				if d == f || b.above(lb) || (b.u >= 0 && b.u < u && lb >= b.k[0] && b.k[1] <= 1) {
+				if d == f || b.above(lb) || b.tiesLater(lb, u) {
 					continue
 				}
 				if fits(um, u, d, t.mem[d]+um.Size[u]) {
@@ -230,7 +230,8 @@ func (ls *LocalSearch) descend(ctx context.Context, um *maxload.Model, assign []
 					return
 				}
 				fl := t.load[f] + t.fromDelta(u, f)
-				if !b.above(max2(max2(rest[f*nd+d], fl), t.load[d]+t.leastTo(u, d))) {
+				lb := max2(max2(rest[f*nd+d], fl), t.load[d]+t.leastTo(u, d))
+				if !b.above(lb) && !b.tiesLater(lb, u) {
 					b.consider(t.scoreMove(f, d, fl, t.load[d]+t.toDelta(u, d)), u, d, cur)
 				}
 			})
@@ -293,6 +294,13 @@ func (b *bestMove) consider(k [2]float64, u, d int, cur [2]float64) {
 	if k[1] < b.k[1] || (k[1] == b.k[1] && (u < b.u || (u == b.u && d < b.d))) {
 		b.k, b.u, b.d = k, u, d
 	}
+}
+
+// tiesLater reports whether a move of unit u whose max-load is at least
+// lb can at best tie the best so far and lose the tie on u: lb reaches
+// the best max-load, whose count is already the least (1).
+func (b *bestMove) tiesLater(lb float64, u int) bool {
+	return b.u >= 0 && b.u < u && lb >= b.k[0] && b.k[1] <= 1
 }
 
 // above reports whether a move whose max-load is at least lb can neither
