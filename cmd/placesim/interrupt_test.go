@@ -63,12 +63,12 @@ func TestInterrupt(t *testing.T) {
 			return []string{"compare", "-w", "zoo:transformer?training=true&layers=6", "-c", "8xV100-nvlink", "-q", "--out", out}
 		}},
 		{"sweep", func(out string) []string {
-			return []string{"sweep", "-w", "zoo:transformer?training=true&layers=6", "-c", "8xV100-nvlink", "--placers", "local-search,m-sct",
+			return []string{"sweep", "-w", "zoo:transformer?training=true&layers=96", "-c", "8xV100-nvlink", "--placers", "local-search,m-sct",
 				"--vary", "link.nvlink.bandwidth=0.5x..2x:9", "-q", "--out", out}
 		}},
 		{"run", func(out string) []string {
 			sc := filepath.Join(filepath.Dir(out), "s.yaml")
-			_ = os.WriteFile(sc, []byte("name: s\nworkloads: [\"zoo:transformer?training=true&layers=12\"]\nclusters: [8xV100-nvlink]\nplacers: [local-search, m-sct]\n"), 0o644)
+			_ = os.WriteFile(sc, []byte("name: s\nworkloads: [\"zoo:transformer?training=true&layers=96\"]\nclusters: [8xV100-nvlink]\nplacers: [local-search, m-sct]\n"), 0o644)
 			return []string{"run", sc, "-q", "--out", out}
 		}},
 	}
