@@ -334,8 +334,8 @@ type tracker struct {
 	stamp   []int32
 }
 
-// newTracker starts from assign (kept and changed in place); the loads
-// are summed as maxload.State sums them.
+// newTracker starts from assign (kept and changed in place), with the
+// loads of maxload.State.
 func newTracker(m *maxload.Model, assign []int) *tracker {
 	nd := m.K() + m.L()
 	n := len(assign)
@@ -351,40 +351,16 @@ func newTracker(m *maxload.Model, assign []int) *tracker {
 		t.on[d] = make([]uint64, (n+63)/64)
 		t.out[d] = make([]uint64, (n+63)/64)
 	}
-	compute := make([]float64, nd)
 	for u, d := range assign {
-		if m.IsAcc(d) {
-			compute[d] += m.AccTime[u]
-		} else {
-			compute[d] += m.CPUTime[u]
-		}
 		t.mem[d] += m.Size[u]
 		t.on[d][u/64] |= 1 << (u % 64)
 	}
-	comm := make([]float64, nd)
 	for h, e := range m.Comm {
-		c := t.cnt[h*nd : (h+1)*nd]
 		for _, u := range e.Ops {
-			c[assign[u]]++
-		}
-		devs := 0
-		for _, x := range c {
-			if x > 0 {
-				devs++
-			}
-		}
-		if devs < 2 {
-			continue
-		}
-		for d := 0; d < t.k; d++ {
-			if c[d] > 0 {
-				comm[d] += e.Cost
-			}
+			t.cnt[h*nd+assign[u]]++
 		}
 	}
-	for d := range t.load {
-		t.load[d] = compute[d] + comm[d]
-	}
+	m.NewState(assign).Loads(t.load)
 	for u := range assign {
 		var c float64
 		for _, h := range m.CommOf[u] {
