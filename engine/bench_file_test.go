@@ -5,10 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"testing"
 
 	"placesim/devices"
 	"placesim/engine"
+	"placesim/workloads"
 	"placesim/workloads/native"
 )
 
@@ -33,17 +35,9 @@ func BenchmarkSimulateFile(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, f := range files {
-		g, err := native.ReadFile(f)
+		g, plan, err := fileStep(f)
 		if err != nil {
 			b.Fatal(err)
-		}
-		topo, err := g.TopoOrder()
-		if err != nil {
-			b.Fatal(err)
-		}
-		plan := &engine.Plan{Device: make([]int, len(g.Ops))}
-		for i, v := range topo {
-			plan.Device[v] = i * 4 / len(topo)
 		}
 		name := filepath.Base(f)
 		b.Run(fmt.Sprintf("%s/ops=%d", name[:len(name)-len(filepath.Ext(name))], len(g.Ops)), func(b *testing.B) {
@@ -63,5 +57,63 @@ func BenchmarkSimulateFile(b *testing.B) {
 			b.ReportMetric(float64(r.TransferCount), "transfers")
 			b.ReportMetric(r.StepTime, "step-s")
 		})
+	}
+}
+
+// fileStep reads a native graph and cuts it into four contiguous parts in
+// topological order.
+func fileStep(path string) (*workloads.Graph, *engine.Plan, error) {
+	g, err := native.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	topo, err := g.TopoOrder()
+	if err != nil {
+		return nil, nil, err
+	}
+	plan := &engine.Plan{Device: make([]int, len(g.Ops))}
+	for i, v := range topo {
+		plan.Device[v] = i * 4 / len(topo)
+	}
+	return g, plan, nil
+}
+
+// TestSimulateRepeat simulates one step PLACESIM_SIM_REPEAT times (skipped
+// when unset): the graph file PLACESIM_SIM_FILE as BenchmarkSimulateFile
+// plays it, or else BenchmarkSimulate's random layered DAG of
+// PLACESIM_SIM_OPS ops. scripts/bench-engine-ratio.sh runs it under
+// callgrind, collecting inside engine.Simulate only, to count the
+// instructions per simulated op.
+func TestSimulateRepeat(t *testing.T) {
+	repeat, err := strconv.Atoi(os.Getenv("PLACESIM_SIM_REPEAT"))
+	if err != nil || repeat < 1 {
+		t.Skip("PLACESIM_SIM_REPEAT is not a count")
+	}
+	c, err := devices.NewPreset("4xV100-pcie")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g *workloads.Graph
+	var plan *engine.Plan
+	if f := os.Getenv("PLACESIM_SIM_FILE"); f != "" {
+		if g, plan, err = fileStep(f); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		n, err := strconv.Atoi(os.Getenv("PLACESIM_SIM_OPS"))
+		if err != nil || n < 1 {
+			t.Fatalf("PLACESIM_SIM_OPS=%q: want a count of ops", os.Getenv("PLACESIM_SIM_OPS"))
+		}
+		g = workloads.RandomLayered(n, 64, 1)
+		plan = &engine.Plan{Device: make([]int, n)}
+		for i := range plan.Device {
+			plan.Device[i] = i % 4
+		}
+	}
+	t.Logf("ops=%d", len(g.Ops))
+	for range repeat {
+		if _, err := engine.Simulate(g, c, plan, engine.Options{}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -79,6 +79,7 @@ type unrolled struct {
 	opPredBytes          []int64
 
 	nodes []instance
+	dev   []int32 // each node's device (its out.dev), compact for wire
 	ids   []instanceID
 	sides []sideEdge // edges into side nodes and out of them
 
@@ -175,8 +176,10 @@ func (s *sim) unroll() error {
 	total := u.reps * u.block
 	if u.step {
 		u.nodes = make([]instance, total)
+		u.dev = make([]int32, total)
 	} else {
 		u.nodes = make([]instance, total, total+total/8)
+		u.dev = make([]int32, total, total+total/8)
 		u.ids = make([]instanceID, total, total+total/8)
 	}
 	if err := u.instances(s); err != nil {
@@ -323,17 +326,17 @@ func (u *unrolled) instances(s *sim) error {
 			in := instance{cost: t, out: buffer{bytes: divUp(op.OutputBytes, k), dev: int32(d)}, temp: divUp(op.TempBytes, k)}
 			switch {
 			case u.step:
-				u.nodes[v] = in
+				u.nodes[v], u.dev[v] = in, int32(d)
 			case u.once[v]:
 				x := u.node(v, 0, r)
-				u.nodes[x], u.ids[x] = in, instanceID{op: v, mb: -1, rep: int32(r)}
+				u.nodes[x], u.ids[x], u.dev[x] = in, instanceID{op: v, mb: -1, rep: int32(r)}, int32(d)
 			default:
 				for mb := 0; mb < u.m; mb++ {
 					x := u.node(v, mb, r)
-					u.nodes[x], u.ids[x] = in, instanceID{op: v, mb: int32(mb), rep: int32(r)}
+					u.nodes[x], u.ids[x], u.dev[x] = in, instanceID{op: v, mb: int32(mb), rep: int32(r)}, int32(d)
 					if u.rec[v] {
 						y := u.recNode(v, mb, r)
-						u.nodes[y], u.ids[y] = in, instanceID{op: v, mb: int32(mb), rep: int32(r), kind: NodeRecompute}
+						u.nodes[y], u.ids[y], u.dev[y] = in, instanceID{op: v, mb: int32(mb), rep: int32(r), kind: NodeRecompute}, int32(d)
 					}
 				}
 			}
@@ -375,6 +378,7 @@ func scaledOpTime(op *workloads.Op, k *devices.Kind, scale int) (float64, error)
 func (u *unrolled) addSide(k NodeKind, d int, out int64, mb, r int) int32 {
 	x := int32(len(u.nodes))
 	u.nodes = append(u.nodes, instance{out: buffer{bytes: out, dev: int32(d)}, side: true})
+	u.dev = append(u.dev, int32(d))
 	u.ids = append(u.ids, instanceID{op: -1, mb: int32(mb), rep: int32(r), kind: k})
 	return x
 }

@@ -30,10 +30,7 @@ type successors func(x int32, buf []succEdge) []succEdge
 // edges.
 func (s *sim) wire(succ successors, edges int) {
 	n := len(s.nodes)
-	dev := make([]int32, n)
-	for x := range s.nodes {
-		dev[x] = s.nodes[x].out.dev
-	}
+	dev := s.un.dev
 	s.remaining = make([]int32, n)
 	s.succStart = make([]int32, n+1)
 	s.sendStart = make([]int32, n+1)

@@ -12,18 +12,19 @@
 # median of the per-round ratios is printed too.
 #
 # With CALLGRIND=1 (and valgrind installed) it also counts the instructions
-# spent inside engine.Simulate per simulated op under callgrind, which no
-# load changes.
+# per simulated op under callgrind (CG_REPEAT simulations minus one, so
+# that the setup cancels out), which no load changes.
 #
 # No network: the base tree comes from the local git history (git
 # archive) and modules from the module cache (GOPROXY=off).
 #
-# Usage: scripts/bench-engine-ratio.sh   (env: BASE, ROUNDS, BENCHTIME, CALLGRIND)
+# Usage: scripts/bench-engine-ratio.sh   (env: BASE, ROUNDS, BENCHTIME, CALLGRIND, CG_REPEAT)
 set -euo pipefail
 BASE=${BASE:-64f744f}
 ROUNDS=${ROUNDS:-5}
 BENCHTIME=${BENCHTIME:-1s}
 CALLGRIND=${CALLGRIND:-0}
+CG_REPEAT=${CG_REPEAT:-3}
 GO=${GO:-go}
 root=$(git rev-parse --show-toplevel)
 tmp=$(mktemp -d)
@@ -88,23 +89,28 @@ if [ "$CALLGRIND" = 1 ]; then
 		exit 0
 	fi
 	echo
-	echo "instructions inside engine.Simulate per simulated op (callgrind, GOGC=off, 2 runs each)"
-	printf "%-52s %12s %12s %7s\n" benchmark old new ratio
-	for b in 'BenchmarkSimulate$/ops=10000$' 'BenchmarkSimulate$/ops=100000$' 'BenchmarkSimulateFile$/layers12' 'BenchmarkSimulateFile$/layers20'; do
+	echo "instructions per simulated op (callgrind, GOGC=off: $CG_REPEAT simulations minus one, per op)"
+	printf "%-52s %12s %12s %7s\n" graph old new ratio
+	for g in ops=10000 ops=100000 "$tmp"/graphs/*.json; do
+		case $g in
+		ops=*) env="PLACESIM_SIM_OPS=${g#ops=}"; name="Simulate/$g" ;;
+		*) env="PLACESIM_SIM_FILE=$g"; name="SimulateFile/$(basename "$g" .json)" ;;
+		esac
 		for t in old new; do
-			# valgrind 3.19 knows neither RDTSCP nor Go's preemption signals
-			PLACESIM_BENCH_GRAPHS="$tmp/graphs" GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off GOMAXPROCS=1 GOGC=off \
-				valgrind --tool=callgrind --toggle-collect='placesim/engine.Simulate' --callgrind-out-file="$tmp/cg.$t" \
-				"$tmp/$t.test" -test.run '^$' -test.bench "$b" -test.benchtime 2x >"$tmp/cg.$t.log" 2>&1 ||
-				{ cat "$tmp/cg.$t.log" >&2; exit 1; }
-			ops=$(awk '/^Benchmark/ { n = $1; sub(/.*ops=/, "", n); print n; exit }' "$tmp/cg.$t.log")
-			awk -v ops="$ops" '
-				/^cfn=.*placesim\/engine\.Simulate$/ { f = 1; next }
-				f && /^calls=/ { split($1, c, "="); calls += c[2]; f = 0 }
-				/^totals:/ { tot = $2 }
-				END { printf "%d\n", tot / calls / ops }' "$tmp/cg.$t" >"$tmp/ir.$t"
+			# N runs minus one run: the setup (building or reading the
+			# graph) cancels out. valgrind 3.19 knows neither RDTSCP nor
+			# Go's preemption signals.
+			for r in 1 "$CG_REPEAT"; do
+				env "$env" PLACESIM_SIM_REPEAT="$r" GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off GOMAXPROCS=1 GOGC=off \
+					valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$t.$r" \
+					"$tmp/$t.test" -test.run '^TestSimulateRepeat$' -test.count 1 -test.v >"$tmp/cg.$t.log" 2>&1 ||
+					{ cat "$tmp/cg.$t.log" >&2; exit 1; }
+			done
+			ops=$(sed -n 's/.*ops=\([0-9]*\).*/\1/p' "$tmp/cg.$t.log" | head -1)
+			one=$(awk '/^totals:/ { print $2 }' "$tmp/cg.$t.1")
+			awk -v div="$(((CG_REPEAT - 1) * ops))" -v one="$one" '/^totals:/ { printf "%d\n", ($2 - one) / div }' "$tmp/cg.$t.$CG_REPEAT" >"$tmp/ir.$t"
 		done
-		printf "%-52s %12d %12d %6.2fx\n" "$b" "$(cat "$tmp/ir.old")" "$(cat "$tmp/ir.new")" \
+		printf "%-52s %12d %12d %6.2fx\n" "$name" "$(cat "$tmp/ir.old")" "$(cat "$tmp/ir.new")" \
 			"$(awk -v o="$(cat "$tmp/ir.old")" -v n="$(cat "$tmp/ir.new")" 'BEGIN { print o / n }')"
 	done
 	echo "(ratio: old instructions / new)"
