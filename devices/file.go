@@ -2,9 +2,9 @@ package devices
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
+	"placesim/internal/readfile"
 	"placesim/internal/strictyaml"
 	"placesim/internal/units"
 	"placesim/links"
@@ -73,7 +73,7 @@ type LinkSpec struct {
 
 // LoadClusterFile reads a cluster file (YAML or JSON).
 func LoadClusterFile(path string) (*Cluster, error) {
-	data, err := os.ReadFile(path)
+	data, err := readfile.Read(path, readfile.MaxData)
 	if err != nil {
 		return nil, fmt.Errorf("read cluster file: %w", err)
 	}

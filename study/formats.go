@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"placesim/internal/readfile"
 	"placesim/workloads"
 	"placesim/workloads/fiddle"
 	"placesim/workloads/native"
@@ -36,7 +37,7 @@ func readWorkloadFile(spec string) (*workloads.Graph, error) {
 			path, query = p, q
 		}
 	}
-	data, err := os.ReadFile(path)
+	data, err := readfile.Read(path, readfile.MaxWorkload)
 	if err != nil {
 		return nil, fmt.Errorf("read workload %q: %w", path, err)
 	}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 
+	"placesim/internal/readfile"
 	"placesim/placers"
 )
 
@@ -92,7 +93,7 @@ func hashOf(parts ...[]byte) string {
 func (c *inputCache) specHash(spec string) string {
 	return must(getCached(&c.mu, c.hashes, spec, func() (string, error) {
 		path, _, _ := strings.Cut(spec, "?")
-		data, err := os.ReadFile(path)
+		data, err := readfile.Read(path, readfile.MaxWorkload)
 		if err != nil {
 			data = nil // a preset or zoo model: the spec says it all
 		}

@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"placesim/devices"
 	"placesim/engine"
+	"placesim/internal/readfile"
 	"placesim/workloads"
 )
 
@@ -127,7 +127,7 @@ type stageEntry struct {
 
 // LoadStages reads a stage file (see ParseStages).
 func LoadStages(path string, g *workloads.Graph, c *devices.Cluster) (device []int, stages [][]int, err error) {
-	data, err := os.ReadFile(path)
+	data, err := readfile.Read(path, readfile.MaxData)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read stage file: %w", err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"placesim/devices"
 	"placesim/engine"
+	"placesim/internal/readfile"
 	"placesim/placers"
 	"placesim/reports"
 	"placesim/workloads"
@@ -477,7 +478,7 @@ func EncodeResults(w io.Writer, r *Results) error {
 
 // ReadResults reads a results.json.
 func ReadResults(path string) (*Results, error) {
-	data, err := os.ReadFile(path)
+	data, err := readfile.Read(path, readfile.MaxData)
 	if err != nil {
 		return nil, fmt.Errorf("read results: %w", err)
 	}

@@ -2,13 +2,13 @@ package study
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
 	"placesim/devices"
 	"placesim/engine"
 	"placesim/internal/checked"
+	"placesim/internal/readfile"
 	"placesim/internal/strictyaml"
 	"placesim/internal/units"
 	"placesim/placers"
@@ -109,7 +109,7 @@ func (p Point) Key() string {
 
 // LoadScenario reads and validates a scenario file.
 func LoadScenario(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := readfile.Read(path, readfile.MaxData)
 	if err != nil {
 		return nil, fmt.Errorf("read scenario: %w", err)
 	}

@@ -5,10 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strconv"
 
 	"placesim/engine"
+	"placesim/internal/readfile"
 	"placesim/placers"
 )
 
@@ -37,7 +37,7 @@ func NewExpert(opts placers.Options) (placers.Placer, error) {
 	if path == "" {
 		return nil, fmt.Errorf("%w: expert needs file=PATH, a JSON file mapping op names or layers to devices", placers.ErrBadOption)
 	}
-	data, err := os.ReadFile(path)
+	data, err := readfile.Read(path, readfile.MaxData)
 	if err != nil {
 		return nil, fmt.Errorf("read expert file: %w", err)
 	}

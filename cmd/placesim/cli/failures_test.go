@@ -55,6 +55,13 @@ links: [{between: [g0, g1], kind: nvlink2}]
 		{"simulate non-finite", []string{"simulate", "-w", "zoo:mlp?batch=32", "-c", slow, "--json"}, 1, []string{"non-finite result", "step time"}},
 		{"scenario of too many points", []string{"run", huge, "-q", "--out", filepath.Join(dir, "h")}, 1,
 			[]string{`scenario "huge"`, "more than 1000000 points", "x 2000 seeds"}},
+		// a file naming a device used to be read until memory ran out
+		{"workload /dev/zero", []string{"simulate", "-w", "/dev/zero", "-p", "single"}, 1, []string{`"/dev/zero"`, "not a regular file (a device"}},
+		{"cluster /dev/zero", []string{"simulate", "-w", "zoo:mlp", "-c", "/dev/zero", "-p", "single"}, 1, []string{"/dev/zero: not a regular file"}},
+		{"scenario /dev/zero", []string{"run", "/dev/zero", "-q", "--out", filepath.Join(dir, "z")}, 1, []string{"read scenario: /dev/zero: not a regular file"}},
+		{"baseline /dev/zero", []string{"check", "--baseline", "/dev/zero"}, 1, []string{"read results: /dev/zero: not a regular file"}},
+		{"expert plan /dev/zero", []string{"place", "-w", "zoo:mlp", "-c", "4xV100-pcie", "-p", "expert", "--opt", "file=/dev/zero"}, 1,
+			[]string{"read expert file: /dev/zero: not a regular file"}},
 		{"subnormal efficiency", []string{"simulate", "-w", "zoo:mlp?batch=32", "-c", subnormal, "--json"}, 1,
 			[]string{subnormal, "kinds[0]", "field computeEfficiency = 1e-320 (valid range: [1e-06, 1])"}},
 		{"sweep non-finite", []string{"sweep", "-w", "zoo:mlp?batch=32", "--placers", "single", "--vary", "link.nvlink.bandwidth=1x,2x",

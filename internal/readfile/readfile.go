@@ -1,0 +1,99 @@
+// Package readfile reads the input files people hand placesim (workloads,
+// cluster files, scenarios, stage files, expert plans, results) with a
+// bound: only a regular file, and only up to a size limit, is read into
+// memory. A path naming /dev/zero, a FIFO or a directory, or a file larger
+// than its kind allows, is an error before any allocation, never a
+// process that reads forever or dies with a runtime out-of-memory.
+package readfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"placesim/internal/units"
+)
+
+// Limits by kind of file.
+const (
+	// MaxWorkload bounds a workload file: 2 GiB, protobuf's own limit on
+	// one message, so no ONNX model placesim could parse is refused.
+	MaxWorkload = 2 << 30
+	// MaxData bounds the other input files (cluster, scenario, stage file,
+	// expert plan, results): text a person or placesim wrote, far below
+	// this even for 100,000-point results.
+	MaxData = 256 << 20
+)
+
+// ErrNotRegular is wrapped by the error for a path that is not a regular
+// file (a device such as /dev/zero, a pipe, a socket or a directory).
+var ErrNotRegular = errors.New("not a regular file")
+
+// ErrTooLarge is wrapped by the error for a file above its limit.
+var ErrTooLarge = errors.New("file too large")
+
+// Read returns the contents of the regular file at path (symbolic links
+// followed) if it holds at most limit bytes. The size is checked before
+// reading and again while reading, so a file that grows meanwhile is
+// refused too. Errors wrap the os error (fs.ErrNotExist...),
+// ErrNotRegular or ErrTooLarge.
+func Read(path string, limit int64) ([]byte, error) {
+	// stat before opening: opening a named pipe blocks until a writer
+	// comes
+	if err := check(path, os.Stat, limit); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	// and again on what was opened, should the path have changed
+	if err := check(path, func(string) (os.FileInfo, error) { return f.Stat() }, limit); err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, tooLarge(path, int64(len(data)), limit)
+	}
+	return data, nil
+}
+
+// check refuses what stat says is not a regular file or is above limit.
+func check(path string, stat func(string) (os.FileInfo, error), limit int64) error {
+	st, err := stat(path)
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s: %w (%s; want a file)", path, ErrNotRegular, kind(st.Mode()))
+	}
+	if st.Size() > limit {
+		return tooLarge(path, st.Size(), limit)
+	}
+	return nil
+}
+
+func tooLarge(path string, size, limit int64) error {
+	return fmt.Errorf("%s: %w: %s (valid: at most %s for this kind of file)", path, ErrTooLarge, units.Bytes(size), units.Bytes(limit))
+}
+
+// kind names a non-regular file mode for the error.
+func kind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	default:
+		return "mode " + m.String()
+	}
+}

@@ -1,0 +1,64 @@
+package readfile
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestRead: a regular file within its limit is read whole; a directory,
+// a device, a named pipe, a missing path and a file over the limit are
+// errors naming the path, before anything is read.
+func TestRead(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	small := filepath.Join(dir, "small.json")
+	if err := os.WriteFile(small, []byte("0123456789"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.json")
+	if err := os.Symlink(small, link); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	tests := []struct {
+		name  string
+		path  string
+		limit int64
+		want  string // "" : read, equal to small's contents
+		is    error
+	}{
+		{"regular file", small, 100, "", nil},
+		{"exactly the limit", small, 10, "", nil},
+		{"symbolic link to a file", link, 100, "", nil},
+		{"one byte over", small, 9, "10 B (valid: at most 9 B", ErrTooLarge},
+		{"directory", dir, 100, "a directory", ErrNotRegular},
+		{"device", "/dev/zero", 100, "a device", ErrNotRegular},
+		{"named pipe", fifo, 100, "a named pipe", ErrNotRegular},
+		{"missing", filepath.Join(dir, "nope"), 100, "no such file", fs.ErrNotExist},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			data, err := Read(tc.path, tc.limit)
+			if tc.want == "" {
+				if err != nil || string(data) != "0123456789" {
+					t.Fatalf("Read = %q, %v", data, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, tc.is) {
+				t.Fatalf("error %v, want one containing %q and wrapping %v", err, tc.want, tc.is)
+			}
+			if !strings.Contains(err.Error(), tc.path) {
+				t.Fatalf("error %v does not name %s", err, tc.path)
+			}
+		})
+	}
+}
