@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"placesim/engine"
+	"placesim/internal/scratch"
 	"placesim/placers"
 	"placesim/placers/tarnawski/maxload"
 )
@@ -191,11 +192,11 @@ func newPartGraph(m *maxload.Model) *partGraph {
 
 // run writes the graph, runs the tool for k parts and reads the partition.
 func (p *Partitioner) run(ctx context.Context, bin string, pg *partGraph, k int, seed uint64) ([]int, error) {
-	dir, err := os.MkdirTemp("", "placesim-"+p.tool+"-")
+	dir, remove, err := scratch.MkdirTemp(ctx, "placesim-"+p.tool+"-")
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
+	defer remove()
 	var cmd *exec.Cmd
 	var out string
 	graph := filepath.Join(dir, "graph")

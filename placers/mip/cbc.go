@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"placesim/internal/scratch"
 	"regexp"
 	"strconv"
 	"strings"
@@ -117,10 +118,11 @@ func Solve(ctx context.Context, m *Model, o Options) (*Solution, error) {
 	}
 	dir := o.Dir
 	if dir == "" {
-		if dir, err = os.MkdirTemp("", "placesim-mip-"); err != nil {
+		var remove func()
+		if dir, remove, err = scratch.MkdirTemp(ctx, "placesim-mip-"); err != nil {
 			return nil, err
 		}
-		defer os.RemoveAll(dir)
+		defer remove()
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}

@@ -16,8 +16,11 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"placesim/internal/scratch"
 )
 
 // Exit codes.
@@ -58,6 +61,16 @@ func MainContext(ctx context.Context, f *Factory, args []string) (code int) {
 			code = ExitError
 		}
 	}()
+	// Scratch directories of external tools (CBC, METIS, Scotch) are
+	// removed on every exit path: a placer abandoned at a timeout or by
+	// Ctrl-C may still hold one when the command returns.
+	var tmp scratch.Tracker
+	defer func() {
+		for _, dir := range tmp.RemoveAll(time.Second) {
+			fmt.Fprintf(f.ErrOut, "placesim: could not remove the scratch directory %s\n", dir)
+		}
+	}()
+	ctx = scratch.WithTracker(ctx, &tmp)
 	root := NewCmdRoot(f)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
