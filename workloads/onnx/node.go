@@ -212,6 +212,19 @@ func (c *nodeCtx) intsAttrOrInput(name string, input int) ([]int64, bool, error)
 	return v, err == nil, err
 }
 
+// requiredInts is intsAttrOrInput for a list the op cannot do without:
+// its absence is an error naming the input and the attribute.
+func (c *nodeCtx) requiredInts(name string, input int) ([]int64, error) {
+	v, ok, err := c.intsAttrOrInput(name, input)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("%s (input %d or attribute %s) is required", name, input, name)
+	}
+	return v, nil
+}
+
 // maxWindow bounds kernel sizes, strides, dilations and pads (2^31), so
 // that window arithmetic on checked shapes cannot overflow.
 const maxWindow = int64(1) << 31

@@ -43,12 +43,9 @@ func inferReshape(c *nodeCtx) error {
 		return err
 	}
 	x := c.in[0]
-	target, ok, err := c.intsAttrOrInput("shape", 1)
+	target, err := c.requiredInts("shape", 1)
 	if err != nil {
 		return err
-	}
-	if !ok {
-		return fmt.Errorf("the target shape (input 1 or attribute shape) is required")
 	}
 	allowZero, err := c.attrInt("allowzero", 0)
 	if err != nil {
@@ -173,12 +170,9 @@ func inferUnsqueeze(c *nodeCtx) error {
 		return err
 	}
 	x := c.in[0]
-	axes, ok, err := c.intsAttrOrInput("axes", 1)
+	axes, err := c.requiredInts("axes", 1)
 	if err != nil {
 		return err
-	}
-	if !ok {
-		return fmt.Errorf("axes (input 1 or attribute axes) are required")
 	}
 	rank := len(x.shape) + len(axes)
 	set, err := axesSet(axes, rank)
@@ -536,12 +530,9 @@ func inferPad(c *nodeCtx) error {
 		return err
 	}
 	x := c.in[0]
-	pads, ok, err := c.intsAttrOrInput("pads", 1)
+	pads, err := c.requiredInts("pads", 1)
 	if err != nil {
 		return err
-	}
-	if !ok {
-		return fmt.Errorf("pads (input 1 or attribute pads) are required")
 	}
 	axes := make([]int64, len(x.shape))
 	for i := range axes {
