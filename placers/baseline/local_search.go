@@ -164,17 +164,23 @@ func fits(um *maxload.Model, u, d int, mem int64) bool {
 //
 // A move of u from f to d changes the loads of f and d only: any other
 // accelerator holding a member of one of u's hyperedges is charged for it
-// before (the hyperedge spans it and f) and after (it and d). So a move is
-// scored in O(deg u) from the hyperedges' member counts per device, with
-// the other devices' loads as they are, and never applied to try it (the
-// loads do not drift by rounding). d's load can drop only for a "heavy"
-// unit (its hyperedges cost more than its time) that is the one member of
-// a hyperedge missing from d; those are tried first, each pass. Every
-// other move off f reaches at least the largest load off f, so the units
-// of a max-load device f are scanned in increasing order, skipped by a
-// bound from f's side alone (cached per unit until a neighbour moves), and
-// the scan stops at the first move that reaches that least key: a pass
-// costs about the few units before it, not the units of the device.
+// before (the hyperedge spans it and f) and after (it and d). So a move's
+// key is max(load of f + from(u), load of d + to(u, d), largest other
+// load), from two deltas the tracker keeps for every unit and device
+// (refreshed for the members of the moved unit's hyperedges only), and a
+// move is never applied to try it (the loads do not drift by rounding).
+// The moves are tried in a fixed order: the "heavy" units (hyperedges
+// costing more than their time) of each max-load device in increasing
+// order; then, onto each max-load accelerator d, the heavy units that are
+// the one member of a hyperedge missing from d (only those can lower d's
+// load); then the other units of each max-load device, in increasing
+// order, until one reaches the least key any of them can (the largest
+// load off the device). A move that can neither beat nor tie the best so
+// far, or only tie it and lose on the unit, is skipped; the tracker's
+// tree of least deltas (per 64 units, class and device) skips whole runs
+// of units at once by the same test on their least deltas, so a pass
+// reaches the few units that can matter in about O(log n) and the best
+// move, ties included, is the one the unit-by-unit scan takes.
 func (ls *LocalSearch) descend(ctx context.Context, um *maxload.Model, assign []int) (int, error) {
 	t := newTracker(um, assign)
 	nd := t.nd
@@ -200,40 +206,73 @@ func (ls *LocalSearch) descend(ctx context.Context, um *maxload.Model, assign []
 			}
 		}
 		b := bestMove{k: cur, u: -1, d: -1}
+		// try scores u's move from f onto d when its max-load (lb, with
+		// d's load dl after it) can beat or tie the best so far.
+		try := func(u, f, d int, fl float64) {
+			dl := t.load[d] + t.to[u*nd+d]
+			lb := max2(max2(rest[f*nd+d], fl), dl)
+			if b.above(lb) || b.tiesLater(lb, u) || !fits(um, u, d, t.mem[d]+um.Size[u]) {
+				return
+			}
+			b.consider(t.scoreMove(f, d, fl, dl), u, d, cur)
+		}
 		tryFrom := func(u, f int) {
-			fl := t.load[f] + t.fromDelta(u, f)
+			fl := t.load[f] + t.from[u]
 			if b.above(fl) {
 				return
 			}
 			for d := 0; d < nd; d++ {
-				lb := max2(max2(rest[f*nd+d], fl), t.load[d]+t.leastTo(u, d))
-				if d == f || b.above(lb) || b.tiesLater(lb, u) {
-					continue
-				}
-				if fits(um, u, d, t.mem[d]+um.Size[u]) {
-					b.consider(t.scoreMove(f, d, fl, t.load[d]+t.toDelta(u, d)), u, d, cur)
+				if d != f {
+					try(u, f, d, fl)
 				}
 			}
 		}
-		for f := 0; f < nd; f++ {
-			if atMax[f] {
-				t.scan(f, t.heavyBits, false, func(u int) bool { tryFrom(u, f); return true })
+		// skipFrom reports whether no unit of the tree node x (units from
+		// start on, class c, on f) has a move off f worth scoring.
+		skipFrom := func(x, start, c, f int) bool {
+			o := t.off(x, c, f)
+			fl := t.load[f] + t.mins[o]
+			if b.above(fl) {
+				return true
 			}
+			for d := 0; d < nd; d++ {
+				if d != f && !b.skip(max2(max2(rest[f*nd+d], fl), t.load[d]+t.mins[o+1+d]), start) {
+					return false
+				}
+			}
+			return true
+		}
+		for f := 0; f < nd; f++ {
+			if !atMax[f] {
+				continue
+			}
+			t.walk(func(x, start int) bool { return skipFrom(x, start, heavy, f) }, func(w int) bool {
+				for word := t.on[f][w] & t.heavyBits[w]; word != 0; word &= word - 1 {
+					tryFrom(w*64+bits.TrailingZeros64(word), f)
+				}
+				return true
+			})
 		}
 		for d := 0; d < t.k; d++ { // a CPU is charged no hyperedge
 			if !atMax[d] {
 				continue
 			}
-			t.scanOut(d, func(u int) {
-				f := t.assign[u]
-				if atMax[f] || !t.isHeavy[u] || !fits(um, u, d, t.mem[d]+um.Size[u]) {
-					return
+			t.walk(func(x, start int) bool {
+				for f := 0; f < nd; f++ {
+					if o := t.off(x, heavy, f); !atMax[f] &&
+						!b.skip(max2(max2(rest[f*nd+d], t.load[f]+t.mins[o]), t.load[d]+t.mins[o+1+d]), start) {
+						return false
+					}
 				}
-				fl := t.load[f] + t.fromDelta(u, f)
-				lb := max2(max2(rest[f*nd+d], fl), t.load[d]+t.leastTo(u, d))
-				if !b.above(lb) && !b.tiesLater(lb, u) {
-					b.consider(t.scoreMove(f, d, fl, t.load[d]+t.toDelta(u, d)), u, d, cur)
+				return true
+			}, func(w int) bool {
+				for word := t.out[d][w] & t.heavyBits[w]; word != 0; word &= word - 1 {
+					u := w*64 + bits.TrailingZeros64(word)
+					if f := t.assign[u]; !atMax[f] {
+						try(u, f, d, t.load[f]+t.from[u])
+					}
 				}
+				return true
 			})
 		}
 		for f := 0; f < nd; f++ {
@@ -254,11 +293,16 @@ func (ls *LocalSearch) descend(ctx context.Context, um *maxload.Model, assign []
 					cf++
 				}
 			}
-			t.scan(f, t.heavyBits, true, func(u int) bool {
-				if b.u >= 0 && b.u < u && b.k[0] <= rf && b.k[1] <= float64(cf) {
-					return false
+			// reached: a light unit from u on can at best tie the best
+			reached := func(u int) bool { return b.u >= 0 && b.u < u && b.k[0] <= rf && b.k[1] <= float64(cf) }
+			t.walk(func(x, start int) bool { return reached(start) || skipFrom(x, start, light, f) }, func(w int) bool {
+				for word := t.on[f][w] &^ t.heavyBits[w]; word != 0; word &= word - 1 {
+					u := w*64 + bits.TrailingZeros64(word)
+					if reached(u) {
+						return false
+					}
+					tryFrom(u, f)
 				}
-				tryFrom(u, f)
 				return true
 			})
 		}
@@ -307,9 +351,15 @@ func (b *bestMove) tiesLater(lb float64, u int) bool {
 // beat nor tie the best so far.
 func (b *bestMove) above(lb float64) bool { return lb > b.k[0]*(1+keyEps) }
 
+// skip reports whether a move of a unit from start on whose max-load is at
+// least lb can neither beat nor tie the best so far, or only tie it and
+// lose on the unit.
+func (b *bestMove) skip(lb float64, start int) bool { return b.above(lb) || b.tiesLater(lb, start) }
+
 // tracker holds an assignment of the contracted model's units with each
-// device's load and memory, the units on each device and the members of
-// each hyperedge on each device.
+// device's load and memory, the units on each device, the members of each
+// hyperedge on each device, each unit's deltas (from its device, onto
+// every other) and a tree of their least values.
 type tracker struct {
 	m         *maxload.Model
 	nd, k     int
@@ -324,32 +374,56 @@ type tracker struct {
 	// missing from d (outCnt[u*nd+d] such hyperedges), one bit each
 	out    [][]uint64
 	outCnt []int32
-	from   []float64 // deltaFrom of each unit on its device, when fresh
-	fresh  []bool
-	comm   []float64 // the cost of each unit's hyperedges
-	// to[u*nd+d]: deltaTo(u, d), fresh while toStamp[u*nd+d] == stamp[u]
-	// (stamp[u] grows when a unit sharing a hyperedge with u moves)
-	to      []float64
-	toStamp []int32
-	stamp   []int32
+	// from[u] is deltaFrom(u, assign[u]); to[u*nd+d] is deltaTo(u, d),
+	// +Inf for d = assign[u]. A move refreshes them for the members of
+	// the moved unit's hyperedges, the only units whose deltas it changes.
+	from, to []float64
+	// The tree of least deltas: a complete binary tree over leaves of lw
+	// words of units (64 each; leaves a power of two), each node holding,
+	// per class (heavy, light) and device f, the least from and the least
+	// to onto each device of the units of that class on f below it:
+	// mins[off(x, c, f)+0] and mins[off(x, c, f)+1+d].
+	words, lw, leaves int
+	mins              []float64
+	// per move: the units refreshed and the leaf slices to recompute
+	moveNo    int32
+	mark      []int32 // the last move that refreshed unit v's delta from or onto its f (2v) and d (2v+1)
+	sliceMark []int32 // the last move that marked each leaf slice
+	dirty     []int
 }
+
+// The classes of units in the tree: heavy units (hyperedges costing more
+// than their accelerator time) and the others.
+const (
+	heavy = 0
+	light = 1
+)
 
 // newTracker starts from assign (kept and changed in place), with the
 // loads of maxload.State.
 func newTracker(m *maxload.Model, assign []int) *tracker {
 	nd := m.K() + m.L()
+	return newTrackerLeaf(m, assign, max(1, nd*nd/64)) // the tree at about 40 bytes per unit
+}
+
+// newTrackerLeaf is newTracker with lw words of units per leaf.
+func newTrackerLeaf(m *maxload.Model, assign []int, lw int) *tracker {
+	nd := m.K() + m.L()
 	n := len(assign)
+	words := (n + 63) / 64
+	leaves := 1
+	for leaves*lw < words {
+		leaves *= 2
+	}
 	t := &tracker{m: m, nd: nd, k: m.K(), assign: assign, load: make([]float64, nd), mem: make([]int64, nd),
 		cnt: make([]int32, len(m.Comm)*nd), on: make([][]uint64, nd), isHeavy: make([]bool, n),
-		heavyBits: make([]uint64, (n+63)/64), out: make([][]uint64, nd), outCnt: make([]int32, n*nd),
-		from: make([]float64, n), fresh: make([]bool, n),
-		comm: make([]float64, n), to: make([]float64, n*nd), toStamp: make([]int32, n*nd), stamp: make([]int32, n)}
-	for i := range t.toStamp {
-		t.toStamp[i] = -1
-	}
+		heavyBits: make([]uint64, words), out: make([][]uint64, nd), outCnt: make([]int32, n*nd),
+		from: make([]float64, n), to: make([]float64, n*nd),
+		words: words, lw: lw, leaves: leaves, mins: make([]float64, 2*leaves*2*nd*(nd+1)),
+		mark: make([]int32, 2*n), sliceMark: make([]int32, leaves*2*nd)}
 	for d := range t.on {
-		t.on[d] = make([]uint64, (n+63)/64)
-		t.out[d] = make([]uint64, (n+63)/64)
+		t.on[d] = make([]uint64, words)
+		t.out[d] = make([]uint64, words)
 	}
 	for u, d := range assign {
 		t.mem[d] += m.Size[u]
@@ -361,15 +435,18 @@ func newTracker(m *maxload.Model, assign []int) *tracker {
 		}
 	}
 	m.NewState(assign).Loads(t.load)
-	for u := range assign {
+	for u, f := range assign {
 		var c float64
 		for _, h := range m.CommOf[u] {
 			c += m.Comm[h].Cost
 		}
-		t.comm[u] = c
 		if c > m.AccTime[u] {
 			t.isHeavy[u] = true
 			t.heavyBits[u/64] |= 1 << (u % 64)
+		}
+		t.from[u] = t.deltaFrom(u, f)
+		for d := 0; d < nd; d++ {
+			t.to[u*nd+d] = t.deltaOnto(u, d)
 		}
 	}
 	for h := range m.Comm {
@@ -377,7 +454,93 @@ func newTracker(m *maxload.Model, assign []int) *tracker {
 			t.outsider(h, d, 1)
 		}
 	}
+	for l := 0; l < leaves; l++ {
+		for c := range 2 {
+			for f := 0; f < nd; f++ {
+				t.fillLeaf(l, c, f)
+			}
+		}
+	}
+	for x := leaves - 1; x >= 1; x-- {
+		for c := range 2 {
+			for f := 0; f < nd; f++ {
+				t.pull(x, c, f)
+			}
+		}
+	}
 	return t
+}
+
+// off is where node x's least deltas of the units of class c on f start
+// in mins.
+func (t *tracker) off(x, c, f int) int { return ((x*2+c)*t.nd + f) * (t.nd + 1) }
+
+func (t *tracker) class(u int) int {
+	if t.isHeavy[u] {
+		return heavy
+	}
+	return light
+}
+
+// fillLeaf recomputes leaf l's least deltas of the units of class c on f.
+func (t *tracker) fillLeaf(l, c, f int) {
+	o := t.off(t.leaves+l, c, f)
+	s := t.mins[o : o+t.nd+1]
+	for i := range s {
+		s[i] = math.Inf(1)
+	}
+	for w := l * t.lw; w < min((l+1)*t.lw, t.words); w++ {
+		word := t.on[f][w]
+		if c == heavy {
+			word &= t.heavyBits[w]
+		} else {
+			word &^= t.heavyBits[w]
+		}
+		for ; word != 0; word &= word - 1 {
+			u := w*64 + bits.TrailingZeros64(word)
+			s[0] = min2(s[0], t.from[u])
+			for d, v := range t.to[u*t.nd : (u+1)*t.nd] {
+				s[1+d] = min2(s[1+d], v)
+			}
+		}
+	}
+}
+
+// pull recomputes node x's least deltas of class c on f from its children
+// and reports whether they changed.
+func (t *tracker) pull(x, c, f int) bool {
+	o, l, r := t.off(x, c, f), t.off(2*x, c, f), t.off(2*x+1, c, f)
+	changed := false
+	for i := 0; i <= t.nd; i++ {
+		if v := min2(t.mins[l+i], t.mins[r+i]); v != t.mins[o+i] {
+			t.mins[o+i], changed = v, true
+		}
+	}
+	return changed
+}
+
+// walk visits the tree's leaves from left to right, so the units in
+// increasing order: it skips each subtree for which skip(node, its first
+// unit) holds and calls word with the index of each word of units of the
+// leaves it reaches, until word returns false.
+func (t *tracker) walk(skip func(x, start int) bool, word func(w int) bool) {
+	t.walkNode(1, 0, t.leaves, skip, word)
+}
+
+func (t *tracker) walkNode(x, lo, width int, skip func(x, start int) bool, word func(w int) bool) bool {
+	if skip(x, lo*t.lw*64) {
+		return true
+	}
+	if width == 1 {
+		for w := lo * t.lw; w < min((lo+1)*t.lw, t.words); w++ {
+			if !word(w) {
+				return false
+			}
+		}
+		return true
+	}
+	h := width / 2
+	return t.walkNode(2*x, lo, h, skip, word) && t.walkNode(2*x+1, lo+h, h, skip, word)
 }
 
 // outsider adds add to the count of the member of hyperedge h missing
@@ -399,62 +562,6 @@ func (t *tracker) outsider(h, d int, add int32) {
 			return
 		}
 	}
-}
-
-// scanOut calls f with the units of out[d].
-func (t *tracker) scanOut(d int, f func(u int)) {
-	for w, word := range t.out[d] {
-		for word != 0 {
-			f(w*64 + bits.TrailingZeros64(word))
-			word &= word - 1
-		}
-	}
-}
-
-// scan calls f with the units on device d in increasing order, those of
-// mask (or, with invert, those not in it), until f returns false.
-func (t *tracker) scan(d int, mask []uint64, invert bool, f func(u int) bool) {
-	for w, word := range t.on[d] {
-		if invert {
-			word &^= mask[w]
-		} else {
-			word &= mask[w]
-		}
-		for word != 0 {
-			if !f(w*64 + bits.TrailingZeros64(word)) {
-				return
-			}
-			word &= word - 1
-		}
-	}
-}
-
-// toDelta is deltaTo(u, d), cached until a unit sharing a hyperedge with
-// u moves.
-func (t *tracker) toDelta(u, d int) float64 {
-	i := u*t.nd + d
-	if t.toStamp[i] != t.stamp[u] {
-		t.to[i], t.toStamp[i] = t.deltaTo(u, d), t.stamp[u]
-	}
-	return t.to[i]
-}
-
-// leastTo bounds deltaTo(u, d) from below without the member counts: u's
-// time on d less, on an accelerator, every hyperedge of u.
-func (t *tracker) leastTo(u, d int) float64 {
-	if d < t.k {
-		return t.m.AccTime[u] - t.comm[u]
-	}
-	return t.m.CPUTime[u]
-}
-
-// fromDelta is deltaFrom(u, f) for u on f, cached until a unit sharing a
-// hyperedge with u moves.
-func (t *tracker) fromDelta(u, f int) float64 {
-	if !t.fresh[u] {
-		t.from[u], t.fresh[u] = t.deltaFrom(u, f), true
-	}
-	return t.from[u]
 }
 
 func (t *tracker) time(u, d int) float64 {
@@ -506,6 +613,14 @@ func (t *tracker) deltaTo(u, d int) float64 {
 	return dl
 }
 
+// deltaOnto is to[u*nd+d]: deltaTo(u, d), +Inf on u's own device.
+func (t *tracker) deltaOnto(u, d int) float64 {
+	if t.assign[u] == d {
+		return math.Inf(1)
+	}
+	return t.deltaTo(u, d)
+}
+
 // scoreMove is the key after a move from f to d that leaves them with
 // loads fl and dl, every other load as it is (key without a copy).
 func (t *tracker) scoreMove(f, d int, fl, dl float64) [2]float64 {
@@ -540,12 +655,21 @@ func max2(a, b float64) float64 {
 	return b
 }
 
+// min2 is the smaller of two deltas (never NaN).
+func min2(a, b float64) float64 {
+	if a < b {
+		return a
+	}
+	return b
+}
+
 // move moves u to d, updating the loads (by the same sums scoreMove
-// saw), memory, member counts and device sets.
+// saw), memory, member counts, device sets, the deltas of the members of
+// u's hyperedges and the tree above them.
 func (t *tracker) move(u, d int) {
 	f := t.assign[u]
-	fl := t.load[f] + t.fromDelta(u, f)
-	dl := t.load[d] + t.toDelta(u, d)
+	fl := t.load[f] + t.from[u]
+	dl := t.load[d] + t.to[u*t.nd+d]
 	t.load[f], t.load[d] = fl, dl
 	t.mem[f] -= t.m.Size[u]
 	t.mem[d] += t.m.Size[u]
@@ -556,20 +680,100 @@ func (t *tracker) move(u, d int) {
 	for _, h := range t.m.CommOf[u] {
 		t.cnt[int(h)*t.nd+f]--
 		t.cnt[int(h)*t.nd+d]++
-		for _, v := range t.m.Comm[h].Ops {
-			t.fresh[v] = false
-			t.stamp[v]++
-		}
 	}
 	t.assign[u] = d
 	for _, h := range t.m.CommOf[u] {
 		t.outsider(int(h), f, 1)
 		t.outsider(int(h), d, 1)
 	}
-	t.fresh[u] = false
-	t.stamp[u]++
 	t.on[f][u/64] &^= 1 << (u % 64)
 	t.on[d][u/64] |= 1 << (u % 64)
+	t.moveNo++
+	t.dirty = t.dirty[:0]
+	// u leaves its slice on f and joins the one on d: both recomputed
+	l, c := u/64/t.lw, t.class(u)
+	t.markSlice(l, c, f)
+	t.markSlice(l, c, d)
+	t.from[u] = t.deltaFrom(u, d)
+	t.to[u*t.nd+f] = t.deltaTo(u, f)
+	t.to[u*t.nd+d] = math.Inf(1)
+	t.mark[2*u], t.mark[2*u+1] = t.moveNo, t.moveNo
+	// Only the counts on f and d changed, so only the deltas from and
+	// onto f and d of the members of u's hyperedges, and of a hyperedge
+	// only when its count there crossed a threshold of deltaFrom (1, all)
+	// or deltaTo (none, all but one); other deltas are the same sums.
+	for _, h := range t.m.CommOf[u] {
+		n := int32(len(t.m.Comm[h].Ops))
+		if n < 2 {
+			continue
+		}
+		for i, x := range [2]int{f, d} {
+			c := t.cnt[int(h)*t.nd+x]
+			old := c + 1 // the count on f before
+			if i == 1 {
+				old = c - 1
+			}
+			if min(c, old) > 1 && max(c, old) < n-1 {
+				continue
+			}
+			for _, v := range t.m.Comm[h].Ops {
+				t.refresh(int(v), x, i)
+			}
+		}
+	}
+	for _, s := range t.dirty {
+		l, c, g := s/(2*t.nd), s/t.nd%2, s%t.nd
+		t.fillLeaf(l, c, g)
+		for x := (t.leaves + l) / 2; x >= 1 && t.pull(x, c, g); x /= 2 {
+		}
+	}
+}
+
+// refresh recomputes v's delta from or onto x (the i-th device whose
+// counts a move changed), once per move.
+func (t *tracker) refresh(v, x, i int) {
+	if t.mark[2*v+i] == t.moveNo {
+		return
+	}
+	t.mark[2*v+i] = t.moveNo
+	if t.assign[v] == x {
+		t.update(v, 0, &t.from[v], t.deltaFrom(v, x))
+	} else {
+		t.update(v, 1+x, &t.to[v*t.nd+x], t.deltaTo(v, x))
+	}
+}
+
+// update sets v's delta at p (column col of its slice in the tree) to
+// val: a lower value goes up the tree at once; a higher one that was the
+// leaf's least marks the leaf slice for recomputing.
+func (t *tracker) update(v, col int, p *float64, val float64) {
+	old := *p
+	if val == old {
+		return
+	}
+	*p = val
+	l, c, g := v/64/t.lw, t.class(v), t.assign[v]
+	x := t.leaves + l
+	if o := t.off(x, c, g) + col; val < t.mins[o] {
+		for ; x >= 1; x /= 2 {
+			o := t.off(x, c, g) + col
+			if t.mins[o] <= val {
+				break
+			}
+			t.mins[o] = val
+		}
+	} else if old == t.mins[o] {
+		t.markSlice(l, c, g)
+	}
+}
+
+// markSlice marks leaf l's slice of class c on g for recomputing.
+func (t *tracker) markSlice(l, c, g int) {
+	s := (l*2+c)*t.nd + g
+	if t.sliceMark[s] != t.moveNo {
+		t.sliceMark[s] = t.moveNo
+		t.dirty = append(t.dirty, s)
+	}
 }
 
 // keyEps is the relative margin within which loads count as equal, so that

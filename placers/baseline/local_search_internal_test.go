@@ -1,6 +1,8 @@
 package baseline
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -136,52 +138,116 @@ func (t *tracker) almostOn(u, d int) bool {
 }
 
 // TestTrackerMoves makes random moves and holds the tracker's incremental
-// state (loads, member counts, cached deltas, outsider sets)
-// against a tracker built from scratch on the same assignment.
+// state (loads, member counts, deltas, outsider sets, the tree of least
+// deltas) against a tracker built from scratch on the same assignment.
 func TestTrackerMoves(t *testing.T) {
 	t.Parallel()
-	um := contractedModel(t, "zoo:bert?layers=3&training=true", "6xacc+1cpu")
-	rng := rand.New(rand.NewPCG(7, 7))
-	start, nr := randomStart(um, rng)
+	for _, tc := range []struct {
+		cluster string
+		lw      int // words of units per leaf of the tree
+	}{
+		{"6xacc+1cpu", 1},
+		{"6xacc+1cpu", 2},
+	} {
+		t.Run(fmt.Sprintf("%s/lw=%d", tc.cluster, tc.lw), func(t *testing.T) {
+			t.Parallel()
+			um := contractedModel(t, "zoo:bert?layers=12&training=true", tc.cluster)
+			rng := rand.New(rand.NewPCG(7, 7))
+			start, nr := randomStart(um, rng)
+			if nr != nil {
+				t.Fatalf("no room for unit %d", nr.unit)
+			}
+			tr := newTrackerLeaf(um, start, tc.lw)
+			if tr.leaves < 4 {
+				t.Fatalf("tree of %d leaves: the case tests no inner node", tr.leaves)
+			}
+			for step := 0; step < 300; step++ {
+				u := rng.IntN(len(um.Size))
+				d := rng.IntN(tr.nd)
+				if d == tr.assign[u] {
+					continue
+				}
+				tr.move(u, d)
+				fresh := newTrackerLeaf(um, append([]int(nil), tr.assign...), tc.lw)
+				for x := range tr.load {
+					if !scalar.EqualWithinAbsOrRel(tr.load[x], fresh.load[x], 1e-15, loadTol) {
+						t.Fatalf("step %d: device %d load %g, from scratch %g", step, x, tr.load[x], fresh.load[x])
+					}
+				}
+				for v := range um.Size {
+					if tr.from[v] != fresh.from[v] {
+						t.Fatalf("step %d: unit %d delta from its device %g, from scratch %g", step, v, tr.from[v], fresh.from[v])
+					}
+					for x := 0; x < tr.nd; x++ {
+						if i := v*tr.nd + x; tr.to[i] != fresh.to[i] {
+							t.Fatalf("step %d: unit %d delta onto %d %g, from scratch %g", step, v, x, tr.to[i], fresh.to[i])
+						}
+						in := tr.out[x][v/64]&(1<<(v%64)) != 0
+						if want := tr.assign[v] != x && tr.almostOn(v, x); in != want {
+							t.Fatalf("step %d: unit %d in outsiders of device %d: %v, want %v", step, v, x, in, want)
+						}
+					}
+				}
+				if !slices.Equal(tr.cnt, fresh.cnt) {
+					t.Fatalf("step %d: member counts differ from scratch", step)
+				}
+				if i := slices.IndexFunc(tr.mins, func(v float64) bool { return math.IsNaN(v) }); i >= 0 {
+					t.Fatalf("step %d: NaN in the tree at %d", step, i)
+				}
+				if !slices.Equal(tr.mins, fresh.mins) {
+					t.Fatalf("step %d: tree of least deltas differs from scratch", step)
+				}
+			}
+		})
+	}
+}
+
+// TestTreeIsLeastDelta holds every node of a fresh tracker's tree against
+// the least deltas of the units below it, found unit by unit.
+func TestTreeIsLeastDelta(t *testing.T) {
+	t.Parallel()
+	um := contractedModel(t, "zoo:bert?layers=12&training=true", "6xacc+1cpu")
+	start, nr := randomStart(um, rand.New(rand.NewPCG(3, 3)))
 	if nr != nil {
 		t.Fatalf("no room for unit %d", nr.unit)
 	}
-	tr := newTracker(um, start)
-	for step := 0; step < 300; step++ {
-		u := rng.IntN(len(um.Size))
-		d := rng.IntN(tr.nd)
-		if d == tr.assign[u] {
-			continue
+	tr := newTrackerLeaf(um, start, 1)
+	finite := 0
+	for x := 1; x < 2*tr.leaves; x++ {
+		// the units below node x
+		lo, width := x, 1
+		for lo < tr.leaves {
+			lo, width = 2*lo, 2*width
 		}
-		_ = tr.fromDelta(u, tr.assign[u])
-		for x := 0; x < tr.nd; x++ {
-			if v := rng.IntN(len(um.Size)); tr.assign[v] != x {
-				_ = tr.toDelta(v, x)
-			}
-		}
-		tr.move(u, d)
-		fresh := newTracker(um, append([]int(nil), tr.assign...))
-		for x := range tr.load {
-			if !scalar.EqualWithinAbsOrRel(tr.load[x], fresh.load[x], 1e-15, loadTol) {
-				t.Fatalf("step %d: device %d load %g, from scratch %g", step, x, tr.load[x], fresh.load[x])
-			}
-		}
-		for v := range um.Size {
-			if tr.fresh[v] && tr.from[v] != fresh.deltaFrom(v, tr.assign[v]) {
-				t.Fatalf("step %d: unit %d cached source delta %g, now %g", step, v, tr.from[v], fresh.deltaFrom(v, tr.assign[v]))
-			}
-			for x := 0; x < tr.nd; x++ {
-				if i := v*tr.nd + x; tr.assign[v] != x && tr.toStamp[i] == tr.stamp[v] && tr.to[i] != fresh.deltaTo(v, x) {
-					t.Fatalf("step %d: unit %d cached delta onto %d %g, now %g", step, v, x, tr.to[i], fresh.deltaTo(v, x))
+		lo -= tr.leaves
+		for c := range 2 {
+			for f := 0; f < tr.nd; f++ {
+				want := make([]float64, tr.nd+1)
+				for i := range want {
+					want[i] = math.Inf(1)
 				}
-				in := tr.out[x][v/64]&(1<<(v%64)) != 0
-				if want := tr.assign[v] != x && tr.almostOn(v, x); in != want {
-					t.Fatalf("step %d: unit %d in outsiders of device %d: %v, want %v", step, v, x, in, want)
+				for u := lo * 64; u < min((lo+width)*64, len(start)); u++ {
+					if start[u] != f || tr.class(u) != c {
+						continue
+					}
+					want[0] = math.Min(want[0], tr.deltaFrom(u, f))
+					for d := 0; d < tr.nd; d++ {
+						if d != f {
+							want[1+d] = math.Min(want[1+d], tr.deltaTo(u, d))
+						}
+					}
+				}
+				o := tr.off(x, c, f)
+				if got := tr.mins[o : o+tr.nd+1]; !slices.Equal(got, want) {
+					t.Fatalf("node %d class %d device %d: least deltas %v, unit by unit %v", x, c, f, got, want)
+				}
+				if !math.IsInf(want[0], 1) {
+					finite++
 				}
 			}
 		}
-		if !slices.Equal(tr.cnt, fresh.cnt) {
-			t.Fatalf("step %d: member counts differ from scratch", step)
-		}
+	}
+	if finite == 0 {
+		t.Fatal("every node empty: the case tests nothing")
 	}
 }
