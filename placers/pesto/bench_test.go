@@ -8,6 +8,7 @@ import (
 	"placesim/devices"
 	"placesim/placers"
 	"placesim/placers/mip/miptest"
+	"placesim/workloads"
 	"placesim/workloads/zoo"
 )
 
@@ -38,31 +39,11 @@ func BenchmarkBuildILP(b *testing.B) {
 	}
 	c, _ := devices.NewPreset("2xV100-nvlink+cpu")
 	est, _ := devices.NewEstimates(g, c, devices.EstimateOptions{})
-	co, err := Coarsen(context.Background(), g, est, CoarsenOptions{Target: 200, GroupCap: 0.25, MemCap: 0.5, VertexCap: DefaultVertexCap})
-	if err != nil {
-		b.Fatal(err)
-	}
-	pr, err := newProblem(co, est)
-	if err != nil {
-		b.Fatal(err)
-	}
-	o := ILPOptions{Memory: MemoryBalance, Slack: DefaultSlack}
-	o.bounds = pr.memBounds(o.Memory, o.Slack)
+	pr, o := testProblem(b, g, est, 200)
 	b.ResetTimer()
 	rows := 0
 	for i := 0; i < b.N; i++ {
-		dev, orders, err := pr.warmStart(context.Background(), o.bounds)
-		if err != nil {
-			b.Fatal(err)
-		}
-		w, err := pr.evaluate(dev, orders)
-		if err != nil {
-			b.Fatal(err)
-		}
-		q, err := buildILP(pr, o, w.makespan)
-		if err != nil {
-			b.Fatal(err)
-		}
+		q, w := warmILP(b, pr, o)
 		_ = q.start(w)
 		rows += len(q.m.Constraints)
 	}
@@ -90,4 +71,40 @@ func BenchmarkPlace(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(g.Ops))*float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+}
+
+// testProblem coarsens g to target vertices (the placer's default caps)
+// and returns its problem with the ILP options of memory balance.
+func testProblem(tb testing.TB, g *workloads.Graph, est *devices.Estimates, target int) (*problem, ILPOptions) {
+	tb.Helper()
+	co, err := Coarsen(context.Background(), g, est, CoarsenOptions{Target: target, GroupCap: 0.25, MemCap: 0.5, VertexCap: DefaultVertexCap})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	pr, err := newProblem(co, est)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	o := ILPOptions{Memory: MemoryBalance, Slack: DefaultSlack}
+	o.bounds = pr.memBounds(o.Memory, o.Slack)
+	return pr, o
+}
+
+// warmILP builds the ILP of pr with its m-ETF warm start's makespan as the
+// horizon, and returns it with the warm start's timing.
+func warmILP(tb testing.TB, pr *problem, o ILPOptions) (*ilp, *timing) {
+	tb.Helper()
+	dev, orders, err := pr.warmStart(context.Background(), o.bounds)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w, err := pr.evaluate(dev, orders)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	q, err := buildILP(pr, o, w.makespan)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return q, w
 }

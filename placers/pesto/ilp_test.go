@@ -315,28 +315,8 @@ func TestModelDeterministic(t *testing.T) {
 	}
 	var models [2][]byte
 	for i := range models {
-		co, err := Coarsen(context.Background(), g, est, CoarsenOptions{Target: 40, GroupCap: 0.25, MemCap: 0.5, VertexCap: DefaultVertexCap})
-		if err != nil {
-			t.Fatal(err)
-		}
-		pr, err := newProblem(co, est)
-		if err != nil {
-			t.Fatal(err)
-		}
-		o := ILPOptions{Memory: MemoryBalance, Slack: DefaultSlack}
-		o.bounds = pr.memBounds(o.Memory, o.Slack)
-		dev, orders, err := pr.warmStart(context.Background(), o.bounds)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w, err := pr.evaluate(dev, orders)
-		if err != nil {
-			t.Fatal(err)
-		}
-		q, err := buildILP(pr, o, w.makespan)
-		if err != nil {
-			t.Fatal(err)
-		}
+		pr, o := testProblem(t, g, est, 40)
+		q, _ := warmILP(t, pr, o)
 		var buf bytes.Buffer
 		if err := q.m.Write(&buf, mip.MPS); err != nil {
 			t.Fatal(err)
