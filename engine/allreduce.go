@@ -183,27 +183,31 @@ func (u *unrolled) allReduceRound(st, round, mb int, buckets [][]gradient, topo 
 	algos := make([]string, len(buckets))
 	times := make([]float64, len(buckets))
 	after := make([][]float64, len(buckets))
+	sizes := make([]int64, len(buckets))
 	for b, bucket := range buckets {
-		var bytes int64
 		for _, gr := range bucket {
-			bytes += gr.bytes
+			sizes[b] += gr.bytes
 		}
-		algos[b], times[b] = topo.choose(bytes, m)
+		algos[b], times[b] = topo.choose(sizes[b], m)
 		after[b] = u.chargeCopies(m, bucket, mb, devs)
 	}
 	u.contention(m, st, mb, buckets, times)
+	// the update waits for every bucket (DDP's backward returns once all its
+	// all-reduces are done): through one join node per replica, so that the
+	// edges grow as buckets + update ops, not their product (8,929 update
+	// ops x ~200 buckets x 8 replicas were 14 M edges at 96k ops)
 	var join []int32
-	if len(buckets) > 1 && len(u.updOps[st]) > 0 {
+	if len(buckets) > 0 && len(u.updOps[st]) > 0 {
 		join = make([]int32, n)
 		for r := range join {
 			join[r] = u.addSide(NodeAllReduce, devs[r], 0, mb, r)
+			for _, v := range u.updOps[st] {
+				u.edge(join[r], u.node(v, mb, r), 0)
+			}
 		}
 	}
 	for b, bucket := range buckets {
-		var bytes int64
-		for _, gr := range bucket {
-			bytes += gr.bytes
-		}
+		bytes := sizes[b]
 		first := make([]int32, n)
 		for r := 0; r < n; r++ {
 			first[r] = u.addSide(NodeAllReduce, devs[r], 0, mb, r)
@@ -238,23 +242,10 @@ func (u *unrolled) allReduceRound(st, round, mb int, buckets [][]gradient, topo 
 			}
 			if join != nil {
 				u.edge(last[r], join[r], 0)
-				continue
-			}
-			for _, v := range u.updOps[st] {
-				u.edge(last[r], u.node(v, mb, r), 0)
 			}
 		}
 		u.ars = append(u.ars, allReduceNodes{stage: st, round: round, bucket: b, bytes: bytes,
 			algorithm: algo, replicas: n, first: first, last: last})
-	}
-	// the update waits for every bucket (DDP's backward returns once all its
-	// all-reduces are done): through one join node per replica, so that the
-	// edges grow as buckets + update ops, not their product (8,929 update
-	// ops x ~200 buckets x 8 replicas were 14 M edges at 96k ops)
-	for r := range join {
-		for _, v := range u.updOps[st] {
-			u.edge(join[r], u.node(v, mb, r), 0)
-		}
 	}
 }
 
