@@ -28,20 +28,8 @@ func OpTime(op *workloads.Op, k *Kind) (float64, error) {
 	if op.CPUOnly && k.Class != CPU {
 		return 0, fmt.Errorf("%w: op %q is CPU-only, device kind %s is an accelerator", ErrUnsupported, op.Name, k.Name)
 	}
-	if m := op.Measured; m != nil {
-		t, ok := m[k.Name]
-		if !ok {
-			t, ok = m[string(k.Class)]
-		}
-		if !ok {
-			t, ok = m[workloads.MeasuredAny]
-		}
-		if ok {
-			if k.MeasuredScale > 0 {
-				t *= k.MeasuredScale
-			}
-			return t, nil
-		}
+	if t, ok := MeasuredTime(op, k); ok {
+		return t, nil
 	}
 	class := workloads.KernelClassOf(op)
 	if k.Kernels == nil {
@@ -66,4 +54,37 @@ func OpTime(op *workloads.Op, k *Kind) (float64, error) {
 	c := op.FLOPs / (peak * eff)
 	mem := float64(op.BytesAccessed) / (k.MemBandwidth * r.MemEff)
 	return math.Max(c, mem) + r.Overhead, nil
+}
+
+// MeasuredTime is op's measured time on kind k, if it has one: the entry of
+// op.Measured for the kind's name, else its class, else
+// workloads.MeasuredAny, multiplied by k.MeasuredScale when that is set.
+// It does not check that the op may run on k (see OpTime).
+func MeasuredTime(op *workloads.Op, k *Kind) (float64, bool) {
+	m := op.Measured
+	var t float64
+	var ok bool
+	switch len(m) {
+	case 0:
+		return 0, false
+	case 1:
+		// one entry matches at most one of the three keys, so the order
+		// of the lookups does not matter: the common one first (profiles
+		// and generated graphs give one time for any device)
+		if t, ok = m[workloads.MeasuredAny]; !ok {
+			if t, ok = m[k.Name]; !ok {
+				t, ok = m[string(k.Class)]
+			}
+		}
+	default:
+		if t, ok = m[k.Name]; !ok {
+			if t, ok = m[string(k.Class)]; !ok {
+				t, ok = m[workloads.MeasuredAny]
+			}
+		}
+	}
+	if ok && k.MeasuredScale > 0 {
+		t *= k.MeasuredScale
+	}
+	return t, ok
 }

@@ -149,3 +149,19 @@ func TestPipelineClosedForms(t *testing.T) {
 		}
 	}
 }
+
+// TestPipelineMeasuredScale: a kind's MeasuredScale scales measured times
+// in a pipeline's micro-batches as in a step (it once applied to the step
+// only): halving it halves a GPipe schedule's step on a free network.
+func TestPipelineMeasuredScale(t *testing.T) {
+	u := uniformSpec{p: 2, m: 4, f: 1e-3, b: 2e-3, update: 1e-4}
+	base := runPipeline(t, u, engine.GPipe, false, freeCluster(t, 2))
+	fast := freeCluster(t, 2)
+	for d := range fast.Devices {
+		fast.Devices[d].Kind.MeasuredScale = 0.5
+	}
+	got := runPipeline(t, u, engine.GPipe, false, fast)
+	if !closeTo(got.StepTime, base.StepTime/2, closedTol) {
+		t.Fatalf("MeasuredScale 0.5: step %.9g s, want half of %.9g s", got.StepTime, base.StepTime)
+	}
+}

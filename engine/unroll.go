@@ -350,20 +350,16 @@ func (u *unrolled) instances(s *sim) error {
 }
 
 // scaledOpTime is op's time on kind k for 1/scale of its batch: a measured
-// time (looked up as devices.OpTime does: kind name, class, "*") divided
-// by scale, else the roofline on FLOPs/scale and bytes/scale with the full
+// time (devices.MeasuredTime, with the kind's MeasuredScale) divided by
+// scale, else the roofline on FLOPs/scale and bytes/scale with the full
 // launch overhead.
 func scaledOpTime(op *workloads.Op, k *devices.Kind, scale int) (float64, error) {
 	if scale == 1 {
 		return devices.OpTime(op, k)
 	}
 	if !op.CPUOnly || k.Class == devices.CPU {
-		if m := op.Measured; m != nil {
-			for _, key := range []string{k.Name, string(k.Class), workloads.MeasuredAny} {
-				if t, ok := m[key]; ok {
-					return t / float64(scale), nil
-				}
-			}
+		if t, ok := devices.MeasuredTime(op, k); ok {
+			return t / float64(scale), nil
 		}
 	}
 	cp := *op
