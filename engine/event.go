@@ -69,7 +69,7 @@ func (q *eventQueue) schedule(t float64, k eventKind, id, aux int32) {
 
 // next returns the earliest event; it stays in the heap, taken, until the
 // next schedule replaces it or the next call to next removes it.
-func (q *eventQueue) next() event {
+func (q *eventQueue) next() *event {
 	if q.taken {
 		n := len(q.items) - 1
 		last := q.items[n]
@@ -79,7 +79,7 @@ func (q *eventQueue) next() event {
 		}
 	}
 	q.taken = true
-	return q.items[0]
+	return &q.items[0]
 }
 
 // up places e, whose slot is i, above its later ancestors.

@@ -30,26 +30,30 @@ type sim struct {
 	un  *unrolled
 
 	nodes []instance // what runs, with its state (see unroll.go)
-	// remaining is each node's inputs not yet resident on its device
+	// remaining is each node's dependencies not yet resident on its
+	// device (when 0, it is ready)
 	remaining []int32
+	// side marks the side nodes (nil when there are none): they run off
+	// the compute stream (instance.side, kept here too so that a node
+	// made ready is not read until it starts)
+	side []bool
 	// prio is each node's ready-queue key (the highest runs first): the
 	// plan's priority, or minus the node's position in its device's order;
 	// nil when every node has the same (first ready, first run)
 	prio []float64
 
-	// successors (CSR, unique: several edges between two nodes are one
+	// successors (unique: several edges between two nodes are one
 	// dependency), grouped by device (see wire): node x's consumers on its
-	// own device are succs[succStart[x]:][:nodes[x].local], those on
+	// own device are succs[nodes[x].succ:][:nodes[x].local], those on
 	// another device follow, one group per transfer
-	succStart, succs []int32
-	// inputs (CSR) lists what node x releases when it ends: the producer's
-	// node for an input on x's device, ^t for transfer t's copy of an input
-	// from another device (control edges hold no buffer: not listed)
-	inStart, inputs []int32
-	// node x sends xfers[sendStart[x]:sendStart[x+1]] when it ends
-	sendStart []int32
-	roots     []int32 // the nodes without inputs, ascending
-	recOf     []int32 // each transfer's index in trace.Transfers (with a trace)
+	succs []int32
+	// inputs lists what a node releases when it ends (see instance.in):
+	// the producer's node for an input on its device, ^t for transfer t's
+	// copy of an input from another device (control edges hold no buffer:
+	// not listed)
+	inputs []int32
+	roots  []int32 // the nodes without inputs, ascending
+	recOf  []int32 // each transfer's index in trace.Transfers (with a trace)
 
 	streams []stream
 	links   []linkQueue
@@ -57,14 +61,16 @@ type sim struct {
 	mem     []ledger
 
 	// the routes transfers use, copied on first use (see route): hops
-	// holds their links; a route is found by device pair in routeAt and
-	// routeLen (index+1, length) on clusters of up to 64 devices, else in
-	// routeMap
-	hops              []links.LinkID
-	routeAt, routeLen []int32
-	routeMap          map[int32]int32
+	// holds their links; a route is found by device pair in routeAt
+	// (index+1) on clusters of up to 64 devices, else in routeMap
+	routes   []routeRef
+	hops     []links.LinkID
+	routeAt  []int32
+	routeMap map[int32]int32
 
 	readySeq uint64
+	// arena lends the large arrays above (see recycle)
+	arena *arena
 
 	q     eventQueue
 	now   float64
@@ -109,7 +115,7 @@ func Simulate(g *workloads.Graph, c *devices.Cluster, p *Plan, opt Options) (*Re
 	if opt.MaxMemory < 0 {
 		return nil, fmt.Errorf("%w: engine option MaxMemory = %d (valid range: >= 0; 0 = %d bytes)", ErrInvalidPlan, opt.MaxMemory, DefaultMaxMemory)
 	}
-	s := &sim{g: g, c: c, p: p, opt: opt}
+	s := &sim{g: g, c: c, p: p, opt: opt, arena: arenas.Get().(*arena)}
 	if err := s.init(); err != nil {
 		return nil, err
 	}
@@ -125,7 +131,9 @@ func Simulate(g *workloads.Graph, c *devices.Cluster, p *Plan, opt Options) (*Re
 	if s.done < len(s.nodes) {
 		return nil, s.deadlock()
 	}
-	return s.result(), nil
+	r := s.result()
+	s.recycle()
+	return r, nil
 }
 
 // init derives the nodes and prepares the streams, links and ledgers.
@@ -140,14 +148,18 @@ func (s *sim) init() error {
 			sfOut: c.Topology.Endpoints[l.To].StoreAndForward()}
 	}
 	if nd := len(c.Devices); nd <= 64 {
-		s.routeAt, s.routeLen = make([]int32, nd*nd), make([]int32, nd*nd)
+		s.routeAt = make([]int32, nd*nd)
 	} else {
 		s.routeMap = map[int32]int32{}
 	}
 	for d := range s.mem {
 		s.mem[d].capacity = c.Devices[d].Memory
+		if s.opt.Trace {
+			s.mem[d].watch = -1
+		}
 	}
 	s.res = &Result{}
+	s.q.items = s.arena.events[:0]
 	if s.opt.Trace {
 		s.trace = &Trace{}
 	}
@@ -198,7 +210,7 @@ func (s *sim) relaxOrders() {
 // start makes the nodes without inputs ready and starts the streams.
 func (s *sim) start() {
 	for _, x := range s.roots {
-		s.makeReady(x)
+		s.makeReady(x, s.nodes[x].out.dev)
 	}
 	for d := range s.streams {
 		s.tryStart(int32(d))
@@ -242,7 +254,7 @@ func (s *sim) orderDeadlock() error {
 	}
 	for k := 0; k < len(queue); k++ {
 		x := queue[k]
-		for _, y := range s.succs[s.succStart[x]:s.succStart[x+1]] {
+		for _, y := range s.successors(x) {
 			release(y)
 		}
 		if nd := &s.nodes[x]; !nd.side {
@@ -270,28 +282,30 @@ func (s *sim) orderDeadlock() error {
 // run processes events until none are left.
 func (s *sim) run() {
 	for s.q.pending() > 0 {
+		// the event stays at the heap's root only until the handler
+		// schedules: its fields are read first
 		e := s.q.next()
 		s.now = e.time
+		id, aux := e.id, e.aux
 		s.res.Events++
 		switch e.kind() {
 		case evOpEnd:
-			s.opEnd(e.id)
+			s.opEnd(id)
 		case evHopEnd:
-			s.hopEnd(e.id, e.aux)
+			s.hopEnd(id, aux)
 		case evHopHead:
-			s.enqueueHop(e.id, e.aux+1)
+			s.enqueueHop(id, aux+1)
 		case evSideEnd:
-			s.finish(e.id)
-			s.tryStart(s.nodes[e.id].out.dev)
+			s.finish(id)
+			s.tryStart(s.nodes[id].out.dev)
 		}
 	}
 }
 
-// makeReady queues node x on its device's stream (the caller calls
-// tryStart), or starts a side node at once.
-func (s *sim) makeReady(x int32) {
-	nd := &s.nodes[x]
-	if nd.side {
+// makeReady queues node x, which runs on device d, on d's stream (the
+// caller calls tryStart), or starts a side node at once.
+func (s *sim) makeReady(x, d int32) {
+	if s.side != nil && s.side[x] {
 		s.startSide(x)
 		return
 	}
@@ -299,7 +313,7 @@ func (s *sim) makeReady(x int32) {
 	if s.prio != nil {
 		prio = s.prio[x]
 	}
-	s.streams[nd.out.dev].ready.push(readyItem{prio: prio, seq: s.readySeq, op: x})
+	s.streams[d].ready.push(readyItem{prio: prio, seq: s.readySeq, op: x})
 	s.readySeq++
 }
 
@@ -307,9 +321,9 @@ func (s *sim) makeReady(x int32) {
 // (a collective's step, a weight stash), so it starts as soon as it is ready.
 func (s *sim) startSide(x int32) {
 	s.res.OpStart[x] = s.now
-	what := "all-reduce chunk"
+	what := allocChunk
 	if s.un.id(x).kind == NodeStash {
-		what = "weight stash"
+		what = allocStash
 	}
 	nd := &s.nodes[x]
 	s.alloc(nd.out.dev, nd.out.bytes, x, what)
@@ -334,8 +348,12 @@ func (s *sim) tryStart(d int32) {
 	st.busy = true
 	s.res.OpStart[x] = s.now
 	nd := &s.nodes[x]
-	s.alloc(d, nd.out.bytes, x, "output")
-	s.alloc(d, nd.temp, x, "temp")
+	if m := &s.mem[d]; m.add(nd.out.bytes) {
+		s.allocSlow(d, nd.out.bytes, x, allocOutput)
+	}
+	if m := &s.mem[d]; m.add(nd.temp) {
+		s.allocSlow(d, nd.temp, x, allocTemp)
+	}
 	s.q.schedule(s.now+nd.cost, evOpEnd, x, 0)
 }
 
@@ -360,28 +378,37 @@ func (s *sim) finish(x int32) {
 	s.free(d, nd.temp)
 	// release this node's inputs first: memory freed at an instant is free
 	// for whatever starts at that instant
-	for _, in := range s.inputs[s.inStart[x]:s.inStart[x+1]] {
+	for _, in := range s.inputs[nd.in : nd.in+nd.nIn] {
 		if in >= 0 {
 			s.releaseSource(in)
 		} else {
 			s.releaseRecv(^in)
 		}
 	}
-	// the output's readers: local consumers, one send per remote device
-	first, last := s.sendStart[x], s.sendStart[x+1]
-	refs := nd.localReaders + last - first
-	nd.out.readers = refs
-	if refs == 0 {
+	// the output's readers (local consumers, one send per remote device;
+	// wire counted them) free it; without any it is freed now
+	if nd.out.readers == 0 {
 		s.free(d, nd.out.bytes)
 	}
-	for t := first; t < last; t++ {
+	for t := nd.send; t < nd.send+nd.nSend; t++ {
 		s.send(t)
 	}
 	// wake local consumers
-	lo := s.succStart[x]
-	for _, v := range s.succs[lo : lo+nd.local] {
-		s.satisfy(v)
+	for _, v := range s.succs[nd.succ : nd.succ+nd.local] {
+		s.satisfy(v, d)
 	}
+}
+
+// successors is node x's successors: local ones, then those of each of
+// its transfers.
+func (s *sim) successors(x int32) []int32 {
+	nd := &s.nodes[x]
+	end := nd.succ + nd.local
+	if nd.nSend > 0 {
+		last := &s.xfers[nd.send+nd.nSend-1]
+		end = last.first + last.n
+	}
+	return s.succs[nd.succ:end]
 }
 
 // send starts transfer t of its producer's output, which just ended.
@@ -404,15 +431,15 @@ func (s *sim) deliver(t int32) {
 	x := &s.xfers[t]
 	x.recv.readers = x.n
 	for _, v := range s.succs[x.first : x.first+x.n] {
-		s.satisfy(v)
+		s.satisfy(v, x.recv.dev)
 	}
 	s.tryStart(x.recv.dev)
 }
 
-// satisfy marks one dependency of v resident.
-func (s *sim) satisfy(v int32) {
+// satisfy marks one dependency of v, which runs on device d, resident.
+func (s *sim) satisfy(v, d int32) {
 	if s.remaining[v]--; s.remaining[v] == 0 {
-		s.makeReady(v)
+		s.makeReady(v, d)
 	}
 }
 

@@ -20,10 +20,11 @@ func (o Options) maxMemory() int64 {
 	return DefaultMaxMemory
 }
 
-// perNodeBytes is what the executor keeps for every node: the instance and
-// its identity, start and end times, CSR offsets, a ready-queue entry and
-// its op-end event, and the copy of its identity in Result.Instances.
-const perNodeBytes = int64(unsafe.Sizeof(instance{})+unsafe.Sizeof(instanceID{})) + 16 + 8 +
+// perNodeBytes is what the executor keeps for every node: the instance
+// (with its offsets into the successors, inputs and transfers) and its
+// identity, its device, start and end times, a ready-queue entry and its
+// op-end event, and the copy of its identity in Result.Instances.
+const perNodeBytes = int64(unsafe.Sizeof(instance{})+unsafe.Sizeof(instanceID{})) + 4 + 16 +
 	int64(unsafe.Sizeof(readyItem{})+unsafe.Sizeof(event{})) + 4*3 + 1 + 4
 
 // perEdgeBytes is what the executor keeps for every node-level edge: the

@@ -5,11 +5,14 @@ package engine
 type transfer struct {
 	producer   int32
 	first, n   int32
+	route      int32   // its route in sim.routes
 	recv       buffer  // the copy on recv.dev, readers: consumers there still to finish
-	route      int32   // its route's first link in sim.hops
-	hops       int32   // and its number of links
 	prevFinish float64 // when the previous hop finishes (cut-through)
 }
+
+// routeRef is a route between two devices: its links are
+// sim.hops[at:at+n].
+type routeRef struct{ at, n int32 }
 
 // waiting is a transfer's hop in a link's queue, since time enq.
 type waiting struct {
@@ -33,7 +36,7 @@ type linkQueue struct {
 
 // enqueueHop puts transfer t's hop h on its link, starting it when free.
 func (s *sim) enqueueHop(t int32, h int32) {
-	lq := &s.links[s.hops[s.xfers[t].route+h]]
+	lq := &s.links[s.hops[s.routes[s.xfers[t].route].at+h]]
 	if !lq.busy {
 		s.startHop(t, h, s.now)
 		return
@@ -48,7 +51,8 @@ func (s *sim) enqueueHop(t int32, h int32) {
 // head arrives and ends no earlier than the previous hop plus its latency.
 func (s *sim) startHop(t, h int32, enq float64) {
 	x := &s.xfers[t]
-	lid := s.hops[x.route+h]
+	r := s.routes[x.route]
+	lid := s.hops[r.at+h]
 	lq := &s.links[lid]
 	lq.busy = true
 	start := s.now
@@ -63,10 +67,12 @@ func (s *sim) startHop(t, h int32, enq float64) {
 	lq.stats.Bytes += x.recv.bytes
 	lq.stats.Transfers++
 	lq.stats.QueueDelay += start - enq
-	last := h == x.hops-1
+	last := h == r.n-1
 	if last {
 		// the receive buffer exists from the moment the last hop writes it
-		s.alloc(x.recv.dev, x.recv.bytes, x.producer, "recv")
+		if s.mem[x.recv.dev].add(x.recv.bytes) {
+			s.allocSlow(x.recv.dev, x.recv.bytes, x.producer, allocRecv)
+		}
 	}
 	if s.trace != nil {
 		r := &s.trace.Transfers[s.recOf[t]]
@@ -81,8 +87,8 @@ func (s *sim) startHop(t, h int32, enq float64) {
 // hopEnd frees the link and moves the transfer on.
 func (s *sim) hopEnd(t int32, h int32) {
 	x := &s.xfers[t]
-	lid := s.hops[x.route+h]
-	lq := &s.links[lid]
+	r := s.routes[x.route]
+	lq := &s.links[s.hops[r.at+h]]
 	lq.busy = false
 	if lq.head < len(lq.queue) {
 		w := lq.queue[lq.head]
@@ -93,21 +99,20 @@ func (s *sim) hopEnd(t int32, h int32) {
 		s.releaseSource(x.producer)
 	}
 	switch {
-	case h == x.hops-1:
+	case h == r.n-1:
 		s.deliver(t)
 	case lq.sfOut:
 		s.enqueueHop(t, h+1)
 	}
 }
 
-// route returns where the route from device src to dst starts in s.hops,
-// and its length, copying it there on first use: transfers then hold no
-// pointer, which spares the garbage collector from scanning them.
-func (s *sim) route(src, dst int32) (int32, int32) {
+// route returns the index in s.routes of the route from device src to
+// dst, copying it there on first use: transfers then hold no pointer,
+// which spares the garbage collector from scanning them.
+func (s *sim) route(src, dst int32) int32 {
 	if s.routeAt != nil {
-		key := src*int32(len(s.c.Devices)) + dst
-		if at := s.routeAt[key]; at > 0 {
-			return at - 1, s.routeLen[key]
+		if at := s.routeAt[src*int32(len(s.c.Devices))+dst]; at > 0 {
+			return at - 1
 		}
 	}
 	return s.newRoute(src, dst)
@@ -115,20 +120,21 @@ func (s *sim) route(src, dst int32) (int32, int32) {
 
 // newRoute is route's slow path: a route not yet copied, or any route on
 // a cluster of more than 64 devices (found in routeMap).
-func (s *sim) newRoute(src, dst int32) (int32, int32) {
+func (s *sim) newRoute(src, dst int32) int32 {
 	key := src*int32(len(s.c.Devices)) + dst
 	if s.routeAt == nil {
-		if at, ok := s.routeMap[key]; ok {
-			return at, int32(len(s.c.Route(int(src), int(dst))))
+		if i, ok := s.routeMap[key]; ok {
+			return i
 		}
 	}
 	r := s.c.Route(int(src), int(dst))
-	at := int32(len(s.hops))
+	i := int32(len(s.routes))
+	s.routes = append(s.routes, routeRef{at: int32(len(s.hops)), n: int32(len(r))})
 	s.hops = append(s.hops, r...)
 	if s.routeAt != nil {
-		s.routeAt[key], s.routeLen[key] = at+1, int32(len(r))
+		s.routeAt[key] = i + 1
 	} else {
-		s.routeMap[key] = at
+		s.routeMap[key] = i
 	}
-	return at, int32(len(r))
+	return i
 }

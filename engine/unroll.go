@@ -10,16 +10,23 @@ import (
 // instance is one node the executor plays: an op instance for one
 // micro-batch and replica, a recomputed forward op, or a side node (a
 // collective step, a weight stash) that runs off the compute stream. It
-// holds its costs and its state during the run, contiguous in sim.nodes.
+// holds its costs, where its dependencies are (see wire) and its state
+// during the run, in one cache line, contiguous in sim.nodes: the
+// executor reads a node's record, not one entry in each of a dozen
+// arrays. Its count of dependencies not yet resident is apart, in
+// sim.remaining: the executor counts them down in an order of its own,
+// long before the node runs.
 type instance struct {
 	cost float64 // true time on its device
 	temp int64   // workspace while it runs
 	out  buffer  // its output, on the device it runs on (out.dev)
-	// local is its consumers on its own device (the first of its
-	// successors, see wire), localReaders those that read its output
-	// (not control edges)
-	local, localReaders int32
-	side                bool // runs off the compute stream, as soon as it is ready
+	// its successors are sim.succs[succ:]: local on its own device, then
+	// those of each of its transfers, sim.xfers[send:send+nSend]
+	succ, local, send, nSend int32
+	// its inputs (what it releases when it ends) are
+	// sim.inputs[in:in+nIn]
+	in, nIn int32
+	side    bool // runs off the compute stream, as soon as it is ready
 }
 
 // buffer is a tensor held on one device until its last reader is done.
@@ -174,13 +181,14 @@ func (s *sim) unroll() error {
 		u.roles()
 	}
 	total := u.reps * u.block
+	a := s.arena
 	if u.step {
-		u.nodes = make([]instance, total)
-		u.dev = make([]int32, total)
+		u.nodes = reuse(&a.nodes, total, total)
+		u.dev = reuse(&a.dev, total, total)
 	} else {
-		u.nodes = make([]instance, total, total+total/8)
-		u.dev = make([]int32, total, total+total/8)
-		u.ids = make([]instanceID, total, total+total/8)
+		u.nodes = reuse(&a.nodes, total, total+total/8)
+		u.dev = reuse(&a.dev, total, total+total/8)
+		u.ids = reuse(&a.ids, total, total+total/8)
 	}
 	if err := u.instances(s); err != nil {
 		return err
@@ -199,14 +207,9 @@ func (s *sim) unroll() error {
 	s.nodes = u.nodes
 	if u.step {
 		// a step: the op graph is the node graph
-		mark := make([]int32, n)
-		for i := range mark {
-			mark[i] = -1
-		}
-		s.wire(stepSuccessors(g, mark, make([]int32, n)), len(g.Edges))
+		s.wire(stepSuccessors(g, a))
 	} else {
-		start, succs, bytes := u.adjacency()
-		s.wire(csrSuccessors(start, succs, bytes), len(succs))
+		s.wire(u.adjacency())
 	}
 	if l.sched != "" {
 		u.orders(s)
@@ -343,7 +346,7 @@ func (u *unrolled) instances(s *sim) error {
 			st := &s.streams[d]
 			st.ops++
 			st.params += op.ParamBytes
-			s.alloc(int32(d), op.ParamBytes, u.node(v, 0, r), "parameters")
+			s.alloc(int32(d), op.ParamBytes, u.node(v, 0, r), allocParams)
 		}
 	}
 	return nil
@@ -500,7 +503,7 @@ func (u *unrolled) planOrder(s *sim) {
 // adjacency builds the nodes' unique successors (CSR) with their bytes
 // (-1 for a control edge): the graph's edges for every instance, then the
 // side edges, listed by consumer and transposed.
-func (u *unrolled) adjacency() (succStart, succs []int32, succBytes []int64) {
+func (u *unrolled) adjacency() csr {
 	total := len(u.nodes)
 	regular := u.reps * u.block
 	// side edges grouped by destination
@@ -559,15 +562,15 @@ func (u *unrolled) adjacency() (succStart, succs []int32, succBytes []int64) {
 	predStart[total] = int32(len(preds))
 
 	// successors: the transpose, in node order
-	succStart = make([]int32, total+1)
+	succStart := make([]int32, total+1)
 	for _, w := range preds {
 		succStart[orig(w)+1]++
 	}
 	for i := 0; i < total; i++ {
 		succStart[i+1] += succStart[i]
 	}
-	succs = make([]int32, len(preds))
-	succBytes = make([]int64, len(preds))
+	succs := make([]int32, len(preds))
+	succBytes := make([]int64, len(preds))
 	copy(fill, succStart[:total])
 	for x := 0; x < total; x++ {
 		for j := predStart[x]; j < predStart[x+1]; j++ {
@@ -577,7 +580,7 @@ func (u *unrolled) adjacency() (succStart, succs []int32, succBytes []int64) {
 			fill[w]++
 		}
 	}
-	return succStart, succs, succBytes
+	return csr{start: succStart, to: succs, bytes: succBytes}
 }
 
 // orig is the node of a predecessor entry: a control edge's predecessor

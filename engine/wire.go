@@ -13,208 +13,205 @@ type succEdge struct {
 	bytes int64
 }
 
-// successors appends node x's unique successors to buf and returns it.
-type successors func(x int32, buf []succEdge) []succEdge
+// csr is the nodes' unique successors: node x's are to[start[x]:start[x+1]],
+// each with its bytes (< 0: a control edge, which orders its nodes but
+// holds no buffer).
+type csr struct {
+	start, to []int32
+	bytes     []int64
+}
 
 // wire prepares the nodes' dependencies for the run from their unique
 // successors: it counts each node's inputs, groups each node's successors
 // by device into s.succs, makes one transfer per group on another device,
 // lists what each node releases when it ends and the nodes without
-// inputs (s.roots). edges is an upper bound of the successors' number
-// (for the first allocation).
+// inputs (s.roots).
 //
 // A node's consumers on its own device come first, then those on each
 // other device by ascending device, each group in its original order (the
 // order in which its consumers become ready). A group on another device is
 // one transfer, sent when the node ends, of the largest of the group's
 // edges.
-func (s *sim) wire(succ successors, edges int) {
+func (s *sim) wire(g csr) {
 	n := len(s.nodes)
 	dev := s.un.dev
-	s.remaining = make([]int32, n)
-	s.succStart = make([]int32, n+1)
-	s.sendStart = make([]int32, n+1)
-	s.inStart = make([]int32, n+1) // inputs per consumer, then CSR offsets
-	s.succs = make([]int32, 0, edges)
+	nodes := s.nodes
+	a := s.arena
+	s.succs = reuse(&a.succs, 0, len(g.to))
+	s.xfers = reuse(&a.xfers, 0, n+16)
+	// the counts go to compact arrays, not to the consumers' records: a
+	// node's consumers are scattered, and 16 counts share a cache line
+	remaining := reuse(&a.remaining, n, n)
+	nIn := reuse(&a.cursor, n, n)
+	s.remaining = remaining
 	var control []bool // per entry of s.succs, only once a control edge is seen
-	var buf []succEdge
-	var sends chunked[send] // the transfers, until they are made
+	var remote []succEdge
+	inputs := 0
 	for x := 0; x < n; x++ {
-		s.succStart[x] = int32(len(s.succs))
-		s.sendStart[x] = int32(sends.len())
-		buf = succ(int32(x), buf[:0])
 		d := dev[x]
-		local := true
-		for _, e := range buf {
-			s.remaining[e.v]++
-			if e.bytes >= 0 {
-				s.inStart[e.v+1]++
+		nd := &nodes[x]
+		nd.succ, nd.send = int32(len(s.succs)), int32(len(s.xfers))
+		// local consumers first, in order; the others wait in remote
+		remote = remote[:0]
+		lo, hi := g.start[x], g.start[x+1]
+		to, bytes := g.to[lo:hi], g.bytes[lo:hi]
+		bytes = bytes[:len(to)]
+		for i, v := range to {
+			b := bytes[i]
+			remaining[v]++
+			if b >= 0 {
+				nIn[v]++
+				inputs++
 			} else if control == nil {
 				control = make([]bool, len(s.succs), cap(s.succs))
 			}
-			local = local && dev[e.v] == d
-		}
-		if !local {
-			groupByDevice(buf, dev, d)
-		}
-		// local consumers first, then one group per remote device
-		nd := &s.nodes[x]
-		cur := send{dev: -1}
-		for _, e := range buf {
-			s.succs = append(s.succs, e.v)
-			if control != nil {
-				control = append(control, e.bytes < 0)
-			}
-			switch dv := dev[e.v]; {
-			case dv == d:
-				nd.local++
-				if e.bytes >= 0 {
-					nd.localReaders++
-				}
+			if dev[v] != d {
+				remote = append(remote, succEdge{v, b})
 				continue
-			case dv != cur.dev:
-				if cur.n > 0 {
-					sends.append(cur)
-				}
-				cur = send{dev: dv}
 			}
-			cur.n++
-			cur.bytes = max(cur.bytes, e.bytes)
+			s.succs = append(s.succs, v)
+			if control != nil {
+				control = append(control, b < 0)
+			}
+			nd.local++
+			if b >= 0 {
+				nd.out.readers++
+			}
 		}
-		if cur.n > 0 {
-			sends.append(cur)
+		if len(remote) > 1 {
+			sortByDevice(remote, dev)
+		}
+		// then one transfer per remote device, by ascending device: each
+		// is one reader of the output
+		for i := 0; i < len(remote); {
+			dv := dev[remote[i].v]
+			xf := transfer{producer: int32(x), first: int32(len(s.succs)), recv: buffer{dev: dv}}
+			for ; i < len(remote) && dev[remote[i].v] == dv; i++ {
+				e := remote[i]
+				s.succs = append(s.succs, e.v)
+				if control != nil {
+					control = append(control, e.bytes < 0)
+				}
+				xf.n++
+				xf.recv.bytes = max(xf.recv.bytes, e.bytes)
+			}
+			xf.route = s.route(d, dv)
+			s.xfers = append(s.xfers, xf)
+			nd.nSend++
+			nd.out.readers++
 		}
 	}
-	s.succStart[n] = int32(len(s.succs))
-	s.sendStart[n] = int32(sends.len())
-	for v := 0; v < n; v++ {
-		s.inStart[v+1] += s.inStart[v]
-	}
-	// the transfers, and the inputs: the producer's node for a local
-	// input, ^t for transfer t's copy
-	s.xfers = make([]transfer, sends.len())
 	if s.trace != nil {
 		s.recOf = make([]int32, len(s.xfers))
 	}
-	s.inputs = make([]int32, s.inStart[n])
-	fill := slices.Clone(s.inStart[:n])
-	next := sends.reader()
-	for x := 0; x < n; x++ {
-		if s.remaining[x] == 0 {
+	// each node's inputs start where the previous node's end; nIn
+	// becomes a cursor from their end, counting down while they are
+	// filled in
+	at := int32(0)
+	for x := range nodes {
+		nd := &nodes[x]
+		nd.in, nd.nIn = at, nIn[x]
+		at += nIn[x]
+		nIn[x] = at
+		if nd.side {
+			if s.side == nil {
+				s.side = reuse(&a.side, n, n)
+			}
+			s.side[x] = true
+		}
+		if remaining[x] == 0 {
 			s.roots = append(s.roots, int32(x))
 		}
-		i := s.succStart[x]
-		for end := i + s.nodes[x].local; i < end; i++ {
+	}
+	// what each node releases when it ends: the producer's node for a
+	// local input, ^t for transfer t's copy
+	s.inputs = reuse(&a.inputs, inputs, inputs)
+	for x := 0; x < n; x++ {
+		nd := &nodes[x]
+		for i, end := nd.succ, nd.succ+nd.local; i < end; i++ {
 			if v := s.succs[i]; control == nil || !control[i] {
-				s.inputs[fill[v]] = int32(x)
-				fill[v]++
+				nIn[v]--
+				s.inputs[nIn[v]] = int32(x)
 			}
 		}
-		for t := s.sendStart[x]; t < s.sendStart[x+1]; t++ {
-			sd := next()
+		for t := nd.send; t < nd.send+nd.nSend; t++ {
 			xf := &s.xfers[t]
-			*xf = transfer{producer: int32(x), first: i, n: sd.n, recv: buffer{bytes: sd.bytes, dev: sd.dev}}
-			xf.route, xf.hops = s.route(dev[x], sd.dev)
-			for end := i + sd.n; i < end; i++ {
+			for i, end := xf.first, xf.first+xf.n; i < end; i++ {
 				if v := s.succs[i]; control == nil || !control[i] {
-					s.inputs[fill[v]] = ^t
-					fill[v]++
+					nIn[v]--
+					s.inputs[nIn[v]] = ^t
 				}
 			}
 		}
 	}
 }
 
-// send is a transfer as wire first finds it: n consumers on device dev,
-// the largest edge's bytes.
-type send struct {
-	bytes  int64
-	dev, n int32
-}
-
-// stepSuccessors lists op x's distinct successors in the order of its
-// edges, with the largest such edge's bytes (several edges between two
-// ops are one dependency). mark and pos are scratch of one entry per op,
-// mark filled with -1.
-func stepSuccessors(g *workloads.Graph, mark, pos []int32) successors {
-	return func(x int32, buf []succEdge) []succEdge {
-		for _, eid := range g.Out(int(x)) {
-			e := &g.Edges[eid]
-			w := int32(e.To)
+// stepSuccessors is a step's successors (its nodes are the ops): each op's
+// distinct successors in the order of its edges, with the largest such
+// edge's bytes (several edges between two ops are one dependency), in a's
+// arrays. A counting sort by producer (stable: each op's edges keep the
+// order of g.Out) reads g.Edges once in order rather than chasing each
+// op's list of edge indices; a second pass drops the repeated successors
+// in place.
+func stepSuccessors(g *workloads.Graph, a *arena) csr {
+	n := len(g.Ops)
+	start := reuse(&a.outStart, n+1, n+1)
+	for i := range g.Edges {
+		start[g.Edges[i].From+1]++
+	}
+	for x := 0; x < n; x++ {
+		start[x+1] += start[x]
+	}
+	to := reuse(&a.outTo, len(g.Edges), len(g.Edges))
+	bytes := reuse(&a.outBytes, len(g.Edges), len(g.Edges))
+	// start[x] walks through x's slots, ending at x+1's start
+	for i := range g.Edges {
+		e := &g.Edges[i]
+		k := start[e.From]
+		to[k], bytes[k] = int32(e.To), e.Bytes
+		start[e.From]++
+	}
+	copy(start[1:], start[:n])
+	start[0] = 0
+	// one entry per successor: mark[w] == x when w is already listed for
+	// x, at pos[w]
+	mark, pos := reuse(&a.mark, n, n), reuse(&a.pos, n, n)
+	for i := range mark {
+		mark[i] = -1
+	}
+	k, from := int32(0), int32(0)
+	for x := int32(0); x < int32(n); x++ {
+		end := start[x+1]
+		start[x] = k
+		for i := from; i < end; i++ {
+			w, b := to[i], bytes[i]
 			if mark[w] != x {
-				mark[w] = x
-				pos[w] = int32(len(buf))
-				buf = append(buf, succEdge{w, e.Bytes})
-			} else if e.Bytes > buf[pos[w]].bytes {
-				buf[pos[w]].bytes = e.Bytes
+				mark[w], pos[w] = x, k
+				to[k], bytes[k] = w, b
+				k++
+			} else if b > bytes[pos[w]] {
+				bytes[pos[w]] = b
 			}
 		}
-		return buf
+		from = end
 	}
+	start[n] = k
+	return csr{start: start, to: to[:k], bytes: bytes[:k]}
 }
 
-// csrSuccessors lists the successors of a CSR.
-func csrSuccessors(start, succs []int32, bytes []int64) successors {
-	return func(x int32, buf []succEdge) []succEdge {
-		for i := start[x]; i < start[x+1]; i++ {
-			buf = append(buf, succEdge{succs[i], bytes[i]})
-		}
-		return buf
-	}
-}
-
-// groupByDevice sorts a node's successors stably by device, those on the
-// node's own device d first.
-func groupByDevice(es []succEdge, dev []int32, d int32) {
-	key := func(e succEdge) int32 {
-		if dev[e.v] == d {
-			return -1
-		}
-		return dev[e.v]
-	}
+// sortByDevice sorts a node's successors on other devices stably by
+// device.
+func sortByDevice(es []succEdge, dev []int32) {
 	if len(es) > 32 {
-		slices.SortStableFunc(es, func(a, b succEdge) int { return int(key(a)) - int(key(b)) })
+		slices.SortStableFunc(es, func(a, b succEdge) int { return int(dev[a.v]) - int(dev[b.v]) })
 		return
 	}
 	for i := 1; i < len(es); i++ {
-		e, k := es[i], key(es[i])
+		e, k := es[i], dev[es[i].v]
 		j := i
-		for ; j > 0 && key(es[j-1]) > k; j-- {
+		for ; j > 0 && dev[es[j-1].v] > k; j-- {
 			es[j] = es[j-1]
 		}
 		es[j] = e
-	}
-}
-
-// chunked is an append-only list in chunks of 4096 items: it grows
-// without copying what it holds.
-type chunked[T any] struct {
-	chunks [][]T
-	n      int
-}
-
-func (c *chunked[T]) len() int { return c.n }
-
-func (c *chunked[T]) append(v T) {
-	if c.n%4096 == 0 {
-		c.chunks = append(c.chunks, make([]T, 0, 4096))
-	}
-	last := &c.chunks[len(c.chunks)-1]
-	*last = append(*last, v)
-	c.n++
-}
-
-// reader returns a function that yields the items in order.
-func (c *chunked[T]) reader() func() T {
-	var chunk []T
-	k := 0
-	return func() T {
-		if len(chunk) == 0 {
-			chunk = c.chunks[k]
-			k++
-		}
-		v := chunk[0]
-		chunk = chunk[1:]
-		return v
 	}
 }
