@@ -13,12 +13,15 @@ type succEdge struct {
 	bytes int64
 }
 
-// csr is the nodes' unique successors: node x's are to[start[x]:start[x+1]],
+// csr is the nodes' successors: node x's are to[start[x]:start[x+1]],
 // each with its bytes (< 0: a control edge, which orders its nodes but
-// holds no buffer).
+// holds no buffer). With repeats, a successor may be listed more than
+// once: several edges between two nodes are one dependency, of the
+// largest edge's bytes.
 type csr struct {
 	start, to []int32
 	bytes     []int64
+	repeats   bool
 }
 
 // wire prepares the nodes' dependencies for the run from their unique
@@ -46,6 +49,12 @@ func (s *sim) wire(g csr) {
 	s.remaining = remaining
 	var control []bool // per entry of s.succs, only once a control edge is seen
 	var remote []succEdge
+	// with repeats, seen[v] == x+1 when v is already a successor of x,
+	// at remote[pos[v]] (-1: local)
+	var seen, pos []int32
+	if g.repeats {
+		seen, pos = reuse(&a.mark, n, n), reuse(&a.pos, n, n)
+	}
 	inputs := 0
 	for x := 0; x < n; x++ {
 		d := dev[x]
@@ -58,6 +67,19 @@ func (s *sim) wire(g csr) {
 		bytes = bytes[:len(to)]
 		for i, v := range to {
 			b := bytes[i]
+			if seen != nil {
+				if seen[v] == int32(x)+1 {
+					if k := pos[v]; k >= 0 {
+						remote[k].bytes = max(remote[k].bytes, b)
+					}
+					continue
+				}
+				seen[v] = int32(x) + 1
+				pos[v] = -1
+				if dev[v] != d {
+					pos[v] = int32(len(remote))
+				}
+			}
 			remaining[v]++
 			if b >= 0 {
 				nIn[v]++
@@ -146,13 +168,11 @@ func (s *sim) wire(g csr) {
 	}
 }
 
-// stepSuccessors is a step's successors (its nodes are the ops): each op's
-// distinct successors in the order of its edges, with the largest such
-// edge's bytes (several edges between two ops are one dependency), in a's
-// arrays. A counting sort by producer (stable: each op's edges keep the
-// order of g.Out) reads g.Edges once in order rather than chasing each
-// op's list of edge indices; a second pass drops the repeated successors
-// in place.
+// stepSuccessors is a step's successors (its nodes are the ops): each
+// op's edges in the order of g.Out, in a's arrays, with repeats (wire
+// keeps one dependency per pair of ops). A counting sort by producer
+// (stable) reads g.Edges once in order rather than chasing each op's
+// list of edge indices.
 func stepSuccessors(g *workloads.Graph, a *arena) csr {
 	n := len(g.Ops)
 	start := reuse(&a.outStart, n+1, n+1)
@@ -173,30 +193,7 @@ func stepSuccessors(g *workloads.Graph, a *arena) csr {
 	}
 	copy(start[1:], start[:n])
 	start[0] = 0
-	// one entry per successor: mark[w] == x when w is already listed for
-	// x, at pos[w]
-	mark, pos := reuse(&a.mark, n, n), reuse(&a.pos, n, n)
-	for i := range mark {
-		mark[i] = -1
-	}
-	k, from := int32(0), int32(0)
-	for x := int32(0); x < int32(n); x++ {
-		end := start[x+1]
-		start[x] = k
-		for i := from; i < end; i++ {
-			w, b := to[i], bytes[i]
-			if mark[w] != x {
-				mark[w], pos[w] = x, k
-				to[k], bytes[k] = w, b
-				k++
-			} else if b > bytes[pos[w]] {
-				bytes[pos[w]] = b
-			}
-		}
-		from = end
-	}
-	start[n] = k
-	return csr{start: start, to: to[:k], bytes: bytes[:k]}
+	return csr{start: start, to: to, bytes: bytes, repeats: true}
 }
 
 // sortByDevice sorts a node's successors on other devices stably by
