@@ -31,27 +31,19 @@ func (e *event) kind() eventKind { return eventKind(e.key & 3) }
 // indirect calls, a third of a run's instructions), and a sift moves the
 // hole instead of swapping at every level.
 //
-// next leaves the event it returns at the root (taken): the first event
-// scheduled while it is processed replaces it with one sift down instead
-// of a pop and a push. Since no two events have the same key, the order in
+// The run loop (sim.run, which pops inline) leaves the event it processes
+// at the root (taken): the first event scheduled while it is processed
+// replaces it with one sift down instead of a pop and a push. Since no two events have the same key, the order in
 // which events come out does not depend on the heap's shape.
 type eventQueue struct {
 	items []event
 	seq   uint64
-	taken bool // items[0] was returned by next and is to be removed
+	taken bool // items[0] is being processed and is to be removed
 }
 
 // before orders events by time, then by sequence number.
 func (a *event) before(b *event) bool {
 	return a.time < b.time || (a.time == b.time && a.key < b.key)
-}
-
-// pending is the number of events still to fire.
-func (q *eventQueue) pending() int {
-	if q.taken {
-		return len(q.items) - 1
-	}
-	return len(q.items)
 }
 
 // schedule adds an event at time t.
@@ -65,21 +57,6 @@ func (q *eventQueue) schedule(t float64, k eventKind, id, aux int32) {
 	}
 	q.items = append(q.items, e)
 	q.up(len(q.items)-1, e)
-}
-
-// next returns the earliest event; it stays in the heap, taken, until the
-// next schedule replaces it or the next call to next removes it.
-func (q *eventQueue) next() *event {
-	if q.taken {
-		n := len(q.items) - 1
-		last := q.items[n]
-		q.items = q.items[:n]
-		if n > 0 {
-			q.down(0, last)
-		}
-	}
-	q.taken = true
-	return &q.items[0]
 }
 
 // up places e, whose slot is i, above its later ancestors.

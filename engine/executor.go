@@ -281,10 +281,25 @@ func (s *sim) orderDeadlock() error {
 
 // run processes events until none are left.
 func (s *sim) run() {
-	for s.q.pending() > 0 {
+	q := &s.q
+	for {
+		// q.next, written out: one call less per event
+		if q.taken {
+			n := len(q.items) - 1
+			last := q.items[n]
+			q.items = q.items[:n]
+			if n > 0 {
+				q.down(0, last)
+			}
+		}
+		if len(q.items) == 0 {
+			q.taken = false
+			break
+		}
+		q.taken = true
 		// the event stays at the heap's root only until the handler
 		// schedules: its fields are read first
-		e := s.q.next()
+		e := &q.items[0]
 		s.now = e.time
 		id, aux := e.id, e.aux
 		s.res.Events++
