@@ -14,7 +14,6 @@ type arena struct {
 	ids   []instanceID
 	// wire's arrays
 	remaining, cursor, succs, inputs []int32
-	side                             []bool
 	xfers                            []transfer
 	// a step's successors (see stepSuccessors)
 	outStart, outTo, mark, pos []int32

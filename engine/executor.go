@@ -33,10 +33,10 @@ type sim struct {
 	// remaining is each node's dependencies not yet resident on its
 	// device (when 0, it is ready)
 	remaining []int32
-	// side marks the side nodes (nil when there are none): they run off
-	// the compute stream (instance.side, kept here too so that a node
-	// made ready is not read until it starts)
-	side []bool
+	// firstSide is the first side node: side nodes (collective steps,
+	// weight stashes) follow the op instances (see unroll) and run off
+	// the compute stream
+	firstSide int32
 	// prio is each node's ready-queue key (the highest runs first): the
 	// plan's priority, or minus the node's position in its device's order;
 	// nil when every node has the same (first ready, first run)
@@ -183,11 +183,10 @@ func (s *sim) init() error {
 	first := make([]float64, len(s.streams))
 	seen := make([]bool, len(s.streams))
 	for x := range s.prio {
-		nd := &s.nodes[x]
-		if nd.side {
+		if s.isSide(int32(x)) {
 			continue
 		}
-		switch d := nd.out.dev; {
+		switch d := s.nodes[x].out.dev; {
 		case !seen[d]:
 			seen[d], same[d], first[d] = true, true, s.prio[x]
 		case s.prio[x] != first[d]:
@@ -257,7 +256,7 @@ func (s *sim) orderDeadlock() error {
 		for _, y := range s.successors(x) {
 			release(y)
 		}
-		if nd := &s.nodes[x]; !nd.side {
+		if nd := &s.nodes[x]; !s.isSide(x) {
 			st := &s.streams[nd.out.dev]
 			if st.strict {
 				next[nd.out.dev]++
@@ -317,10 +316,14 @@ func (s *sim) run() {
 	}
 }
 
+// isSide reports whether node x is a side node: it runs off the compute
+// stream, as soon as it is ready.
+func (s *sim) isSide(x int32) bool { return x >= s.firstSide }
+
 // makeReady queues node x, which runs on device d, on d's stream (the
 // caller calls tryStart), or starts a side node at once.
 func (s *sim) makeReady(x, d int32) {
-	if s.side != nil && s.side[x] {
+	if s.isSide(x) {
 		s.startSide(x)
 		return
 	}

@@ -26,7 +26,6 @@ type instance struct {
 	// its inputs (what it releases when it ends) are
 	// sim.inputs[in:in+nIn]
 	in, nIn int32
-	side    bool // runs off the compute stream, as soon as it is ready
 }
 
 // buffer is a tensor held on one device until its last reader is done.
@@ -204,7 +203,7 @@ func (s *sim) unroll() error {
 	if u.reps > 1 {
 		u.addAllReduces()
 	}
-	s.nodes = u.nodes
+	s.nodes, s.firstSide = u.nodes, int32(total)
 	if u.step {
 		// a step: the op graph is the node graph
 		s.wire(stepSuccessors(g, a))
@@ -376,7 +375,7 @@ func scaledOpTime(op *workloads.Op, k *devices.Kind, scale int) (float64, error)
 // d with an output of out bytes, and returns its ID.
 func (u *unrolled) addSide(k NodeKind, d int, out int64, mb, r int) int32 {
 	x := int32(len(u.nodes))
-	u.nodes = append(u.nodes, instance{out: buffer{bytes: out, dev: int32(d)}, side: true})
+	u.nodes = append(u.nodes, instance{out: buffer{bytes: out, dev: int32(d)}})
 	u.dev = append(u.dev, int32(d))
 	u.ids = append(u.ids, instanceID{op: -1, mb: int32(mb), rep: int32(r), kind: k})
 	return x

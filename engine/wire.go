@@ -135,12 +135,6 @@ func (s *sim) wire(g csr) {
 		nd.in, nd.nIn = at, nIn[x]
 		at += nIn[x]
 		nIn[x] = at
-		if nd.side {
-			if s.side == nil {
-				s.side = reuse(&a.side, n, n)
-			}
-			s.side[x] = true
-		}
 		if remaining[x] == 0 {
 			s.roots = append(s.roots, int32(x))
 		}
