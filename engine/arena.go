@@ -38,6 +38,19 @@ func reuse[T any](buf *[]T, n, c int) []T {
 	return s
 }
 
+// grow is reuse without the clearing, for an array the caller fills
+// whole before it reads any item: n items of *buf's storage when it holds
+// n, else of a new array of capacity c (at least n), which *buf keeps.
+// Clearing what is about to be overwritten would cost a pass over memory
+// that, on a large graph, is no longer in the caches when it is filled.
+func grow[T any](buf *[]T, n, c int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, n, max(n, c))
+		return *buf
+	}
+	return (*buf)[:n]
+}
+
 // recycle gives the simulation's arrays back to its arena and the arena
 // to the pool, once the Result is built: the Result's slices are its own,
 // and the unrolled plan that Result.Instances keeps drops its node tables.

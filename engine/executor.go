@@ -109,7 +109,8 @@ type stream struct {
 // that cannot complete is an ErrDeadlock error.
 func Simulate(g *workloads.Graph, c *devices.Cluster, p *Plan, opt Options) (*Result, error) {
 	g = p.graphFor(g)
-	if err := p.Validate(g, c); err != nil {
+	// the ops' device classes are checked while their times are read
+	if err := p.validate(g, c, false); err != nil {
 		return nil, err
 	}
 	if opt.MaxMemory < 0 {
@@ -281,6 +282,7 @@ func (s *sim) orderDeadlock() error {
 // run processes events until none are left.
 func (s *sim) run() {
 	q := &s.q
+	events := 0 // counted here, not in s.res: one memory write less per event
 	for {
 		// q.next, written out: one call less per event
 		if q.taken {
@@ -293,7 +295,8 @@ func (s *sim) run() {
 		}
 		if len(q.items) == 0 {
 			q.taken = false
-			break
+			s.res.Events += events
+			return
 		}
 		q.taken = true
 		// the event stays at the heap's root only until the handler
@@ -301,7 +304,7 @@ func (s *sim) run() {
 		e := &q.items[0]
 		s.now = e.time
 		id, aux := e.id, e.aux
-		s.res.Events++
+		events++
 		switch e.kind() {
 		case evOpEnd:
 			s.opEnd(id)

@@ -226,7 +226,7 @@ func TestPlanErrors(t *testing.T) {
 		{"missing device", g, &engine.Plan{Device: []int{0, 1, 2}}, `op "op2" is on device 2, but cluster "test" has devices 0..1`},
 		{"negative device", g, &engine.Plan{Device: []int{0, -1, 0}}, "device -1"},
 		{"short plan", g, &engine.Plan{Device: []int{0}}, "1 device assignments for 3 ops"},
-		{"cpu-only on gpu", cpuOnly, &engine.Plan{Device: []int{0, 1}}, "CPU-only"},
+		{"cpu-only on gpu", cpuOnly, &engine.Plan{Device: []int{0, 1}}, `op "op1" is CPU-only but placed on accelerator`},
 		{"order misses op", g, &engine.Plan{Device: []int{0, 0, 1}, Order: [][]int{{0, 1}, {}}}, `order misses op "op2"`},
 		{"order wrong device", g, &engine.Plan{Device: []int{0, 0, 1}, Order: [][]int{{0, 1, 2}, {}}}, "placed on device 1"},
 	}
@@ -235,6 +235,11 @@ func TestPlanErrors(t *testing.T) {
 			_, err := engine.Simulate(tc.g, c, tc.plan, engine.Options{})
 			if !errors.Is(err, engine.ErrInvalidPlan) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want ErrInvalidPlan containing %q", err, tc.want)
+			}
+			// Simulate checks some of these while it reads the ops
+			// (the CPU-only op): Validate says the same
+			if verr := tc.plan.Validate(tc.g, c); verr == nil || verr.Error() != err.Error() {
+				t.Fatalf("Validate: %v, want Simulate's error %v", verr, err)
 			}
 		})
 	}

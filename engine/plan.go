@@ -31,6 +31,11 @@ type Plan struct {
 	DataParallel *DataParallel `json:"dataParallel,omitempty"`
 }
 
+// cpuOnlyError says that a CPU-only op is placed on accelerator dev.
+func cpuOnlyError(op *workloads.Op, dev *devices.Device) error {
+	return fmt.Errorf("%w: op %q is CPU-only but placed on accelerator %s", ErrInvalidPlan, op.Name, dev.Name)
+}
+
 // graphFor returns the graph the plan applies to.
 func (p *Plan) graphFor(g *workloads.Graph) *workloads.Graph {
 	if p.Graph != nil {
@@ -44,7 +49,14 @@ func (p *Plan) graphFor(g *workloads.Graph) *workloads.Graph {
 // priorities, an Order that lists each op on its own device once, and a
 // consistent Pipeline and DataParallel.
 func (p *Plan) Validate(g *workloads.Graph, c *devices.Cluster) error {
-	g = p.graphFor(g)
+	return p.validate(p.graphFor(g), c, true)
+}
+
+// validate is Validate on the plan's graph g; without ops, it leaves out
+// the check of each op's device class, which reads every op: Simulate
+// makes it while it reads the ops for their times (see
+// unrolled.instances), with the same error (cpuOnlyError).
+func (p *Plan) validate(g *workloads.Graph, c *devices.Cluster, ops bool) error {
 	n := len(g.Ops)
 	if len(p.Device) != n {
 		return fmt.Errorf("%w: %d device assignments for %d ops", ErrInvalidPlan, len(p.Device), n)
@@ -53,8 +65,8 @@ func (p *Plan) Validate(g *workloads.Graph, c *devices.Cluster) error {
 		if d < 0 || d >= len(c.Devices) {
 			return fmt.Errorf("%w: op %q is on device %d, but cluster %q has devices 0..%d", ErrInvalidPlan, g.Ops[i].Name, d, c.Name, len(c.Devices)-1)
 		}
-		if g.Ops[i].CPUOnly && c.Devices[d].Kind.Class != devices.CPU {
-			return fmt.Errorf("%w: op %q is CPU-only but placed on accelerator %s", ErrInvalidPlan, g.Ops[i].Name, c.Devices[d].Name)
+		if ops && g.Ops[i].CPUOnly && c.Devices[d].Kind.Class != devices.CPU {
+			return cpuOnlyError(&g.Ops[i], &c.Devices[d])
 		}
 	}
 	if p.Priority != nil {

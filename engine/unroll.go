@@ -182,8 +182,9 @@ func (s *sim) unroll() error {
 	total := u.reps * u.block
 	a := s.arena
 	if u.step {
-		u.nodes = reuse(&a.nodes, total, total)
-		u.dev = reuse(&a.dev, total, total)
+		// instances writes every op's node and device
+		u.nodes = grow(&a.nodes, total, total)
+		u.dev = grow(&a.dev, total, total)
 	} else {
 		u.nodes = reuse(&a.nodes, total, total+total/8)
 		u.dev = reuse(&a.dev, total, total+total/8)
@@ -317,6 +318,9 @@ func (u *unrolled) instances(s *sim) error {
 			v := int32(vi)
 			op := &g.Ops[v]
 			d := l.repDev[r][s.p.Device[v]]
+			if op.CPUOnly && s.c.Devices[d].Kind.Class != devices.CPU {
+				return cpuOnlyError(op, &s.c.Devices[d])
+			}
 			k := 1
 			if u.scaled(v) {
 				k = u.scale

@@ -50,10 +50,10 @@ func (s *sim) wire(g csr) {
 	var control []bool // per entry of s.succs, only once a control edge is seen
 	var remote []succEdge
 	// with repeats, seen[v] == x+1 when v is already a successor of x,
-	// at remote[pos[v]] (-1: local)
+	// at remote[pos[v]] (-1: local); pos[v] is written when seen[v] is
 	var seen, pos []int32
 	if g.repeats {
-		seen, pos = reuse(&a.mark, n, n), reuse(&a.pos, n, n)
+		seen, pos = reuse(&a.mark, n, n), grow(&a.pos, n, n)
 	}
 	inputs := 0
 	for x := 0; x < n; x++ {
@@ -141,7 +141,8 @@ func (s *sim) wire(g csr) {
 	}
 	// what each node releases when it ends: the producer's node for a
 	// local input, ^t for transfer t's copy
-	s.inputs = reuse(&a.inputs, inputs, inputs)
+	// (each of the inputs slots is written once below)
+	s.inputs = grow(&a.inputs, inputs, inputs)
 	for x := 0; x < n; x++ {
 		nd := &nodes[x]
 		for i, end := nd.succ, nd.succ+nd.local; i < end; i++ {
@@ -176,8 +177,9 @@ func stepSuccessors(g *workloads.Graph, a *arena) csr {
 	for x := 0; x < n; x++ {
 		start[x+1] += start[x]
 	}
-	to := reuse(&a.outTo, len(g.Edges), len(g.Edges))
-	bytes := reuse(&a.outBytes, len(g.Edges), len(g.Edges))
+	// the sort writes every slot of to and bytes
+	to := grow(&a.outTo, len(g.Edges), len(g.Edges))
+	bytes := grow(&a.outBytes, len(g.Edges), len(g.Edges))
 	// start[x] walks through x's slots, ending at x+1's start
 	for i := range g.Edges {
 		e := &g.Edges[i]
