@@ -2,9 +2,10 @@
 # bench-engine-ratio.sh: the engine's speed against an older commit (BASE,
 # default 64f744f, the engine before issue 17), measured in the same run on
 # the same machine. Both trees' engine test binaries are built here; then,
-# on one core (GOMAXPROCS=1), ROUNDS rounds alternate them (old then new,
-# new then old) on BenchmarkSimulate (random layered DAGs, 10k and 100k
-# ops) and on BenchmarkSimulateFile over the Transformer training steps of
+# on one core (GOMAXPROCS=1), ROUNDS rounds play each benchmark on both
+# trees back to back (old then new, new then old): BenchmarkSimulate
+# (random layered DAGs, 10k and 100k ops) and BenchmarkSimulateFile over
+# the Transformer training steps of
 # BenchmarkSimulateTransformer (21,248 and 35,384 ops, written by
 # engine/internal/benchgraphs with this tree's op times as measured times,
 # so that both engines play the very same step). Load on a shared machine
@@ -39,15 +40,24 @@ echo "building the engine benchmarks of $BASE and of this tree ($(git -C "$root"
 (cd "$root" && $GO test -c -o "$tmp/new.test" ./engine)
 (cd "$root" && $GO run ./engine/internal/benchgraphs "$tmp/graphs")
 
-bench='^(BenchmarkSimulate|BenchmarkSimulateFile)$'
-run() { # run TREE ROUND: one round of one tree's benchmarks into $tmp/TREE.ROUND
+# the benchmarks, one at a time: each round plays each of them on both
+# trees back to back (old then new, new then old in the next round), so
+# that the two figures of a pair see the same load on a shared machine
+benches=('^BenchmarkSimulate$/^ops=10000$' '^BenchmarkSimulate$/^ops=100000$')
+for f in "$tmp"/graphs/*.json; do
+	benches+=("^BenchmarkSimulateFile\$/^$(basename "$f" .json)\$")
+done
+run() { # run TREE ROUND BENCH: one benchmark of one tree, appended to $tmp/TREE.ROUND
 	PLACESIM_BENCH_GRAPHS="$tmp/graphs" GOMAXPROCS=1 "$tmp/$1.test" -test.run '^$' \
-		-test.bench "$bench" -test.benchtime "$BENCHTIME" -test.benchmem >"$tmp/$1.$2" 2>&1 ||
-		{ cat "$tmp/$1.$2" >&2; exit 1; }
+		-test.bench "$3" -test.benchtime "$BENCHTIME" -test.benchmem >"$tmp/out" 2>&1 ||
+		{ cat "$tmp/out" >&2; exit 1; }
+	cat "$tmp/out" >>"$tmp/$1.$2"
 }
 for r in $(seq 1 "$ROUNDS"); do
 	echo "round $r of $ROUNDS" >&2
-	if [ $((r % 2)) = 1 ]; then run old "$r"; run new "$r"; else run new "$r"; run old "$r"; fi
+	for b in "${benches[@]}"; do
+		if [ $((r % 2)) = 1 ]; then run old "$r" "$b"; run new "$r" "$b"; else run new "$r" "$b"; run old "$r" "$b"; fi
+	done
 done
 
 # one line per (tree, round, benchmark): tree round name ops/s allocs/simop
