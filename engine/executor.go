@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"placesim/devices"
-	"placesim/links"
 	"placesim/workloads"
 )
 
@@ -61,10 +60,10 @@ type sim struct {
 	mem     []ledger
 
 	// the routes transfers use, copied on first use (see route): hops
-	// holds their links; a route is found by device pair in routeAt
-	// (index+1) on clusters of up to 64 devices, else in routeMap
-	routes   []routeRef
-	hops     []links.LinkID
+	// holds their links, each route's ending in -1; a route is found by
+	// device pair in routeAt (its start+1) on clusters of up to 64
+	// devices, else in routeMap
+	hops     []int32
 	routeAt  []int32
 	routeMap map[int32]int32
 

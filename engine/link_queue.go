@@ -5,14 +5,10 @@ package engine
 type transfer struct {
 	producer   int32
 	first, n   int32
-	route      int32   // its route in sim.routes
+	hop        int32   // its route's first link in sim.hops (see route)
 	recv       buffer  // the copy on recv.dev, readers: consumers there still to finish
 	prevFinish float64 // when the previous hop finishes (cut-through)
 }
-
-// routeRef is a route between two devices: its links are
-// sim.hops[at:at+n].
-type routeRef struct{ at, n int32 }
 
 // waiting is a transfer's hop in a link's queue, since time enq.
 type waiting struct {
@@ -36,23 +32,22 @@ type linkQueue struct {
 
 // enqueueHop puts transfer t's hop h on its link, starting it when free.
 func (s *sim) enqueueHop(t int32, h int32) {
-	lq := &s.links[s.hops[s.routes[s.xfers[t].route].at+h]]
-	if !lq.busy {
-		s.startHop(t, h, s.now)
+	lid := s.hops[s.xfers[t].hop+h]
+	if !s.links[lid].busy {
+		s.startHop(t, h, lid, s.now)
 		return
 	}
+	lq := &s.links[lid]
 	lq.queue = append(lq.queue, waiting{t: t, h: h, enq: s.now})
 }
 
-// startHop starts hop h of transfer t now; it joined the link's queue at
-// enq. A hop out of a store-and-forward
-// endpoint (the source device, a host) takes latency + bytes/bandwidth; a
-// hop out of a cut-through endpoint (switch, NIC) starts as soon as the
-// head arrives and ends no earlier than the previous hop plus its latency.
-func (s *sim) startHop(t, h int32, enq float64) {
+// startHop starts hop h of transfer t, on link lid, now; it joined the
+// link's queue at enq. A hop out of a store-and-forward endpoint (the
+// source device, a host) takes latency + bytes/bandwidth; a hop out of a
+// cut-through endpoint (switch, NIC) starts as soon as the head arrives
+// and ends no earlier than the previous hop plus its latency.
+func (s *sim) startHop(t, h, lid int32, enq float64) {
 	x := &s.xfers[t]
-	r := s.routes[x.route]
-	lid := s.hops[r.at+h]
 	lq := &s.links[lid]
 	lq.busy = true
 	start := s.now
@@ -67,7 +62,7 @@ func (s *sim) startHop(t, h int32, enq float64) {
 	lq.stats.Bytes += x.recv.bytes
 	lq.stats.Transfers++
 	lq.stats.QueueDelay += start - enq
-	last := h == r.n-1
+	last := s.hops[x.hop+h+1] < 0
 	if last {
 		// the receive buffer exists from the moment the last hop writes it
 		if s.mem[x.recv.dev].add(x.recv.bytes) {
@@ -87,28 +82,31 @@ func (s *sim) startHop(t, h int32, enq float64) {
 // hopEnd frees the link and moves the transfer on.
 func (s *sim) hopEnd(t int32, h int32) {
 	x := &s.xfers[t]
-	r := s.routes[x.route]
-	lq := &s.links[s.hops[r.at+h]]
+	at := x.hop + h
+	lid := s.hops[at]
+	lq := &s.links[lid]
 	lq.busy = false
 	if lq.head < len(lq.queue) {
 		w := lq.queue[lq.head]
 		lq.head = advance(&lq.queue, lq.head)
-		s.startHop(w.t, w.h, w.enq)
+		s.startHop(w.t, w.h, lid, w.enq)
 	}
 	if h == 0 {
 		s.releaseSource(x.producer)
 	}
 	switch {
-	case h == r.n-1:
+	case s.hops[at+1] < 0:
 		s.deliver(t)
 	case lq.sfOut:
 		s.enqueueHop(t, h+1)
 	}
 }
 
-// route returns the index in s.routes of the route from device src to
-// dst, copying it there on first use: transfers then hold no pointer,
-// which spares the garbage collector from scanning them.
+// route returns where in s.hops the route from device src to dst
+// starts, copying it there on first use: its links, then -1 (a transfer
+// finds its hop's link, and whether it is the last, from its own start
+// alone). Transfers then hold no pointer, which spares the garbage
+// collector from scanning them.
 func (s *sim) route(src, dst int32) int32 {
 	if s.routeAt != nil {
 		if at := s.routeAt[src*int32(len(s.c.Devices))+dst]; at > 0 {
@@ -123,18 +121,19 @@ func (s *sim) route(src, dst int32) int32 {
 func (s *sim) newRoute(src, dst int32) int32 {
 	key := src*int32(len(s.c.Devices)) + dst
 	if s.routeAt == nil {
-		if i, ok := s.routeMap[key]; ok {
-			return i
+		if at, ok := s.routeMap[key]; ok {
+			return at
 		}
 	}
-	r := s.c.Route(int(src), int(dst))
-	i := int32(len(s.routes))
-	s.routes = append(s.routes, routeRef{at: int32(len(s.hops)), n: int32(len(r))})
-	s.hops = append(s.hops, r...)
-	if s.routeAt != nil {
-		s.routeAt[key] = i + 1
-	} else {
-		s.routeMap[key] = i
+	at := int32(len(s.hops))
+	for _, l := range s.c.Route(int(src), int(dst)) {
+		s.hops = append(s.hops, int32(l))
 	}
-	return i
+	s.hops = append(s.hops, -1)
+	if s.routeAt != nil {
+		s.routeAt[key] = at + 1
+	} else {
+		s.routeMap[key] = at
+	}
+	return at
 }

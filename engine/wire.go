@@ -117,7 +117,7 @@ func (s *sim) wire(g csr) {
 				xf.n++
 				xf.recv.bytes = max(xf.recv.bytes, e.bytes)
 			}
-			xf.route = s.route(d, dv)
+			xf.hop = s.route(d, dv)
 			s.xfers = append(s.xfers, xf)
 			nd.nSend++
 			nd.out.readers++
