@@ -66,7 +66,7 @@ func (s *sim) recycle() {
 	}
 	a.remaining, a.succs, a.inputs, a.xfers = s.remaining[:0], s.succs[:0], s.inputs[:0], s.xfers[:0]
 	a.events = s.q.items[:0]
-	s.nodes, s.remaining, s.succs, s.inputs, s.xfers = nil, nil, nil, nil, nil
+	s.nodes, s.remaining, s.succs, s.inputs, s.inAt, s.xfers = nil, nil, nil, nil, nil, nil
 	s.un.nodes, s.un.dev, s.un.ids = nil, nil, nil
 	s.q.items = nil
 	arenas.Put(a)

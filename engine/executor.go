@@ -46,11 +46,12 @@ type sim struct {
 	// own device are succs[nodes[x].succ:][:nodes[x].local], those on
 	// another device follow, one group per transfer
 	succs []int32
-	// inputs lists what a node releases when it ends (see instance.in):
-	// the producer's node for an input on its device, ^t for transfer t's
-	// copy of an input from another device (control edges hold no buffer:
-	// not listed)
+	// inputs lists what a node releases when it ends, node x's in
+	// inputs[inAt[x]:inAt[x+1]]: the producer's node for an input on its
+	// device, ^t for transfer t's copy of an input from another device
+	// (control edges hold no buffer: not listed)
 	inputs []int32
+	inAt   []int32
 	roots  []int32 // the nodes without inputs, ascending
 	recOf  []int32 // each transfer's index in trace.Transfers (with a trace)
 
@@ -406,7 +407,7 @@ func (s *sim) finish(x int32) {
 	s.free(d, nd.temp)
 	// release this node's inputs first: memory freed at an instant is free
 	// for whatever starts at that instant
-	for _, in := range s.inputs[nd.in : nd.in+nd.nIn] {
+	for _, in := range s.inputs[s.inAt[x]:s.inAt[x+1]] {
 		if in >= 0 {
 			s.releaseSource(in)
 		} else {
@@ -575,9 +576,13 @@ func (s *sim) warm(x int32) {
 		sum += xfers[i].recv.bytes
 	}
 	const perLine = 16 // int32s per cache line
-	in := s.inputs[first.in : last.in+last.nIn]
+	in := s.inputs[s.inAt[from]:s.inAt[to]]
 	for i := 0; i < len(in); i += perLine {
 		sum += int64(in[i])
+	}
+	inAt := s.inAt[from:to]
+	for i := 0; i < len(inAt); i += perLine {
+		sum += int64(inAt[i])
 	}
 	succ := s.succs[first.succ:min(int(last.succ)+perLine, len(s.succs))]
 	for i := 0; i < len(succ); i += perLine {

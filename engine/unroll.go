@@ -24,8 +24,8 @@ type instance struct {
 	// those of each of its transfers, sim.xfers[send:send+nSend]
 	succ, local, send, nSend int32
 	// its inputs (what it releases when it ends) are
-	// sim.inputs[in:in+nIn]
-	in, nIn int32
+	// sim.inputs[sim.inAt[x]:sim.inAt[x+1]], apart from the record: wire
+	// finds where they start in a pass over a compact array
 }
 
 // buffer is a tensor held on one device until its last reader is done.

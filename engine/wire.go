@@ -45,7 +45,7 @@ func (s *sim) wire(g csr) {
 	// the counts go to compact arrays, not to the consumers' records: a
 	// node's consumers are scattered, and 16 counts share a cache line
 	remaining := reuse(&a.remaining, n, n)
-	nIn := reuse(&a.cursor, n, n)
+	nIn := reuse(&a.cursor, n+1, n+1)
 	s.remaining = remaining
 	var control []bool // per entry of s.succs, only once a control edge is seen
 	var remote []succEdge
@@ -128,17 +128,17 @@ func (s *sim) wire(g csr) {
 	}
 	// each node's inputs start where the previous node's end; nIn
 	// becomes a cursor from their end, counting down while they are
-	// filled in
+	// filled in, and so ends where they start (s.inAt)
 	at := int32(0)
-	for x := range nodes {
-		nd := &nodes[x]
-		nd.in, nd.nIn = at, nIn[x]
+	for x := 0; x < n; x++ {
 		at += nIn[x]
 		nIn[x] = at
 		if remaining[x] == 0 {
 			s.roots = append(s.roots, int32(x))
 		}
 	}
+	nIn[n] = at
+	s.inAt = nIn
 	// what each node releases when it ends: the producer's node for a
 	// local input, ^t for transfer t's copy
 	// (each of the inputs slots is written once below)
