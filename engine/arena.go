@@ -16,9 +16,9 @@ type arena struct {
 	remaining, cursor, succs, inputs []int32
 	xfers                            []transfer
 	// a step's successors (see stepSuccessors)
-	outStart, outTo, mark, pos []int32
-	outBytes                   []int64
-	events                     []event
+	outStart, outTo, mark, pos, inEnd []int32
+	outBytes                          []int64
+	events                            []event
 }
 
 // arenas holds the arenas of finished simulations (safe for concurrent
@@ -66,7 +66,7 @@ func (s *sim) recycle() {
 	}
 	a.remaining, a.succs, a.inputs, a.xfers = s.remaining[:0], s.succs[:0], s.inputs[:0], s.xfers[:0]
 	a.events = s.q.items[:0]
-	s.nodes, s.remaining, s.succs, s.inputs, s.inAt, s.xfers = nil, nil, nil, nil, nil, nil
+	s.nodes, s.remaining, s.succs, s.inputs, s.inAt, s.inEnd, s.xfers = nil, nil, nil, nil, nil, nil, nil
 	s.un.nodes, s.un.dev, s.un.ids = nil, nil, nil
 	s.q.items = nil
 	arenas.Put(a)

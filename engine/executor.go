@@ -47,13 +47,13 @@ type sim struct {
 	// another device follow, one group per transfer
 	succs []int32
 	// inputs lists what a node releases when it ends, node x's in
-	// inputs[inAt[x]:inAt[x+1]]: the producer's node for an input on its
+	// inputs[inAt[x]:inEnd[x]]: the producer's node for an input on its
 	// device, ^t for transfer t's copy of an input from another device
 	// (control edges hold no buffer: not listed)
-	inputs []int32
-	inAt   []int32
-	roots  []int32 // the nodes without inputs, ascending
-	recOf  []int32 // each transfer's index in trace.Transfers (with a trace)
+	inputs      []int32
+	inAt, inEnd []int32
+	roots       []int32 // the nodes without inputs, ascending
+	recOf       []int32 // each transfer's index in trace.Transfers (with a trace)
 
 	streams []stream
 	links   []linkQueue
@@ -407,7 +407,7 @@ func (s *sim) finish(x int32) {
 	s.free(d, nd.temp)
 	// release this node's inputs first: memory freed at an instant is free
 	// for whatever starts at that instant
-	for _, in := range s.inputs[s.inAt[x]:s.inAt[x+1]] {
+	for _, in := range s.inputs[s.inAt[x]:s.inEnd[x]] {
 		if in >= 0 {
 			s.releaseSource(in)
 		} else {
@@ -576,13 +576,14 @@ func (s *sim) warm(x int32) {
 		sum += xfers[i].recv.bytes
 	}
 	const perLine = 16 // int32s per cache line
-	in := s.inputs[s.inAt[from]:s.inAt[to]]
+	in := s.inputs[s.inAt[from]:s.inEnd[to-1]]
 	for i := 0; i < len(in); i += perLine {
 		sum += int64(in[i])
 	}
-	inAt := s.inAt[from:to]
-	for i := 0; i < len(inAt); i += perLine {
-		sum += int64(inAt[i])
+	for _, at := range [2][]int32{s.inAt[from:to], s.inEnd[from:to]} {
+		for i := 0; i < len(at); i += perLine {
+			sum += int64(at[i])
+		}
 	}
 	succ := s.succs[first.succ:min(int(last.succ)+perLine, len(s.succs))]
 	for i := 0; i < len(succ); i += perLine {

@@ -24,8 +24,7 @@ type instance struct {
 	// those of each of its transfers, sim.xfers[send:send+nSend]
 	succ, local, send, nSend int32
 	// its inputs (what it releases when it ends) are
-	// sim.inputs[sim.inAt[x]:sim.inAt[x+1]], apart from the record: wire
-	// finds where they start in a pass over a compact array
+	// sim.inputs[sim.inAt[x]:sim.inEnd[x]], apart from the record
 }
 
 // buffer is a tensor held on one device until its last reader is done.
@@ -322,7 +321,7 @@ func (u *unrolled) instances(s *sim) error {
 				return cpuOnlyError(op, &s.c.Devices[d])
 			}
 			k := 1
-			if u.scaled(v) {
+			if u.scale > 1 && u.scaled(v) { // (a step reads no role)
 				k = u.scale
 			}
 			t, err := scaledOpTime(op, &s.c.Devices[d].Kind, k)

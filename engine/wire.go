@@ -18,10 +18,16 @@ type succEdge struct {
 // holds no buffer). With repeats, a successor may be listed more than
 // once: several edges between two nodes are one dependency, of the
 // largest edge's bytes.
+//
+// With inEnd (a step's, see stepSuccessors), each node's inputs have
+// their slots already: node v's end at inEnd[v], as many as its edges
+// that hold a buffer (a repeat's slot stays unused), and wire writes
+// them as it goes.
 type csr struct {
 	start, to []int32
 	bytes     []int64
 	repeats   bool
+	inEnd     []int32
 }
 
 // wire prepares the nodes' dependencies for the run from their unique
@@ -45,8 +51,22 @@ func (s *sim) wire(g csr) {
 	// the counts go to compact arrays, not to the consumers' records: a
 	// node's consumers are scattered, and 16 counts share a cache line
 	remaining := reuse(&a.remaining, n, n)
-	nIn := reuse(&a.cursor, n+1, n+1)
 	s.remaining = remaining
+	// nIn: each node's inputs, counted; with g.inEnd, where its next input
+	// goes instead, counting down from its end (fill)
+	var nIn []int32
+	fill := g.inEnd != nil
+	if fill {
+		nIn = grow(&a.cursor, n+1, n+1)
+		copy(nIn, g.inEnd)
+		total := 0
+		if n > 0 {
+			total = int(g.inEnd[n-1])
+		}
+		s.inputs = grow(&a.inputs, total, total)
+	} else {
+		nIn = reuse(&a.cursor, n+1, n+1)
+	}
 	var control []bool // per entry of s.succs, only once a control edge is seen
 	var remote []succEdge
 	// with repeats, seen[v] == x+1 when v is already a successor of x,
@@ -81,15 +101,21 @@ func (s *sim) wire(g csr) {
 				}
 			}
 			remaining[v]++
-			if b >= 0 {
-				nIn[v]++
-				inputs++
-			} else if control == nil {
+			if b < 0 && control == nil {
 				control = make([]bool, len(s.succs), cap(s.succs))
 			}
 			if dev[v] != d {
 				remote = append(remote, succEdge{v, b})
 				continue
+			}
+			if b >= 0 {
+				if fill {
+					nIn[v]--
+					s.inputs[nIn[v]] = int32(x)
+				} else {
+					nIn[v]++
+					inputs++
+				}
 			}
 			s.succs = append(s.succs, v)
 			if control != nil {
@@ -107,12 +133,22 @@ func (s *sim) wire(g csr) {
 		// is one reader of the output
 		for i := 0; i < len(remote); {
 			dv := dev[remote[i].v]
+			t := int32(len(s.xfers))
 			xf := transfer{producer: int32(x), first: int32(len(s.succs)), recv: buffer{dev: dv}}
 			for ; i < len(remote) && dev[remote[i].v] == dv; i++ {
 				e := remote[i]
 				s.succs = append(s.succs, e.v)
 				if control != nil {
 					control = append(control, e.bytes < 0)
+				}
+				if e.bytes >= 0 {
+					if fill {
+						nIn[e.v]--
+						s.inputs[nIn[e.v]] = ^t
+					} else {
+						nIn[e.v]++
+						inputs++
+					}
 				}
 				xf.n++
 				xf.recv.bytes = max(xf.recv.bytes, e.bytes)
@@ -126,6 +162,16 @@ func (s *sim) wire(g csr) {
 	if s.trace != nil {
 		s.recOf = make([]int32, len(s.xfers))
 	}
+	if fill {
+		// the cursors ended where each node's inputs start
+		s.inAt, s.inEnd = nIn, g.inEnd
+		for x := 0; x < n; x++ {
+			if remaining[x] == 0 {
+				s.roots = append(s.roots, int32(x))
+			}
+		}
+		return
+	}
 	// each node's inputs start where the previous node's end; nIn
 	// becomes a cursor from their end, counting down while they are
 	// filled in, and so ends where they start (s.inAt)
@@ -138,7 +184,7 @@ func (s *sim) wire(g csr) {
 		}
 	}
 	nIn[n] = at
-	s.inAt = nIn
+	s.inAt, s.inEnd = nIn, nIn[1:]
 	// what each node releases when it ends: the producer's node for a
 	// local input, ^t for transfer t's copy
 	// (each of the inputs slots is written once below)
@@ -165,17 +211,26 @@ func (s *sim) wire(g csr) {
 
 // stepSuccessors is a step's successors (its nodes are the ops): each
 // op's edges in the order of g.Out, in a's arrays, with repeats (wire
-// keeps one dependency per pair of ops). A counting sort by producer
-// (stable) reads g.Edges once in order rather than chasing each op's
-// list of edge indices.
+// keeps one dependency per pair of ops), and where each op's inputs end
+// (inEnd: a slot for each edge into it; a graph's edges all hold a
+// buffer). A counting sort by producer (stable) reads g.Edges once in
+// order rather than chasing each op's list of edge indices.
 func stepSuccessors(g *workloads.Graph, a *arena) csr {
 	n := len(g.Ops)
 	start := reuse(&a.outStart, n+1, n+1)
+	inEnd := reuse(&a.inEnd, n, n)
 	for i := range g.Edges {
-		start[g.Edges[i].From+1]++
+		e := &g.Edges[i]
+		start[e.From+1]++
+		if e.Bytes >= 0 {
+			inEnd[e.To]++
+		}
 	}
 	for x := 0; x < n; x++ {
 		start[x+1] += start[x]
+	}
+	for x := 1; x < n; x++ {
+		inEnd[x] += inEnd[x-1]
 	}
 	// the sort writes every slot of to and bytes
 	to := grow(&a.outTo, len(g.Edges), len(g.Edges))
@@ -189,7 +244,7 @@ func stepSuccessors(g *workloads.Graph, a *arena) csr {
 	}
 	copy(start[1:], start[:n])
 	start[0] = 0
-	return csr{start: start, to: to, bytes: bytes, repeats: true}
+	return csr{start: start, to: to, bytes: bytes, repeats: true, inEnd: inEnd}
 }
 
 // sortByDevice sorts a node's successors on other devices stably by
