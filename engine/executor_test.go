@@ -161,6 +161,17 @@ func TestClosedForms(t *testing.T) {
 		}
 	})
 
+	t.Run("more than 64 devices: routes kept by device pair in a map", func(t *testing.T) {
+		// a chain there and back and there again through one switch:
+		// the third transfer takes the first one's route again
+		g := workloads.Chain(4, []float64{0}, b)
+		big := pairCluster(t, 80, nil, bw, lat, links.PCIeSwitch)
+		r := simulate(t, g, big, []int{0, 70, 0, 70})
+		if want := 3 * (2*lat + float64(b)/bw); !near(r.StepTime, want) || r.TransferCount != 3 {
+			t.Fatalf("step %g with %d transfers, want 3 transfers of 2*lat + b/bw = %g", r.StepTime, r.TransferCount, want)
+		}
+	})
+
 	t.Run("parameters over capacity: OOM names the device", func(t *testing.T) {
 		small := pairCluster(t, 2, [][2]int{{0, 1}}, bw, lat, "")
 		small.Devices[1].Memory = 1 << 30

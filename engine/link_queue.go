@@ -106,24 +106,17 @@ func (s *sim) hopEnd(t int32, h int32) {
 // starts, copying it there on first use: its links, then -1 (a transfer
 // finds its hop's link, and whether it is the last, from its own start
 // alone). Transfers then hold no pointer, which spares the garbage
-// collector from scanning them.
+// collector from scanning them. A route is found by device pair in
+// routeAt (its start+1) on clusters of up to 64 devices, which wire reads
+// itself first, else in routeMap.
 func (s *sim) route(src, dst int32) int32 {
+	key := src*int32(len(s.c.Devices)) + dst
 	if s.routeAt != nil {
-		if at := s.routeAt[src*int32(len(s.c.Devices))+dst]; at > 0 {
+		if at := s.routeAt[key]; at > 0 {
 			return at - 1
 		}
-	}
-	return s.newRoute(src, dst)
-}
-
-// newRoute is route's slow path: a route not yet copied, or any route on
-// a cluster of more than 64 devices (found in routeMap).
-func (s *sim) newRoute(src, dst int32) int32 {
-	key := src*int32(len(s.c.Devices)) + dst
-	if s.routeAt == nil {
-		if at, ok := s.routeMap[key]; ok {
-			return at
-		}
+	} else if at, ok := s.routeMap[key]; ok {
+		return at
 	}
 	at := int32(len(s.hops))
 	for _, l := range s.c.Route(int(src), int(dst)) {

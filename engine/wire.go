@@ -6,11 +6,11 @@ import (
 	"placesim/workloads"
 )
 
-// succEdge is a dependency to successor v, carrying bytes (< 0: a control
-// edge, which orders its nodes but holds no buffer).
+// succEdge is a dependency to successor v on device dev, carrying bytes
+// (< 0: a control edge, which orders its nodes but holds no buffer).
 type succEdge struct {
-	v     int32
-	bytes int64
+	v, dev int32
+	bytes  int64
 }
 
 // csr is the nodes' successors: node x's are to[start[x]:start[x+1]],
@@ -76,8 +76,10 @@ func (s *sim) wire(g csr) {
 		seen, pos = reuse(&a.mark, n, n), grow(&a.pos, n, n)
 	}
 	inputs := 0
+	nDev := int32(len(s.streams))
 	for x := 0; x < n; x++ {
 		d := dev[x]
+		mark := int32(x) + 1
 		nd := &nodes[x]
 		nd.succ, nd.send = int32(len(s.succs)), int32(len(s.xfers))
 		// local consumers first, in order; the others wait in remote
@@ -86,26 +88,27 @@ func (s *sim) wire(g csr) {
 		to, bytes := g.to[lo:hi], g.bytes[lo:hi]
 		bytes = bytes[:len(to)]
 		for i, v := range to {
-			b := bytes[i]
+			b, dv := bytes[i], dev[v]
 			if seen != nil {
-				if seen[v] == int32(x)+1 {
+				if seen[v] == mark {
 					if k := pos[v]; k >= 0 {
 						remote[k].bytes = max(remote[k].bytes, b)
 					}
 					continue
 				}
-				seen[v] = int32(x) + 1
-				pos[v] = -1
-				if dev[v] != d {
-					pos[v] = int32(len(remote))
+				seen[v] = mark
+				k := int32(-1)
+				if dv != d {
+					k = int32(len(remote))
 				}
+				pos[v] = k
 			}
 			remaining[v]++
 			if b < 0 && control == nil {
 				control = make([]bool, len(s.succs), cap(s.succs))
 			}
-			if dev[v] != d {
-				remote = append(remote, succEdge{v, b})
+			if dv != d {
+				remote = append(remote, succEdge{v: v, dev: dv, bytes: b})
 				continue
 			}
 			if b >= 0 {
@@ -127,15 +130,15 @@ func (s *sim) wire(g csr) {
 			}
 		}
 		if len(remote) > 1 {
-			sortByDevice(remote, dev)
+			sortByDevice(remote)
 		}
 		// then one transfer per remote device, by ascending device: each
 		// is one reader of the output
 		for i := 0; i < len(remote); {
-			dv := dev[remote[i].v]
+			dv := remote[i].dev
 			t := int32(len(s.xfers))
 			xf := transfer{producer: int32(x), first: int32(len(s.succs)), recv: buffer{dev: dv}}
-			for ; i < len(remote) && dev[remote[i].v] == dv; i++ {
+			for ; i < len(remote) && remote[i].dev == dv; i++ {
 				e := remote[i]
 				s.succs = append(s.succs, e.v)
 				if control != nil {
@@ -153,7 +156,13 @@ func (s *sim) wire(g csr) {
 				xf.n++
 				xf.recv.bytes = max(xf.recv.bytes, e.bytes)
 			}
-			xf.hop = s.route(d, dv)
+			// route's fast path, written out (route does not inline)
+			if xf.hop = -1; s.routeAt != nil {
+				xf.hop = s.routeAt[d*nDev+dv] - 1
+			}
+			if xf.hop < 0 {
+				xf.hop = s.route(d, dv)
+			}
 			s.xfers = append(s.xfers, xf)
 			nd.nSend++
 			nd.out.readers++
@@ -249,15 +258,15 @@ func stepSuccessors(g *workloads.Graph, a *arena) csr {
 
 // sortByDevice sorts a node's successors on other devices stably by
 // device.
-func sortByDevice(es []succEdge, dev []int32) {
+func sortByDevice(es []succEdge) {
 	if len(es) > 32 {
-		slices.SortStableFunc(es, func(a, b succEdge) int { return int(dev[a.v]) - int(dev[b.v]) })
+		slices.SortStableFunc(es, func(a, b succEdge) int { return int(a.dev) - int(b.dev) })
 		return
 	}
 	for i := 1; i < len(es); i++ {
-		e, k := es[i], dev[es[i].v]
+		e, k := es[i], es[i].dev
 		j := i
-		for ; j > 0 && dev[es[j-1].v] > k; j-- {
+		for ; j > 0 && es[j-1].dev > k; j-- {
 			es[j] = es[j-1]
 		}
 		es[j] = e
