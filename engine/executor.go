@@ -409,9 +409,9 @@ func (s *sim) finish(x int32) {
 	// for whatever starts at that instant
 	for _, in := range s.inputs[s.inAt[x]:s.inEnd[x]] {
 		if in >= 0 {
-			s.releaseSource(in)
+			s.release(&s.nodes[in].out)
 		} else {
-			s.releaseRecv(^in)
+			s.release(&s.xfers[^in].recv)
 		}
 	}
 	// the output's readers (local consumers, one send per remote device;
@@ -469,22 +469,6 @@ func (s *sim) deliver(t int32) {
 func (s *sim) satisfy(v, d int32) {
 	if s.remaining[v]--; s.remaining[v] == 0 {
 		s.makeReady(v, d)
-	}
-}
-
-// releaseSource drops one reader of w's output on w's own device.
-func (s *sim) releaseSource(w int32) {
-	nd := &s.nodes[w]
-	if nd.out.readers--; nd.out.readers == 0 {
-		s.free(nd.out.dev, nd.out.bytes)
-	}
-}
-
-// releaseRecv drops one reader of transfer t's copy on its destination.
-func (s *sim) releaseRecv(t int32) {
-	x := &s.xfers[t]
-	if x.recv.readers--; x.recv.readers == 0 {
-		s.free(x.recv.dev, x.recv.bytes)
 	}
 }
 

@@ -92,7 +92,7 @@ func (s *sim) hopEnd(t int32, h int32) {
 		s.startHop(w.t, w.h, lid, w.enq)
 	}
 	if h == 0 {
-		s.releaseSource(x.producer)
+		s.release(&s.nodes[x.producer].out)
 	}
 	switch {
 	case s.hops[at+1] < 0:

@@ -61,17 +61,24 @@ func (s *sim) allocSlow(d int32, bytes int64, op int32, what allocKind) {
 	m.watch = m.peak
 }
 
-// free releases bytes on device d.
+// free releases bytes on device d (the peak, and so the watch, stay). It
+// is not inlined, so that release is where it is called for every input.
+//
+//go:noinline
 func (s *sim) free(d int32, bytes int64) {
 	m := &s.mem[d]
 	m.used -= bytes
-	if s.trace != nil {
-		if bytes != 0 {
-			m.sample(s.now)
-		}
-		return
+	if s.trace != nil && bytes != 0 {
+		m.sample(s.now)
 	}
-	m.watch = m.peak
+}
+
+// release drops one reader of buffer b (a node's output or a transfer's
+// copy); the last frees it.
+func (s *sim) release(b *buffer) {
+	if b.readers--; b.readers == 0 {
+		s.free(b.dev, b.bytes)
+	}
 }
 
 // sample records the level from now on, merging changes at the same time.
