@@ -31,10 +31,13 @@
 // stash) whose index is arithmetic on the three; a plain step is the
 // identity unrolling (node = op). One event loop, link queues (transfer
 // records) and memory ledger (buffers with their readers) play them all.
-// A node's record holds its costs and where its successors, inputs and
-// transfers are, in one cache line; the large arrays of a simulation are
-// lent by a pool (arena.go) and reused by the next one, since placers and
-// sweeps simulate the same graph many times. Per micro-batch, a forward or backward op's time
+// A node's record holds its costs, its output buffer and where its
+// successors and transfers are, in 48 bytes (four records to three cache
+// lines); where its inputs are is in two compact arrays. The large arrays
+// of a simulation are lent by a pool (arena.go) and reused by the next
+// one, since placers and sweeps simulate the same graph many times, and
+// the run reads them ahead of the nodes it starts (sim.warm). Per
+// micro-batch, a forward or backward op's time
 // (measured, or the roofline on its FLOPs and bytes), its output, workspace
 // and edge bytes are divided by m, the launch overhead is not, parameters
 // are not; update ops run once per step after the stage's last backward

@@ -10,8 +10,8 @@ import (
 // instance is one node the executor plays: an op instance for one
 // micro-batch and replica, a recomputed forward op, or a side node (a
 // collective step, a weight stash) that runs off the compute stream. It
-// holds its costs, where its dependencies are (see wire) and its state
-// during the run, in one cache line, contiguous in sim.nodes: the
+// holds its costs, where its successors and transfers are (see wire) and
+// its state during the run, in 48 bytes, contiguous in sim.nodes: the
 // executor reads a node's record, not one entry in each of a dozen
 // arrays. Its count of dependencies not yet resident is apart, in
 // sim.remaining: the executor counts them down in an order of its own,
