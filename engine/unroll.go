@@ -359,13 +359,18 @@ func (u *unrolled) instances(s *sim) error {
 // scale, else the roofline on FLOPs/scale and bytes/scale with the full
 // launch overhead.
 func scaledOpTime(op *workloads.Op, k *devices.Kind, scale int) (float64, error) {
-	if scale == 1 {
-		return devices.OpTime(op, k)
-	}
+	// a measured time first, as OpTime would (a CPU-only op on an
+	// accelerator is OpTime's error)
 	if !op.CPUOnly || k.Class == devices.CPU {
 		if t, ok := devices.MeasuredTime(op, k); ok {
+			if scale == 1 {
+				return t, nil
+			}
 			return t / float64(scale), nil
 		}
+	}
+	if scale == 1 {
+		return devices.OpTime(op, k)
 	}
 	cp := *op
 	cp.Measured = nil
