@@ -356,14 +356,19 @@ func (s *sim) startSide(x int32) {
 	s.q.schedule(s.now+nd.cost, evSideEnd, x, 0)
 }
 
-// tryStart starts the next node on device d if the stream is idle: the
-// ready node with the highest priority, or under a strict order the next
-// in order once it is ready.
+// tryStart starts the next node on device d if the stream is idle and has
+// a ready node (see startNext).
 func (s *sim) tryStart(d int32) {
-	st := &s.streams[d]
-	if st.busy || st.ready.len() == 0 {
-		return
+	if st := &s.streams[d]; !st.busy && st.ready.len() > 0 {
+		s.startNext(d)
 	}
+}
+
+// startNext starts the next node on device d, an idle stream with ready
+// nodes: the one with the highest priority, or under a strict order the
+// next in order once it is ready.
+func (s *sim) startNext(d int32) {
+	st := &s.streams[d]
 	if st.strict {
 		if st.ready.top() != st.order[st.next] {
 			return
@@ -393,7 +398,10 @@ func (s *sim) opEnd(x int32) {
 	st.busy = false
 	st.busyTime += nd.cost
 	s.finish(x)
-	s.tryStart(nd.out.dev)
+	// tryStart written out: the stream is idle (finish starts nothing on it)
+	if st.ready.len() > 0 {
+		s.startNext(nd.out.dev)
+	}
 }
 
 // finish completes node x (a stream node or a side node): frees its
@@ -462,7 +470,10 @@ func (s *sim) deliver(t int32) {
 	for _, v := range s.succs[x.first : x.first+x.n] {
 		s.satisfy(v, x.recv.dev)
 	}
-	s.tryStart(x.recv.dev)
+	// tryStart written out (it does not inline)
+	if st := &s.streams[x.recv.dev]; !st.busy && st.ready.len() > 0 {
+		s.startNext(x.recv.dev)
+	}
 }
 
 // satisfy marks one dependency of v, which runs on device d, resident.
