@@ -60,16 +60,19 @@ func (h *readyHeap) pop() readyItem {
 // same order without the heap's work.
 type readyQueue struct {
 	fifo  bool
-	n     int // nodes queued, in either mode
 	heap  readyHeap
 	nodes []int32 // fifo mode: the queue, from head on
 	head  int
 }
 
-func (q *readyQueue) len() int { return q.n }
+func (q *readyQueue) len() int {
+	if q.fifo {
+		return len(q.nodes) - q.head
+	}
+	return q.heap.len()
+}
 
 func (q *readyQueue) push(x readyItem) {
-	q.n++
 	if q.fifo {
 		q.nodes = append(q.nodes, x.op)
 		return
@@ -86,7 +89,6 @@ func (q *readyQueue) top() int32 {
 }
 
 func (q *readyQueue) pop() int32 {
-	q.n--
 	if !q.fifo {
 		return q.heap.pop().op
 	}
