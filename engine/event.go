@@ -73,7 +73,9 @@ func (q *eventQueue) up(i int, e event) {
 	items[i] = e
 }
 
-// down places e, whose slot is i, below its earlier descendants.
+// down places e, whose slot is i, below its earlier descendants. Its
+// comparisons are before written out: through the method the sift costs
+// 36 more instructions per simulated op (100k DAG).
 func (q *eventQueue) down(i int, e event) {
 	items := q.items
 	n := uint(len(items))
