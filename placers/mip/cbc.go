@@ -10,11 +10,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"placesim/internal/scratch"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"placesim/internal/scratch"
 )
 
 // Options tune a solve.
