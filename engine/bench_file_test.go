@@ -60,22 +60,43 @@ func BenchmarkSimulateFile(b *testing.B) {
 	}
 }
 
-// fileStep reads a native graph and cuts it into four contiguous parts in
-// topological order.
+// The steps the engine's benchmarks play live here, in the file that
+// scripts/bench-engine-ratio.sh copies into the older tree it compares
+// with, so that both trees play the same ones.
+
+// fileStep reads a native graph and cuts it into quarters.
 func fileStep(path string) (*workloads.Graph, *engine.Plan, error) {
 	g, err := native.ReadFile(path)
 	if err != nil {
 		return nil, nil, err
 	}
+	plan, err := quarters(g)
+	return g, plan, err
+}
+
+// quarters places g on 4 devices in four contiguous parts in topological
+// order.
+func quarters(g *workloads.Graph) (*engine.Plan, error) {
 	topo, err := g.TopoOrder()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	plan := &engine.Plan{Device: make([]int, len(g.Ops))}
 	for i, v := range topo {
 		plan.Device[v] = i * 4 / len(topo)
 	}
-	return g, plan, nil
+	return plan, nil
+}
+
+// randomStep is BenchmarkSimulate's step: a random layered DAG of n ops,
+// 64 wide, dealt round robin to 4 devices.
+func randomStep(n int) (*workloads.Graph, *engine.Plan) {
+	g := workloads.RandomLayered(n, 64, 1)
+	plan := &engine.Plan{Device: make([]int, n)}
+	for i := range plan.Device {
+		plan.Device[i] = i % 4
+	}
+	return g, plan
 }
 
 // TestSimulateRepeat simulates one step PLACESIM_SIM_REPEAT times (skipped
@@ -104,11 +125,7 @@ func TestSimulateRepeat(t *testing.T) {
 		if err != nil || n < 1 {
 			t.Fatalf("PLACESIM_SIM_OPS=%q: want a count of ops", os.Getenv("PLACESIM_SIM_OPS"))
 		}
-		g = workloads.RandomLayered(n, 64, 1)
-		plan = &engine.Plan{Device: make([]int, n)}
-		for i := range plan.Device {
-			plan.Device[i] = i % 4
-		}
+		g, plan = randomStep(n)
 	}
 	t.Logf("ops=%d", len(g.Ops))
 	for range repeat {

@@ -22,13 +22,9 @@ func BenchmarkSimulate(b *testing.B) {
 	}
 	for _, n := range []int{10_000, 100_000} {
 		b.Run(fmt.Sprintf("ops=%d", n), func(b *testing.B) {
-			g := workloads.RandomLayered(n, 64, 1)
+			g, plan := randomStep(n)
 			if err := g.Validate(); err != nil {
 				b.Fatal(err)
-			}
-			plan := &engine.Plan{Device: make([]int, n)}
-			for i := range plan.Device {
-				plan.Device[i] = i % 4
 			}
 			benchSimulate(b, g, c, plan)
 		})
@@ -51,13 +47,9 @@ func BenchmarkSimulateTransformer(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		topo, err := g.TopoOrder()
+		plan, err := quarters(g)
 		if err != nil {
 			b.Fatal(err)
-		}
-		plan := &engine.Plan{Device: make([]int, len(g.Ops))}
-		for i, v := range topo {
-			plan.Device[v] = i * 4 / len(topo)
 		}
 		b.Run(fmt.Sprintf("layers=%d/ops=%d", layers, len(g.Ops)), func(b *testing.B) {
 			benchSimulate(b, g, c, plan)
