@@ -509,7 +509,8 @@ func (u *unrolled) planOrder(s *sim) {
 
 // adjacency builds the nodes' unique successors (CSR) with their bytes
 // (-1 for a control edge): the graph's edges for every instance, then the
-// side edges, listed by consumer and transposed.
+// side edges, listed by consumer and transposed; and the slots of each
+// node's inputs (inEnd).
 func (u *unrolled) adjacency() csr {
 	total := len(u.nodes)
 	regular := u.reps * u.block
@@ -576,8 +577,12 @@ func (u *unrolled) adjacency() csr {
 	for i := 0; i < total; i++ {
 		succStart[i+1] += succStart[i]
 	}
+	// and where each node's inputs end: a slot for each predecessor that
+	// holds a buffer (not a control edge)
 	succs := make([]int32, len(preds))
 	succBytes := make([]int64, len(preds))
+	inEnd := make([]int32, total)
+	in := int32(0)
 	copy(fill, succStart[:total])
 	for x := 0; x < total; x++ {
 		for j := predStart[x]; j < predStart[x+1]; j++ {
@@ -585,9 +590,13 @@ func (u *unrolled) adjacency() csr {
 			succs[fill[w]] = int32(x)
 			succBytes[fill[w]] = pBytes[j]
 			fill[w]++
+			if pBytes[j] >= 0 {
+				in++
+			}
 		}
+		inEnd[x] = in
 	}
-	return csr{start: succStart, to: succs, bytes: succBytes}
+	return csr{start: succStart, to: succs, bytes: succBytes, inEnd: inEnd}
 }
 
 // orig is the node of a predecessor entry: a control edge's predecessor

@@ -19,10 +19,9 @@ type succEdge struct {
 // once: several edges between two nodes are one dependency, of the
 // largest edge's bytes.
 //
-// With inEnd (a step's, see stepSuccessors), each node's inputs have
-// their slots already: node v's end at inEnd[v], as many as its edges
-// that hold a buffer (a repeat's slot stays unused), and wire writes
-// them as it goes.
+// Each node's inputs have their slots already: node v's end at
+// inEnd[v], as many as its edges that hold a buffer (a repeat's slot
+// stays unused), and wire writes them as it goes.
 type csr struct {
 	start, to []int32
 	bytes     []int64
@@ -31,10 +30,10 @@ type csr struct {
 }
 
 // wire prepares the nodes' dependencies for the run from their unique
-// successors: it counts each node's inputs, groups each node's successors
-// by device into s.succs, makes one transfer per group on another device,
-// lists what each node releases when it ends and the nodes without
-// inputs (s.roots).
+// successors: it counts each node's unmet dependencies, groups each
+// node's successors by device into s.succs, makes one transfer per group
+// on another device, writes what each node releases when it ends into
+// its input slots and lists the nodes without inputs (s.roots).
 //
 // A node's consumers on its own device come first, then those on each
 // other device by ascending device, each group in its original order (the
@@ -52,22 +51,17 @@ func (s *sim) wire(g csr) {
 	// node's consumers are scattered, and 16 counts share a cache line
 	remaining := reuse(&a.remaining, n, n)
 	s.remaining = remaining
-	// nIn: each node's inputs, counted; with g.inEnd, where its next input
-	// goes instead, counting down from its end (fill)
-	var nIn []int32
-	fill := g.inEnd != nil
-	if fill {
-		nIn = grow(&a.cursor, n+1, n+1)
-		copy(nIn, g.inEnd)
-		total := 0
-		if n > 0 {
-			total = int(g.inEnd[n-1])
-		}
-		s.inputs = grow(&a.inputs, total, total)
-	} else {
-		nIn = reuse(&a.cursor, n+1, n+1)
+	// nIn: where each node's next input goes, counting down from the end
+	// of its slots; it ends where they start (s.inAt)
+	nIn := grow(&a.cursor, n, n)
+	copy(nIn, g.inEnd)
+	total := 0
+	if n > 0 {
+		total = int(g.inEnd[n-1])
 	}
-	var control []bool // per entry of s.succs, only once a control edge is seen
+	// what each node releases when it ends: the producer's node for a
+	// local input, ^t for transfer t's copy
+	s.inputs = grow(&a.inputs, total, total)
 	var remote []succEdge
 	// with repeats, seen[v] == x+1 when v is already a successor of x,
 	// at remote[pos[v]] (-1: local); pos[v] is written when seen[v] is
@@ -75,7 +69,6 @@ func (s *sim) wire(g csr) {
 	if g.repeats {
 		seen, pos = reuse(&a.mark, n, n), grow(&a.pos, n, n)
 	}
-	inputs := 0
 	nDev := int32(len(s.streams))
 	for x := 0; x < n; x++ {
 		d := dev[x]
@@ -104,28 +97,15 @@ func (s *sim) wire(g csr) {
 				pos[v] = k
 			}
 			remaining[v]++
-			if b < 0 && control == nil {
-				control = make([]bool, len(s.succs), cap(s.succs))
-			}
 			if dv != d {
 				remote = append(remote, succEdge{v: v, dev: dv, bytes: b})
 				continue
 			}
-			if b >= 0 {
-				if fill {
-					nIn[v]--
-					s.inputs[nIn[v]] = int32(x)
-				} else {
-					nIn[v]++
-					inputs++
-				}
-			}
 			s.succs = append(s.succs, v)
-			if control != nil {
-				control = append(control, b < 0)
-			}
 			nd.local++
 			if b >= 0 {
+				nIn[v]--
+				s.inputs[nIn[v]] = int32(x)
 				nd.out.readers++
 			}
 		}
@@ -141,17 +121,9 @@ func (s *sim) wire(g csr) {
 			for ; i < len(remote) && remote[i].dev == dv; i++ {
 				e := remote[i]
 				s.succs = append(s.succs, e.v)
-				if control != nil {
-					control = append(control, e.bytes < 0)
-				}
 				if e.bytes >= 0 {
-					if fill {
-						nIn[e.v]--
-						s.inputs[nIn[e.v]] = ^t
-					} else {
-						nIn[e.v]++
-						inputs++
-					}
+					nIn[e.v]--
+					s.inputs[nIn[e.v]] = ^t
 				}
 				xf.n++
 				xf.recv.bytes = max(xf.recv.bytes, e.bytes)
@@ -171,49 +143,10 @@ func (s *sim) wire(g csr) {
 	if s.trace != nil {
 		s.recOf = make([]int32, len(s.xfers))
 	}
-	if fill {
-		// the cursors ended where each node's inputs start
-		s.inAt, s.inEnd = nIn, g.inEnd
-		for x := 0; x < n; x++ {
-			if remaining[x] == 0 {
-				s.roots = append(s.roots, int32(x))
-			}
-		}
-		return
-	}
-	// each node's inputs start where the previous node's end; nIn
-	// becomes a cursor from their end, counting down while they are
-	// filled in, and so ends where they start (s.inAt)
-	at := int32(0)
+	s.inAt, s.inEnd = nIn, g.inEnd
 	for x := 0; x < n; x++ {
-		at += nIn[x]
-		nIn[x] = at
 		if remaining[x] == 0 {
 			s.roots = append(s.roots, int32(x))
-		}
-	}
-	nIn[n] = at
-	s.inAt, s.inEnd = nIn, nIn[1:]
-	// what each node releases when it ends: the producer's node for a
-	// local input, ^t for transfer t's copy
-	// (each of the inputs slots is written once below)
-	s.inputs = grow(&a.inputs, inputs, inputs)
-	for x := 0; x < n; x++ {
-		nd := &nodes[x]
-		for i, end := nd.succ, nd.succ+nd.local; i < end; i++ {
-			if v := s.succs[i]; control == nil || !control[i] {
-				nIn[v]--
-				s.inputs[nIn[v]] = int32(x)
-			}
-		}
-		for t := nd.send; t < nd.send+nd.nSend; t++ {
-			xf := &s.xfers[t]
-			for i, end := xf.first, xf.first+xf.n; i < end; i++ {
-				if v := s.succs[i]; control == nil || !control[i] {
-					nIn[v]--
-					s.inputs[nIn[v]] = ^t
-				}
-			}
 		}
 	}
 }
