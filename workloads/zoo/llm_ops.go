@@ -1,0 +1,352 @@
+package zoo
+
+import "math"
+
+// Part is one piece of a decoder-only transformer as a pipeline stage
+// holds it: a layer's attention block or feed-forward block, the
+// embedding (first stage) or the head (last stage: final norm, output
+// layer, loss).
+type Part int
+
+// Parts of a decoder-only transformer.
+const (
+	PartAttention Part = iota
+	PartMLP
+	PartEmbedding
+	PartHead
+)
+
+// String names the part.
+func (p Part) String() string {
+	return [...]string{"attention", "mlp", "embedding", "head"}[p]
+}
+
+// Phase is where an op stands among a block's tensor-parallel
+// collectives: Megatron's block is [sequence region] all-gather (SP) or
+// identity, [tensor-parallel region], all-reduce or reduce-scatter (SP),
+// [sequence region] (Korthikanti et al. 2022, Figure 5).
+type Phase int
+
+// Phases of a block.
+const (
+	// PhasePre: before the block's all-gather (the norm).
+	PhasePre Phase = iota
+	// PhaseTP: inside the tensor-parallel region.
+	PhaseTP
+	// PhaseExpert: an MoE layer's experts, between the all-to-all
+	// dispatch and combine.
+	PhaseExpert
+	// PhasePost: after the reduce-scatter / all-reduce (dropout, residual).
+	PhasePost
+)
+
+// Shard is how one GPU holds a part: the tensor-, context- and
+// expert-parallel sizes, sequence parallelism and the micro-batch.
+type Shard struct {
+	TP, CP, EP int
+	SP         bool
+	MicroBatch int
+	// ActBytes is bytes per activation element (2 for BF16/FP16).
+	ActBytes int
+}
+
+// LLMOp is one kernel of a part's forward on one GPU with its backward.
+type LLMOp struct {
+	// Name of the op, e.g. "qkv".
+	Name string
+	// Type is the workloads op type that picks its kernel class
+	// ("matmul", "layernorm", "softmax", ...).
+	Type string
+	// Phase among the block's collectives.
+	Phase Phase
+	// ModelFLOPs is the forward's FLOPs as the field counts them for MFU
+	// (matrix products only, 2 FLOPs per multiply-add, the full
+	// seq x seq attention matrix; Narayanan et al. SC'21 appendix);
+	// 0 for other ops. The backward counts twice as many.
+	ModelFLOPs float64
+	// FwdFLOPs and BwdFLOPs are what the kernels execute (a causal flash
+	// attention skips the masked blocks; its backward recomputes the
+	// scores: 5 matrix products against the forward's 2, Dao et al. 2022
+	// section 3.1).
+	FwdFLOPs, BwdFLOPs float64
+	// FwdBytes and BwdBytes are the memory traffic.
+	FwdBytes, BwdBytes int64
+	// Saved is the activation bytes the op keeps for the backward
+	// without recomputation; SavedCore the part of them that selective
+	// recomputation drops (the attention core's seq x seq tensors,
+	// Korthikanti et al. 2022 section 4.3).
+	Saved, SavedCore int64
+	// Expert ops run on the routed tokens (their time scales with the
+	// MoE imbalance factor).
+	Expert bool
+}
+
+// flashBlock is the key/query block of FlashAttention-2's forward kernel
+// (128 for head dimensions up to 128; Dao 2023, section 3.3): a causal
+// mask skips the blocks above the diagonal, so the kernel computes
+// (n+1)/(2n) of the full matrix for n blocks per row.
+const flashBlock = 128
+
+// causalFraction is the share of the seq x seq score matrix a causal
+// flash kernel computes.
+func causalFraction(seq int) float64 {
+	n := math.Ceil(float64(seq) / flashBlock)
+	return (n + 1) / (2 * n)
+}
+
+func mmBytes(m, k, n float64, ab int) int64 {
+	return int64(float64(ab) * (m*k + k*n + m*n))
+}
+
+// Ops lists the forward kernels of part on one GPU holding it as sh says,
+// in execution order, with their backward costs and saved activations.
+// Per GPU: T = micro-batch x seq / CP tokens, of which the sequence region
+// holds T/TP with sequence parallelism; matrix products of the
+// tensor-parallel region are split over TP (Megatron's column- and
+// row-parallel linear layers); an MoE layer's experts over EP x TP (expert
+// tensor parallelism equal to TP, balanced routing: each GPU runs
+// T x TopK / TP token-expert pairs).
+func (m *LLM) Ops(part Part, sh Shard) []LLMOp {
+	ab := sh.ActBytes
+	t := float64(sh.TP)
+	T := float64(sh.MicroBatch) * float64(m.Seq) / float64(sh.CP)
+	Tseq := T
+	if sh.SP {
+		Tseq = T / t
+	}
+	h := float64(m.Hidden)
+	a := float64(m.Heads)
+	g := float64(m.KVHeads)
+	d := float64(m.headDim())
+	f := float64(m.FFN)
+	s := float64(m.Seq)
+	V := float64(m.Vocab)
+	fb := float64(ab)
+	gpt := m.Arch == ArchGPT
+	norm := "rmsnorm"
+	normFLOPs := 4.0 // square, sum, rsqrt-scale, weight
+	if gpt {
+		norm, normFLOPs = "layernorm", 8
+	}
+	elem := func(name, typ string, ph Phase, n float64, flopsPer float64, saved int64) LLMOp {
+		return LLMOp{Name: name, Type: typ, Phase: ph, FwdFLOPs: flopsPer * n, BwdFLOPs: 2 * flopsPer * n,
+			FwdBytes: int64(2 * fb * n), BwdBytes: int64(3 * fb * n), Saved: saved}
+	}
+	mm := func(name string, ph Phase, tokens, k, n float64, saved int64) LLMOp {
+		fl := 2 * tokens * k * n
+		return LLMOp{Name: name, Type: "matmul", Phase: ph, ModelFLOPs: fl, FwdFLOPs: fl, BwdFLOPs: 2 * fl,
+			FwdBytes: mmBytes(tokens, k, n, ab), BwdBytes: 2 * mmBytes(tokens, k, n, ab), Saved: saved}
+	}
+	var ops []LLMOp
+	switch part {
+	case PartAttention:
+		qd, kvd := a*d, g*d
+		ops = append(ops, elem("norm", norm, PhasePre, Tseq*h, normFLOPs, int64(fb*Tseq*h)))
+		// the QKV projection keeps its input as the sequence region
+		// holds it (sharded with SP, all-gathered again in the backward)
+		ops = append(ops, mm("qkv", PhaseTP, T, h, (qd+2*kvd)/t, int64(fb*Tseq*h)))
+		if !gpt {
+			ops = append(ops, elem("rotary", "rotary", PhaseTP, T*(qd+kvd)/t, 3, 0))
+		}
+		score := 2 * T * s * qd / t // one of QK^T and attention x V
+		if m.FlashAttention {
+			frac := causalFraction(m.Seq)
+			saved := int64(fb*T*(qd+2*kvd)/t + 4*T*a/t) // Q, K, V and the FP32 log-sum-exp
+			ops = append(ops, LLMOp{Name: "flash-attention", Type: "batch-matmul", Phase: PhaseTP,
+				ModelFLOPs: 2 * score, FwdFLOPs: 2 * score * frac, BwdFLOPs: 5 * score * frac,
+				FwdBytes: int64(fb * T * (2*qd + 2*kvd) / t), BwdBytes: int64(2 * fb * T * (2*qd + 2*kvd) / t), Saved: saved})
+		} else {
+			probs := a * T * s / t // elements of the score matrix on this GPU
+			ops = append(ops, LLMOp{Name: "scores", Type: "batch-matmul", Phase: PhaseTP, ModelFLOPs: score, FwdFLOPs: score, BwdFLOPs: 2 * score,
+				FwdBytes: int64(fb * (T*(qd+kvd)/t + probs)), BwdBytes: int64(2 * fb * (T*(qd+kvd)/t + probs)), Saved: int64(fb * T * (qd + kvd) / t)})
+			ops = append(ops, LLMOp{Name: "softmax", Type: "softmax", Phase: PhaseTP, FwdFLOPs: 5 * probs, BwdFLOPs: 4 * probs,
+				FwdBytes: int64(2 * fb * probs), BwdBytes: int64(3 * fb * probs), Saved: int64(fb * probs), SavedCore: int64(fb * probs)})
+			ops = append(ops, LLMOp{Name: "attention-dropout", Type: "dropout", Phase: PhaseTP, FwdFLOPs: 2 * probs, BwdFLOPs: probs,
+				FwdBytes: int64((2*fb + 1) * probs), BwdBytes: int64((2*fb + 1) * probs), Saved: int64(probs), SavedCore: int64(probs)})
+			ops = append(ops, LLMOp{Name: "context", Type: "batch-matmul", Phase: PhaseTP, ModelFLOPs: score, FwdFLOPs: score, BwdFLOPs: 2 * score,
+				FwdBytes: int64(fb * (T*(qd+kvd)/t + probs)), BwdBytes: int64(2 * fb * (T*(qd+kvd)/t + probs)),
+				Saved: int64(fb*probs + fb*T*kvd/t), SavedCore: int64(fb * probs)})
+		}
+		ops = append(ops, mm("out-proj", PhaseTP, T, qd/t, h, int64(fb*T*qd/t)))
+		if gpt {
+			ops = append(ops, elem("dropout-residual", "dropout", PhasePost, Tseq*h, 3, int64(Tseq*h)))
+		} else {
+			ops = append(ops, elem("residual", "add", PhasePost, Tseq*h, 1, 0))
+		}
+	case PartMLP:
+		ops = append(ops, elem("norm", norm, PhasePre, Tseq*h, normFLOPs, int64(fb*Tseq*h)))
+		switch {
+		case gpt:
+			ops = append(ops, mm("fc1", PhaseTP, T, h, f/t, int64(fb*Tseq*h)))
+			ops = append(ops, elem("gelu", "gelu", PhaseTP, T*f/t, 8, int64(fb*T*f/t)))
+			ops = append(ops, mm("fc2", PhaseTP, T, f/t, h, int64(fb*T*f/t)))
+			ops = append(ops, elem("dropout-residual", "dropout", PhasePost, Tseq*h, 3, int64(Tseq*h)))
+		case !m.MoE():
+			ops = append(ops, mm("fc13", PhaseTP, T, h, 2*f/t, int64(fb*Tseq*h)))
+			ops = append(ops, elem("swiglu", "swiglu", PhaseTP, T*f/t, 6, int64(2*fb*T*f/t)))
+			ops = append(ops, mm("fc2", PhaseTP, T, f/t, h, int64(fb*T*f/t)))
+			ops = append(ops, elem("residual", "add", PhasePost, Tseq*h, 1, 0))
+		default:
+			E, k := float64(m.Experts), float64(m.TopK)
+			ops = append(ops, mm("router", PhaseTP, T, h, E, int64(fb*Tseq*h)))
+			ops = append(ops, elem("topk", "softmax", PhaseTP, T*E, 6, int64(4*T*E)))
+			pairs := T * k / t // token-expert pairs this GPU runs (balanced)
+			for _, op := range []LLMOp{
+				mm("expert-fc13", PhaseExpert, pairs, h, 2*f, int64(fb*pairs*h)),
+				elem("expert-swiglu", "swiglu", PhaseExpert, pairs*f, 6, int64(2*fb*pairs*f)),
+				mm("expert-fc2", PhaseExpert, pairs, f, h, int64(fb*pairs*f)),
+			} {
+				op.Expert = true
+				ops = append(ops, op)
+			}
+			ops = append(ops, elem("combine-residual", "add", PhasePost, Tseq*h*(k+1), 1, 0))
+		}
+	case PartEmbedding:
+		ops = append(ops, LLMOp{Name: "token-embedding", Type: "embedding", Phase: PhasePost,
+			FwdBytes: int64(2 * fb * Tseq * h), BwdBytes: int64(3 * fb * Tseq * h)})
+		if gpt {
+			ops = append(ops, elem("position-dropout", "dropout", PhasePost, Tseq*h, 4, int64(Tseq*h)))
+		}
+	case PartHead:
+		ops = append(ops, elem("final-norm", norm, PhasePre, Tseq*h, normFLOPs, int64(fb*Tseq*h)))
+		ops = append(ops, mm("output-layer", PhaseTP, T, h, V/t, int64(fb*Tseq*h)))
+		// vocabulary-parallel cross-entropy on FP32 logits, which it
+		// keeps for the backward
+		ops = append(ops, LLMOp{Name: "cross-entropy", Type: "softmax-xent", Phase: PhaseTP, FwdFLOPs: 5 * T * V / t, BwdFLOPs: 2 * T * V / t,
+			FwdBytes: int64((fb + 8) * T * V / t), BwdBytes: int64((4 + fb) * T * V / t), Saved: int64(4 * T * V / t)})
+	}
+	return ops
+}
+
+// Params is the number of parameters of part on one GPU holding it as sh
+// says, split into dense parameters (replicated over the data-parallel
+// ranks) and expert parameters (each expert on one of EP ranks).
+// Replicated norms and the biases of row-parallel layers count whole on
+// every tensor-parallel rank.
+func (m *LLM) Params(part Part, sh Shard) (dense, expert int64) {
+	t := int64(sh.TP)
+	h, a, g, d := int64(m.Hidden), int64(m.Heads), int64(m.KVHeads), int64(m.headDim())
+	f, V := int64(m.FFN), int64(m.Vocab)
+	gpt := m.Arch == ArchGPT
+	switch part {
+	case PartAttention:
+		w := h*(a*d+2*g*d)/t + a*d*h/t
+		if gpt {
+			return w + (a*d+2*g*d)/t + h + 2*h, 0 // biases, LayerNorm gain and bias
+		}
+		return w + h, 0
+	case PartMLP:
+		switch {
+		case gpt:
+			return 2*h*f/t + f/t + h + 2*h, 0
+		case !m.MoE():
+			return 3*h*f/t + h, 0
+		default:
+			local := int64(m.Experts) / int64(sh.EP)
+			return h*int64(m.Experts) + h, local * 3 * h * f / t
+		}
+	case PartEmbedding:
+		if gpt {
+			return V*h/t + int64(m.Seq)*h, 0
+		}
+		return V * h / t, 0
+	case PartHead:
+		// GPT's output layer is tied to the embedding: Megatron keeps a
+		// copy on the last stage, kept equal by an all-reduce
+		if gpt {
+			return V*h/t + 2*h, 0
+		}
+		return V*h/t + h, 0
+	}
+	return 0, 0
+}
+
+// one is the shard of a single GPU with one sequence.
+func one(ab int) Shard { return Shard{TP: 1, CP: 1, EP: 1, MicroBatch: 1, ActBytes: ab} }
+
+// ParamCount is the model's total number of parameters.
+func (m *LLM) ParamCount() int64 {
+	sh := one(2)
+	var n int64
+	for _, p := range []Part{PartEmbedding, PartHead} {
+		d, e := m.Params(p, sh)
+		n += d + e
+	}
+	for _, p := range []Part{PartAttention, PartMLP} {
+		d, e := m.Params(p, sh)
+		n += int64(m.Layers) * (d + e)
+	}
+	if m.Arch == ArchGPT {
+		d, _ := m.Params(PartEmbedding, sh)
+		n -= d - int64(m.Seq)*int64(m.Hidden) // the tied output layer counts once
+	}
+	return n
+}
+
+// forwardModelFLOPs is the model FLOPs of one sequence's forward, split
+// into the layers' and the head's, and the attention cores' share of the
+// layers'.
+func (m *LLM) forwardModelFLOPs() (layers, head, core float64) {
+	sh := one(2)
+	for _, p := range []Part{PartAttention, PartMLP} {
+		for _, op := range m.Ops(p, sh) {
+			layers += op.ModelFLOPs
+			if op.Name == "scores" || op.Name == "context" || op.Name == "flash-attention" {
+				core += op.ModelFLOPs
+			}
+		}
+	}
+	for _, op := range m.Ops(PartHead, sh) {
+		head += op.ModelFLOPs
+	}
+	return layers * float64(m.Layers), head, core * float64(m.Layers)
+}
+
+// ModelFLOPsPerSequence is the model FLOPs of one sequence's forward and
+// backward (3x the forward's matrix products, the full attention matrix
+// counted, no recomputation): the numerator of MFU.
+func (m *LLM) ModelFLOPsPerSequence() float64 {
+	l, h, _ := m.forwardModelFLOPs()
+	return 3 * (l + h)
+}
+
+// TrainingFLOPsPerSequence is ModelFLOPsPerSequence plus the forward
+// recomputed in the backward, counted the same way: full recomputation
+// runs every layer's forward again (not the output layer; Narayanan et al.
+// SC'21 appendix), selective the attention cores' ("full", "selective",
+// anything else: none).
+func (m *LLM) TrainingFLOPsPerSequence(recompute string) float64 {
+	l, h, core := m.forwardModelFLOPs()
+	switch recompute {
+	case "full":
+		return 4*l + 3*h
+	case "selective":
+		return 3*(l+h) + core
+	}
+	return 3 * (l + h)
+}
+
+// ActivationBytesPerLayer is the activation memory one transformer layer
+// keeps for the backward on one GPU, by recomputation mode ("none",
+// "selective", "full"): the sum of its ops' saved tensors, the attention
+// core's dropped under selective, only the layer's input (as the
+// sequence region holds it) under full.
+func (m *LLM) ActivationBytesPerLayer(sh Shard, recompute string) int64 {
+	if recompute == "full" {
+		T := int64(sh.MicroBatch) * int64(m.Seq) / int64(sh.CP)
+		if sh.SP {
+			T /= int64(sh.TP)
+		}
+		return int64(sh.ActBytes) * T * int64(m.Hidden)
+	}
+	var n int64
+	for _, p := range []Part{PartAttention, PartMLP} {
+		for _, op := range m.Ops(p, sh) {
+			n += op.Saved
+			if recompute == "selective" {
+				n -= op.SavedCore
+			}
+		}
+	}
+	return n
+}
