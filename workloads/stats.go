@@ -1,5 +1,7 @@
 package workloads
 
+import "strings"
+
 // Stats summarises a graph's size, work and memory.
 type Stats struct {
 	// Ops and Edges count the graph; Forward, Backward and Update count
@@ -35,6 +37,30 @@ type Stats struct {
 	// ("" when a file does not say).
 	Framework string `json:"framework,omitempty"`
 	Precision string `json:"precision,omitempty"`
+	// LayerFLOPs is the forward FLOPs by layer group (the first
+	// '/'-separated component of each forward op's Layer, "-" for ops
+	// without one), in the order the groups first appear: where a model's
+	// work is (BERT's encoder against its masked-LM head, say).
+	LayerFLOPs []GroupFLOPs `json:"layerFlops,omitempty"`
+}
+
+// GroupFLOPs is one layer group's forward work.
+type GroupFLOPs struct {
+	Group string  `json:"group"`
+	Ops   int     `json:"ops"`
+	FLOPs float64 `json:"flops"`
+}
+
+// LayerGroup is the group of a layer name in Stats.LayerFLOPs: its first
+// '/'-separated component ("-" for an empty name).
+func LayerGroup(layer string) string {
+	if layer == "" {
+		return "-"
+	}
+	if i := strings.IndexByte(layer, '/'); i >= 0 {
+		return layer[:i]
+	}
+	return layer
 }
 
 // ComputeStats summarises g.
@@ -42,6 +68,7 @@ func ComputeStats(g *Graph) Stats {
 	s := Stats{Ops: len(g.Ops), Edges: len(g.Edges), Framework: g.Framework, Precision: string(g.Precision)}
 	layers := map[string]bool{}
 	groups := map[string]bool{}
+	byGroup := map[string]int{}
 	for i := range g.Ops {
 		op := &g.Ops[i]
 		s.FLOPs += op.FLOPs
@@ -60,6 +87,15 @@ func ComputeStats(g *Graph) Stats {
 		switch op.Role {
 		case Forward:
 			s.Forward++
+			grp := LayerGroup(op.Layer)
+			k, ok := byGroup[grp]
+			if !ok {
+				k = len(s.LayerFLOPs)
+				byGroup[grp] = k
+				s.LayerFLOPs = append(s.LayerFLOPs, GroupFLOPs{Group: grp})
+			}
+			s.LayerFLOPs[k].Ops++
+			s.LayerFLOPs[k].FLOPs += op.FLOPs
 			s.ParamBytes += op.ParamBytes
 			if !GradRuleFor(op.Type).NoGradient {
 				s.TrainableBytes += op.ParamBytes

@@ -8,11 +8,31 @@ import "fmt"
 // layer norm and dropout; Transformer encoder layers (post-norm, GELU
 // FFN of 4·hidden); the pooler (tanh dense on the first token) with the
 // next-sentence classifier; the masked-LM head (dense + GELU + layer norm
-// on the 20 masked positions per sequence, then the word embeddings
-// transposed and a bias). size=base is L=12, H=768, A=12 (110 M
-// parameters); size=large L=24, H=1024, A=16 (340 M); layers= sets L
-// (BERT-3/6/12/24). Layers: embedding, encoder/layer_<i>/self_attention,
+// on the masked positions only, then the word embeddings transposed, a
+// bias and the loss). size=base is L=12, H=768, A=12 (110 M parameters);
+// size=large L=24, H=1024, A=16 (340 M); layers= sets L (BERT-3/6/12/24);
+// predictions= sets max_predictions_per_seq (DefaultBERTPredictions).
+// Layers: embedding, encoder/layer_<i>/self_attention,
 // encoder/layer_<i>/ffn, pooler, nsp, mlm/transform, mlm/softmax.
+//
+// What the reference training programs compute, head by head:
+//
+//   - Google's BERT (google-research/bert, run_pretraining.py,
+//     get_masked_lm_output) gathers the encoder output at the
+//     max_predictions_per_seq masked positions (gather_indexes) before
+//     the transform, the decoder to the vocabulary, the log-softmax and
+//     the loss: the head runs on batch x predictions rows, never on
+//     batch x seq. NVIDIA's TensorFlow BERT (DeepLearningExamples,
+//     TensorFlow/LanguageModeling/BERT/run_pretraining.py) is the same
+//     code; NVIDIA's PyTorch BERT (PyTorch/LanguageModeling/BERT,
+//     modeling.py BertPreTrainingHeads with sequence_output_is_dense,
+//     on by default in run_pretraining.py: --no_dense_sequence_output
+//     turns it off) selects the masked rows before the head likewise.
+//   - The next-sentence head (get_next_sentence_output; BertPooler in
+//     modeling.py) runs on the pooled first token only: a [batch, H]
+//     slice, a tanh dense and a 2-way classifier.
+//   - The encoder runs on every position (padding included: neither
+//     reference unpads in these recipes).
 func buildBERT(p *Params) (*net, error) {
 	size, err := p.String("size", "base", "base", "large")
 	if err != nil {
@@ -34,7 +54,16 @@ func buildBERT(p *Params) (*net, error) {
 	if err != nil {
 		return nil, err
 	}
-	const vocab, maxPos, predictions = 30522, 512, 20
+	predictions, err := p.Int("predictions", DefaultBERTPredictions(seq), 1, seq)
+	if err != nil {
+		return nil, err
+	}
+	const maxPos = 512
+	// the uncased WordPiece vocabulary (bert_config.json); NVIDIA's
+	// PyTorch BERT pads it to 30528 rows (run_pretraining.py, "Padding
+	// for divisibility by 8"), 0.02 % more work, left out so that every
+	// framework profile builds the same model
+	const vocab = 30522
 	cfg := attnConfig{heads: heads, bias: true, fused: fused}
 	b := p.Batch
 	n := newNet("bert", p)
@@ -77,4 +106,16 @@ func buildBERT(p *Params) (*net, error) {
 	n.in("loss", "loss")
 	n.add("total", mlm, nsp)
 	return n, nil
+}
+
+// DefaultBERTPredictions is max_predictions_per_seq of the reference
+// pre-training recipes for sequence length seq: 20 at 128 (phase 1) and
+// 80 at 512 (phase 2) in Google's README (create_pretraining_data.py
+// --max_seq_length=128 --max_predictions_per_seq=20; "set this to around
+// max_seq_length * masked_lm_prob") and NVIDIA's scripts
+// (run_pretraining.sh, phase 1 and phase 2). Both are 5/32 of the
+// sequence (masked_lm_prob 0.15 rounded up), so other lengths get
+// ceil(5 seq / 32), at least 1.
+func DefaultBERTPredictions(seq int) int {
+	return max(1, (5*seq+31)/32)
 }

@@ -3,11 +3,13 @@ package cli
 import (
 	"fmt"
 	"io"
+	"sort"
 
 	"github.com/spf13/cobra"
 
 	"placesim/internal/units"
 	"placesim/study"
+	"placesim/workloads"
 )
 
 // StatsOptions are stats' parsed flags and surroundings.
@@ -81,6 +83,7 @@ func printStats(w io.Writer, o *study.WorkloadStats) {
 	fmt.Fprintf(w, "layers             %d\n", s.Layers)
 	fmt.Fprintf(w, "colocation groups  %d\n", s.ColocationGroups)
 	fmt.Fprintf(w, "FLOPs              %.4g\n", s.FLOPs)
+	printLayerFLOPs(w, s.LayerFLOPs)
 	fmt.Fprintf(w, "parameters         %s (trainable %s)\n", units.Bytes(s.ParamBytes), units.Bytes(s.TrainableBytes))
 	fmt.Fprintf(w, "resident           %s (parameters, gradient buffers, optimizer state)\n", units.Bytes(s.ResidentBytes))
 	fmt.Fprintf(w, "activations        %s (forward outputs; kept for backward %s)\n", units.Bytes(s.ActivationBytes), units.Bytes(s.SavedBytes))
@@ -88,5 +91,45 @@ func printStats(w io.Writer, o *study.WorkloadStats) {
 		fmt.Fprintf(w, "CCR                %.4g (Celeritas eq. 1 on %s: transfers %s -> %s, compute on %s)\n", c.Value, c.Cluster, c.From, c.To, c.Compute)
 	} else {
 		fmt.Fprintf(w, "CCR                - (give --cluster)\n")
+	}
+}
+
+// maxLayerGroups is how many layer groups stats prints by name; the
+// smaller rest are summed on one line.
+const maxLayerGroups = 12
+
+// printLayerFLOPs prints the forward FLOPs by layer group (all of them
+// when there are at most maxLayerGroups, else the largest and the rest
+// summed).
+func printLayerFLOPs(w io.Writer, groups []workloads.GroupFLOPs) {
+	if len(groups) == 0 {
+		return
+	}
+	shown := groups
+	var rest workloads.GroupFLOPs
+	if len(groups) > maxLayerGroups {
+		big := append([]workloads.GroupFLOPs(nil), groups...)
+		sort.SliceStable(big, func(i, j int) bool { return big[i].FLOPs > big[j].FLOPs })
+		keep := map[string]bool{}
+		for _, g := range big[:maxLayerGroups-1] {
+			keep[g.Group] = true
+		}
+		shown = nil
+		for _, g := range groups {
+			if keep[g.Group] {
+				shown = append(shown, g)
+			} else {
+				rest.Ops += g.Ops
+				rest.FLOPs += g.FLOPs
+				rest.Group = fmt.Sprintf("(%d more groups)", len(groups)-maxLayerGroups+1)
+			}
+		}
+	}
+	fmt.Fprintf(w, "forward FLOPs by layer group:\n")
+	for _, g := range append(shown, rest) {
+		if g.Group == "" {
+			continue
+		}
+		fmt.Fprintf(w, "  %-16s %10.4g  (%d ops)\n", g.Group, g.FLOPs, g.Ops)
 	}
 }

@@ -1,0 +1,87 @@
+package zoo_test
+
+import (
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/floats/scalar"
+
+	"placesim/workloads"
+	"placesim/workloads/zoo"
+)
+
+// headFLOPs sums the forward FLOPs of g's ops whose layer group is group,
+// and of those the GEMMs (matmul ops).
+func headFLOPs(g *workloads.Graph, group string) (all, gemm float64) {
+	for i := range g.Ops {
+		op := &g.Ops[i]
+		if op.Role != workloads.Forward || workloads.LayerGroup(op.Layer) != group {
+			continue
+		}
+		all += op.FLOPs
+		if op.Type == "matmul" {
+			gemm += op.FLOPs
+		}
+	}
+	return all, gemm
+}
+
+// TestBERTMaskedLMHeadAtMaskedPositions: the masked-LM head's GEMMs run on
+// batch x max_predictions_per_seq rows, as Google's and NVIDIA's
+// pre-training programs gather them (20 at seq 128, 80 at seq 512 by
+// default; predictions= overrides): the transform dense 2 P H H + P H (its
+// bias in the GEMM under the PyTorch profile) and the decoder to the
+// vocabulary 2 P H V, with P = batch x predictions, whatever seq is.
+func TestBERTMaskedLMHeadAtMaskedPositions(t *testing.T) {
+	const tol = 1e-12
+	const vocab = 30522
+	tests := []struct {
+		spec                    string
+		batch, hidden, predicts int
+	}{
+		{"bert?size=large&seq=512&training=true&batch=1", 1, 1024, 80},
+		{"bert?size=large&seq=128&training=true&batch=4", 4, 1024, 20},
+		{"bert?size=base&seq=512&batch=2", 2, 768, 80},
+		{"bert?size=base&seq=512&batch=2&predictions=7", 2, 768, 7},
+		{"bert?size=base&seq=64&batch=3", 3, 768, 10}, // ceil(5*64/32)
+	}
+	for _, tc := range tests {
+		t.Run(tc.spec, func(t *testing.T) {
+			g := build(t, tc.spec+"&framework=pytorch")
+			p := float64(tc.batch * tc.predicts)
+			h := float64(tc.hidden)
+			want := 2*p*h*h + p*h + 2*p*h*vocab
+			all, gemm := headFLOPs(g, "mlm")
+			if !scalar.EqualWithinAbsOrRel(gemm, want, 0, tol) {
+				t.Errorf("masked-LM head GEMM FLOPs %.6g, want %.6g (%d positions)", gemm, want, tc.batch*tc.predicts)
+			}
+			// the rest of the head (GELU, layer norm, bias, softmax, loss)
+			// is pointwise on P x H or P x V elements: well under the GEMMs
+			if rest := all - gemm; rest < 0 || rest > 0.05*gemm {
+				t.Errorf("masked-LM head's non-GEMM FLOPs %.4g against GEMM %.4g", rest, gemm)
+			}
+		})
+	}
+	// the next-sentence head: the pooler's dense on the first token only
+	g := build(t, "bert?size=large&seq=512&batch=3&framework=pytorch")
+	_, pool := headFLOPs(g, "pooler")
+	if want := 2*3*1024*1024 + 3*1024.0; !scalar.EqualWithinAbsOrRel(pool, want, 0, tol) {
+		t.Errorf("pooler GEMM FLOPs %.6g, want %.6g (first token of 3 sequences)", pool, want)
+	}
+}
+
+// TestBERTPredictionsRange: predictions= outside [1, seq] is refused with
+// the valid range.
+func TestBERTPredictionsRange(t *testing.T) {
+	for _, spec := range []string{"bert?seq=128&predictions=0", "bert?seq=128&predictions=129"} {
+		_, err := zoo.Build(spec)
+		if err == nil || !strings.Contains(err.Error(), "predictions") {
+			t.Errorf("%s: error %v, want one naming predictions and its range", spec, err)
+		}
+	}
+	for seq, want := range map[int]int{128: 20, 512: 80, 1: 1, 8: 2} {
+		if got := zoo.DefaultBERTPredictions(seq); got != want {
+			t.Errorf("DefaultBERTPredictions(%d) = %d, want %d", seq, got, want)
+		}
+	}
+}
