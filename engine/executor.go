@@ -27,6 +27,9 @@ type sim struct {
 	p   *Plan
 	opt Options
 	un  *unrolled
+	// lay is the pipeline and data-parallel layout Plan.validate built
+	// (nil for a plain step: unroll builds the step's)
+	lay *layout
 
 	nodes []instance // what runs, with its state (see unroll.go)
 	// remaining is each node's dependencies not yet resident on its
@@ -115,13 +118,14 @@ type stream struct {
 func Simulate(g *workloads.Graph, c *devices.Cluster, p *Plan, opt Options) (*Result, error) {
 	g = p.graphFor(g)
 	// the ops' device classes are checked while their times are read
-	if err := p.validate(g, c, false); err != nil {
+	lay, err := p.validate(g, c, false)
+	if err != nil {
 		return nil, err
 	}
 	if opt.MaxMemory < 0 {
 		return nil, fmt.Errorf("%w: engine option MaxMemory = %d (valid range: >= 0; 0 = %d bytes)", ErrInvalidPlan, opt.MaxMemory, DefaultMaxMemory)
 	}
-	s := &sim{g: g, c: c, p: p, opt: opt, arena: arenas.Get().(*arena)}
+	s := &sim{g: g, c: c, p: p, opt: opt, lay: lay, arena: arenas.Get().(*arena)}
 	if err := s.init(); err != nil {
 		return nil, err
 	}

@@ -335,13 +335,14 @@ func (l *layout) setReplicas(p *Plan, c *devices.Cluster) error {
 	return nil
 }
 
-// checkParallel validates the pipeline and data-parallel parts of p.
-func (p *Plan) checkParallel(g *workloads.Graph, c *devices.Cluster) error {
+// checkParallel validates the pipeline and data-parallel parts of p and
+// returns their layout (nil for a plain step), which Simulate hands to
+// unroll so that it is built once per simulation.
+func (p *Plan) checkParallel(g *workloads.Graph, c *devices.Cluster) (*layout, error) {
 	if p.Pipeline == nil && p.DataParallel == nil {
-		return nil
+		return nil, nil
 	}
-	_, err := p.layout(g, c)
-	return err
+	return p.layout(g, c)
 }
 
 // checkBatch refuses to cut a batch into more micro-batch instances than

@@ -49,52 +49,54 @@ func (p *Plan) graphFor(g *workloads.Graph) *workloads.Graph {
 // priorities, an Order that lists each op on its own device once, and a
 // consistent Pipeline and DataParallel.
 func (p *Plan) Validate(g *workloads.Graph, c *devices.Cluster) error {
-	return p.validate(p.graphFor(g), c, true)
+	_, err := p.validate(p.graphFor(g), c, true)
+	return err
 }
 
-// validate is Validate on the plan's graph g; without ops, it leaves out
+// validate is Validate on the plan's graph g, returning the pipeline and
+// data-parallel layout it checked (nil for a plain step); without ops, it leaves out
 // the check of each op's device class, which reads every op: Simulate
 // makes it while it reads the ops for their times (see
 // unrolled.instances), with the same error (cpuOnlyError).
-func (p *Plan) validate(g *workloads.Graph, c *devices.Cluster, ops bool) error {
+func (p *Plan) validate(g *workloads.Graph, c *devices.Cluster, ops bool) (*layout, error) {
 	n := len(g.Ops)
 	if len(p.Device) != n {
-		return fmt.Errorf("%w: %d device assignments for %d ops", ErrInvalidPlan, len(p.Device), n)
+		return nil, fmt.Errorf("%w: %d device assignments for %d ops", ErrInvalidPlan, len(p.Device), n)
 	}
 	for i, d := range p.Device {
 		if d < 0 || d >= len(c.Devices) {
-			return fmt.Errorf("%w: op %q is on device %d, but cluster %q has devices 0..%d", ErrInvalidPlan, g.Ops[i].Name, d, c.Name, len(c.Devices)-1)
+			return nil, fmt.Errorf("%w: op %q is on device %d, but cluster %q has devices 0..%d", ErrInvalidPlan, g.Ops[i].Name, d, c.Name, len(c.Devices)-1)
 		}
 		if ops && g.Ops[i].CPUOnly && c.Devices[d].Kind.Class != devices.CPU {
-			return cpuOnlyError(&g.Ops[i], &c.Devices[d])
+			return nil, cpuOnlyError(&g.Ops[i], &c.Devices[d])
 		}
 	}
 	if p.Priority != nil {
 		if len(p.Priority) != n {
-			return fmt.Errorf("%w: %d priorities for %d ops", ErrInvalidPlan, len(p.Priority), n)
+			return nil, fmt.Errorf("%w: %d priorities for %d ops", ErrInvalidPlan, len(p.Priority), n)
 		}
 		for i, v := range p.Priority {
 			if math.IsNaN(v) {
-				return fmt.Errorf("%w: op %q has priority NaN", ErrInvalidPlan, g.Ops[i].Name)
+				return nil, fmt.Errorf("%w: op %q has priority NaN", ErrInvalidPlan, g.Ops[i].Name)
 			}
 		}
 	}
 	if p.Order != nil {
 		if len(p.Order) != len(c.Devices) {
-			return fmt.Errorf("%w: order has %d device lists, cluster has %d devices", ErrInvalidPlan, len(p.Order), len(c.Devices))
+			return nil, fmt.Errorf("%w: order has %d device lists, cluster has %d devices", ErrInvalidPlan, len(p.Order), len(c.Devices))
 		}
 		seen := make([]bool, n)
 		count := 0
 		for d, ops := range p.Order {
 			for _, op := range ops {
 				if op < 0 || op >= n {
-					return fmt.Errorf("%w: order[%d] names op %d, graph has ops 0..%d", ErrInvalidPlan, d, op, n-1)
+					return nil, fmt.Errorf("%w: order[%d] names op %d, graph has ops 0..%d", ErrInvalidPlan, d, op, n-1)
 				}
 				if p.Device[op] != d {
-					return fmt.Errorf("%w: order[%d] lists op %q, which is placed on device %d", ErrInvalidPlan, d, g.Ops[op].Name, p.Device[op])
+					return nil, fmt.Errorf("%w: order[%d] lists op %q, which is placed on device %d", ErrInvalidPlan, d, g.Ops[op].Name, p.Device[op])
 				}
 				if seen[op] {
-					return fmt.Errorf("%w: order lists op %q twice", ErrInvalidPlan, g.Ops[op].Name)
+					return nil, fmt.Errorf("%w: order lists op %q twice", ErrInvalidPlan, g.Ops[op].Name)
 				}
 				seen[op] = true
 				count++
@@ -103,7 +105,7 @@ func (p *Plan) validate(g *workloads.Graph, c *devices.Cluster, ops bool) error 
 		if count != n {
 			for i, s := range seen {
 				if !s {
-					return fmt.Errorf("%w: order misses op %q", ErrInvalidPlan, g.Ops[i].Name)
+					return nil, fmt.Errorf("%w: order misses op %q", ErrInvalidPlan, g.Ops[i].Name)
 				}
 			}
 		}

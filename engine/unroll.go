@@ -162,9 +162,12 @@ func (u *unrolled) source(w, v int32, mb, r int, recomp bool) int32 {
 // regime becomes a graph of instances, and sets up the streams' orders
 // and the resident parameters.
 func (s *sim) unroll() error {
-	l, err := s.p.layout(s.g, s.c)
-	if err != nil {
-		return err
+	l := s.lay
+	if l == nil {
+		var err error
+		if l, err = s.p.layout(s.g, s.c); err != nil {
+			return err
+		}
 	}
 	g := s.g
 	n := len(g.Ops)

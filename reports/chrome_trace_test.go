@@ -61,7 +61,7 @@ func TestChromeTracePipelined(t *testing.T) {
 	c, _ := devices.NewPreset("8xV100-nvlink")
 	const m, reps = 4, 2
 	o, err := study.Run(context.Background(), reg, g, c, study.Spec{Placer: "round-robin", Trace: true, Reproducible: true,
-		Regime: study.Regime{Pipeline: &engine.Pipeline{Schedule: engine.OneFOneB, MicroBatches: m}, Stages: "auto",
+		Regime: study.Regime{Pipeline: &engine.Pipeline{Schedule: engine.OneFOneB, MicroBatches: m},
 			DataParallel: &engine.DataParallel{Replicas: reps}}})
 	if err != nil || o.Error != "" || o.Result.Instances == nil {
 		t.Fatalf("pipelined run: %v %s", err, o.Error)

@@ -30,7 +30,7 @@ func TestCeleritasTable3Regime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(s.Regimes, []string{"step"}) {
+	if !slices.Equal(s.Regimes.Strings(), []string{"step"}) {
 		t.Fatalf("regimes %v, want [step] (the paper's single-step times)", s.Regimes)
 	}
 	for _, p := range []string{"metis", "m-topo", "m-etf", "m-sct", "order-place", "celeritas"} {

@@ -213,7 +213,7 @@ func SelectRegimes(res *Results, regimes []Regime) (*Results, error) {
 		}
 	}
 	sc := *res.Scenario
-	sc.Regimes = names
+	sc.Regimes = RegimeList(regimes)
 	out.Scenario = &sc
 	return out, nil
 }

@@ -97,7 +97,7 @@ func TestParseCollectiveErrors(t *testing.T) {
 	}
 	t.Run("scenario", func(t *testing.T) {
 		sc := &study.Scenario{Name: "x", Workloads: []string{"zoo:mlp?training=true"}, Clusters: []string{"4xV100-pcie"},
-			Placers: []string{"single"}, Regimes: []string{"dp:2"}, AllReduce: &study.AllReduceSpec{Model: "gloo"}}
+			Placers: []string{"single"}, Regimes: regimeList(t, "dp:2"), AllReduce: &study.AllReduceSpec{Model: "gloo"}}
 		err := sc.Validate(nil)
 		if err == nil || !strings.Contains(err.Error(), `allreduce.model "gloo"`) {
 			t.Fatalf("error %v", err)

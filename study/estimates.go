@@ -30,6 +30,29 @@ func NewEstimates(g *workloads.Graph, c *devices.Cluster, o devices.EstimateOpti
 	return est, err
 }
 
+// CheckEstimates checks the estimate options NewEstimates would refuse,
+// without building any estimate: the mode, the noise sigma, and for
+// Standard Evaluation a zoo workload it can rebuild.
+func CheckEstimates(g *workloads.Graph, o devices.EstimateOptions) error {
+	switch o.Mode {
+	case "", devices.Exact:
+		return nil
+	case devices.Noisy:
+		if !(o.Sigma >= 0 && o.Sigma <= 1) {
+			return fmt.Errorf("estimate noise sigma %g (valid range: [0, 1])", o.Sigma)
+		}
+		return nil
+	case devices.StandardEval:
+		// devices.StandardEvaluation's range for one op time's noise
+		if !(o.Sigma >= 0 && o.Sigma <= 1) {
+			return fmt.Errorf("standard evaluation: time sigma %g (valid range: [0, 1])", o.Sigma)
+		}
+		_, err := ZooBuilder(g.Name)
+		return err
+	}
+	return fmt.Errorf("estimate mode %q (valid: exact, noise, standard-eval)", o.Mode)
+}
+
 // ZooBuilder returns a function that rebuilds the zoo workload named spec
 // ("zoo:NAME?params", as zoo graphs are named) at another batch size, every
 // other parameter kept.

@@ -14,17 +14,55 @@ import (
 	"placesim/workloads"
 )
 
-// Sources of pipeline stages for Spec.Stages (anything else is a stage
-// file, see ParseStages).
+// StageKind is where a pipeline's stages come from.
+type StageKind uint8
+
+// Sources of pipeline stages (StageSource.Kind).
 const (
 	// StagesAuto makes every device the placer uses a stage, in the
-	// topological order of their first forward op (the default).
-	StagesAuto = "auto"
+	// topological order of their first forward op (the default: the zero
+	// StageSource).
+	StagesAuto StageKind = iota
 	// StagesEven splits the graph into equal shares of forward layers, one
 	// per accelerator the placer was given (engine.EvenStages), replacing
 	// the placer's devices.
-	StagesEven = "even"
+	StagesEven
+	// StagesFile reads the stages from a stage file (see ParseStages),
+	// replacing the placer's devices.
+	StagesFile
 )
+
+// StageSource is a pipeline's stage source: auto (the zero value), even,
+// or a stage file. It is parsed once from a flag or a regime string
+// (ParseStageSource) and flows unchanged to the pipeline.
+type StageSource struct {
+	Kind StageKind
+	// File is the stage file of StagesFile.
+	File string
+}
+
+// String is the source as ParseStageSource reads it: auto, even or the
+// file's path.
+func (s StageSource) String() string {
+	switch s.Kind {
+	case StagesEven:
+		return "even"
+	case StagesFile:
+		return s.File
+	}
+	return "auto"
+}
+
+// ParseStageSource reads "auto" (or ""), "even", or a stage file's path.
+func ParseStageSource(s string) StageSource {
+	switch strings.TrimSpace(s) {
+	case "", "auto":
+		return StageSource{}
+	case "even":
+		return StageSource{Kind: StagesEven}
+	}
+	return StageSource{Kind: StagesFile, File: s}
+}
 
 // placementCluster is the cluster the placer places on. Without data
 // parallelism it is c. With n replicas it is c's first floor(A/n)
@@ -55,7 +93,7 @@ func placementCluster(c *devices.Cluster, dp *engine.DataParallel) (pc *devices.
 // parallelize maps a plan made on the placement cluster back to c and adds
 // the spec's pipeline and data parallelism.
 func (s Spec) parallelize(g *workloads.Graph, c *devices.Cluster, plan *engine.Plan, back []int) (*engine.Plan, error) {
-	if s.Pipeline == nil && (s.Stages != "" && s.Stages != StagesAuto) {
+	if s.Pipeline == nil && s.Stages.Kind != StagesAuto {
 		return nil, fmt.Errorf("stages %q given without a pipeline schedule (use --pipeline gpipe|1f1b|pipedream)", s.Stages)
 	}
 	if s.Pipeline == nil && s.DataParallel == nil {
@@ -82,9 +120,7 @@ func (s Spec) parallelize(g *workloads.Graph, c *devices.Cluster, plan *engine.P
 		if plan.Graph != nil {
 			g = plan.Graph
 		}
-		switch s.Stages {
-		case "":
-			// pl.Stages as given (nil: one stage per device)
+		switch s.Stages.Kind {
 		case StagesAuto:
 			pl.Stages = nil
 		case StagesEven:
@@ -97,8 +133,8 @@ func (s Spec) parallelize(g *workloads.Graph, c *devices.Cluster, plan *engine.P
 				return nil, fmt.Errorf("stages even: %w", err)
 			}
 			p.Device, pl.Stages = dev, stages
-		default:
-			dev, stages, err := LoadStages(s.Stages, g, c)
+		case StagesFile:
+			dev, stages, err := LoadStages(s.Stages.File, g, c)
 			if err != nil {
 				return nil, err
 			}

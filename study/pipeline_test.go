@@ -100,7 +100,6 @@ func TestRunPipelineAndDataParallel(t *testing.T) {
 	}
 	spec := study.Spec{Placer: "round-robin", Reproducible: true, Regime: study.Regime{
 		Pipeline:     &engine.Pipeline{Schedule: engine.OneFOneB, MicroBatches: 8},
-		Stages:       study.StagesAuto,
 		DataParallel: &engine.DataParallel{Replicas: 2}}}
 	o, err := study.Run(context.Background(), reg, g, c, spec)
 	if err != nil {

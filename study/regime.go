@@ -1,12 +1,16 @@
 package study
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 
+	"gopkg.in/yaml.v3"
+
 	"placesim/devices"
 	"placesim/engine"
+	"placesim/parallel"
 	"placesim/placers"
 )
 
@@ -20,15 +24,20 @@ type Regime struct {
 	// (schedule, micro-batches, recomputation; the schedule replaces any
 	// order or priority the placer chose), with stages from Stages.
 	Pipeline *engine.Pipeline
-	// Stages is where pipeline stages come from: StagesAuto (one per
-	// device the placer used), StagesEven (equal layer shares, replacing
-	// the placer's devices) or a stage file (see ParseStages); "" keeps
-	// Pipeline.Stages as given.
-	Stages string
+	// Stages is where pipeline stages come from: StagesAuto (the zero
+	// value: one per device the placer used), StagesEven (equal layer
+	// shares, replacing the placer's devices) or StagesFile (a stage file,
+	// see ParseStages).
+	Stages StageSource
 	// DataParallel, when set, replicates the plan; the placer then places
 	// on the first 1/Replicas of the cluster's accelerators and the
 	// replicas take the others.
 	DataParallel *engine.DataParallel
+	// Layout, when set, is a large-model training layout (tensor,
+	// pipeline, virtual-pipeline, context, expert and data-parallel sizes,
+	// sharding, recomputation; see package parallel). It travels with the
+	// regime unchanged; nil: the regime is given by the fields above alone.
+	Layout *parallel.Layout
 }
 
 // ReplicasAll as DataParallel.Replicas of a Regime ("dp:all") makes one
@@ -64,12 +73,11 @@ func (r Regime) String() string {
 		if p.Recompute {
 			s += ":recompute"
 		}
-		switch r.Stages {
-		case "", StagesAuto:
+		switch r.Stages.Kind {
 		case StagesEven:
 			s += ":even"
-		default:
-			s += ":stages=" + r.Stages
+		case StagesFile:
+			s += ":stages=" + r.Stages.File
 		}
 		parts = append(parts, s)
 	}
@@ -146,15 +154,14 @@ func ParseRegime(s string, dp *engine.DataParallel) (Regime, error) {
 			return bad("two pipeline schedules")
 		}
 		r.Pipeline = &engine.Pipeline{Schedule: sched, MicroBatches: n}
-		r.Stages = StagesAuto
 		for _, x := range f[2:] {
 			switch {
 			case x == "recompute":
 				r.Pipeline.Recompute = true
-			case x == StagesEven:
-				r.Stages = StagesEven
+			case x == "even":
+				r.Stages = StageSource{Kind: StagesEven}
 			case strings.HasPrefix(x, "stages=") && len(x) > len("stages="):
-				r.Stages = strings.TrimPrefix(x, "stages=")
+				r.Stages = StageSource{Kind: StagesFile, File: strings.TrimPrefix(x, "stages=")}
 			default:
 				return bad(fmt.Sprintf("%q: unknown modifier %q", part, x))
 			}
@@ -188,7 +195,7 @@ func PlanRegime(p *engine.Plan) Regime {
 	var r Regime
 	if p.Pipeline != nil {
 		pl := *p.Pipeline
-		r.Pipeline, r.Stages = &pl, StagesAuto
+		r.Pipeline = &pl
 	}
 	if p.DataParallel != nil {
 		dp := *p.DataParallel
@@ -220,4 +227,55 @@ func playIn(plan *engine.Plan, native placers.Regime, r Regime) (out *engine.Pla
 		note = "placer made for data parallelism played as " + r.String()
 	}
 	return &p, note, ""
+}
+
+// RegimeList is a scenario's regimes. A scenario file and a results file
+// hold them as strings in ParseRegime's syntax; they are parsed once, when
+// the file is decoded, and the typed values flow to every point.
+type RegimeList []Regime
+
+// Strings is the list in ParseRegime's syntax.
+func (l RegimeList) Strings() []string {
+	out := make([]string, len(l))
+	for i, r := range l {
+		out[i] = r.String()
+	}
+	return out
+}
+
+// MarshalJSON writes the list as strings in ParseRegime's syntax.
+func (l RegimeList) MarshalJSON() ([]byte, error) { return json.Marshal(l.Strings()) }
+
+// MarshalYAML writes the list as strings in ParseRegime's syntax.
+func (l RegimeList) MarshalYAML() (any, error) { return l.Strings(), nil }
+
+// UnmarshalJSON reads a list of strings in ParseRegime's syntax.
+func (l *RegimeList) UnmarshalJSON(b []byte) error {
+	var xs []string
+	if err := json.Unmarshal(b, &xs); err != nil {
+		return fmt.Errorf("field regimes: %w (valid: a list of strings such as [step, \"1f1b:16\", \"dp:4\"])", err)
+	}
+	return l.parse(xs)
+}
+
+// UnmarshalYAML reads a list of strings in ParseRegime's syntax.
+func (l *RegimeList) UnmarshalYAML(n *yaml.Node) error {
+	var xs []string
+	if err := n.Decode(&xs); err != nil {
+		return fmt.Errorf("field regimes (line %d): want a list of strings such as [step, \"1f1b:16\", \"dp:4\"]", n.Line)
+	}
+	return l.parse(xs)
+}
+
+func (l *RegimeList) parse(xs []string) error {
+	out := make(RegimeList, 0, len(xs))
+	for i, x := range xs {
+		r, err := ParseRegime(x, nil)
+		if err != nil {
+			return fmt.Errorf("regimes[%d]: %w", i, err)
+		}
+		out = append(out, r)
+	}
+	*l = out
+	return nil
 }

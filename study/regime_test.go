@@ -2,6 +2,7 @@ package study_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -164,7 +165,7 @@ func TestScenarioRegimes(t *testing.T) {
 	t.Parallel()
 	reg := registry(t)
 	s := &study.Scenario{Name: "regimes", Workloads: []string{"zoo:mlp?training=true&batch=64"},
-		Clusters: []string{"4xV100-pcie"}, Placers: []string{"greedy", "data-parallel"}, Regimes: []string{"step", "1f1b:4", "dp:4"}}
+		Clusters: []string{"4xV100-pcie"}, Placers: []string{"greedy", "data-parallel"}, Regimes: regimeList(t, "step,1f1b:4,dp:4")}
 	res, _, err := study.RunScenario(context.Background(), s, study.RunOptions{Registry: reg, Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +191,7 @@ func TestScenarioRegimes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pipe, err := study.SelectRegimes(res, []study.Regime{{Pipeline: &engine.Pipeline{Schedule: engine.OneFOneB, MicroBatches: 4}, Stages: study.StagesAuto}})
+	pipe, err := study.SelectRegimes(res, []study.Regime{{Pipeline: &engine.Pipeline{Schedule: engine.OneFOneB, MicroBatches: 4}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,5 +218,64 @@ func TestScenarioRegimes(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("regimes %s: error %v, want one naming %s", bad.regimes, err, bad.want)
 		}
+	}
+}
+
+// regimeList parses a comma-separated list of regimes for a scenario.
+func regimeList(t *testing.T, list string) study.RegimeList {
+	t.Helper()
+	rs, err := study.ParseRegimes(list, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs
+}
+
+// TestStageSource: "" and "auto" are the same source (one stage per
+// device), "even" and a path are the others, and a regime's stages
+// round-trip through its string.
+func TestStageSource(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want study.StageSource
+	}{
+		{"", study.StageSource{}},
+		{"auto", study.StageSource{}},
+		{"even", study.StageSource{Kind: study.StagesEven}},
+		{"plans/stages.json", study.StageSource{Kind: study.StagesFile, File: "plans/stages.json"}},
+	} {
+		if got := study.ParseStageSource(tc.in); got != tc.want {
+			t.Errorf("ParseStageSource(%q) = %+v, want %+v", tc.in, got, tc.want)
+		}
+	}
+	for _, s := range []string{"1f1b:4", "gpipe:8:recompute:even", "1f1b:2:stages=s.json+dp:2"} {
+		r, err := study.ParseRegime(s, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.String() != s {
+			t.Errorf("ParseRegime(%q).String() = %q", s, r.String())
+		}
+	}
+}
+
+// TestScenarioRegimesParsedOnce: a scenario's regimes are typed when the
+// file is read; a bad one is refused there, naming its index, and the
+// results file writes them back as the strings they were read from.
+func TestScenarioRegimesParsedOnce(t *testing.T) {
+	s, err := study.ParseScenario([]byte("name: x\nworkloads: [zoo:mlp]\nclusters: [4xV100-pcie]\nplacers: [single]\nregimes: [step, \"1f1b:4:even\", \"dp:2\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Regimes) != 3 || s.Regimes[1].Stages.Kind != study.StagesEven || s.Regimes[2].DataParallel == nil || s.Regimes[2].DataParallel.Replicas != 2 {
+		t.Fatalf("regimes %+v", s.Regimes)
+	}
+	b, err := json.Marshal(s.Regimes)
+	if err != nil || string(b) != `["step","1f1b:4:even","dp:2"]` {
+		t.Fatalf("regimes as JSON %s (%v)", b, err)
+	}
+	_, err = study.ParseScenario([]byte("name: x\nworkloads: [zoo:mlp]\nclusters: [4xV100-pcie]\nplacers: [single]\nregimes: [step, \"1f1b:zero\"]\n"))
+	if err == nil || !strings.Contains(err.Error(), "regimes[1]") {
+		t.Fatalf("bad regime: error %v, want one naming regimes[1]", err)
 	}
 }

@@ -77,7 +77,7 @@ func Run(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *devi
 	if rep != nil {
 		out.Fallback, out.Relaxed = rep.Fallback, rep.Relaxed
 	}
-	own := s.PlacerRegime && s.Regime.IsStep() && (s.Stages == "" || s.Stages == StagesAuto)
+	own := s.PlacerRegime && s.Regime.IsStep() && s.Stages.Kind == StagesAuto
 	out.Regime = label
 	if err == nil && own {
 		out.Regime = PlanRegime(plan).String()
@@ -144,20 +144,20 @@ func (s *Spec) checkSizes(g *workloads.Graph) error {
 // Check validates s against g and c as Run would before placing, so that a
 // comparison refuses a bad spec up front instead of recording the same
 // error for every placer: sizes, the data-parallel split of the cluster,
-// the estimates and a stage file.
+// the estimate options (without building the estimates: each run builds
+// its own once) and a stage file.
 func (s *Spec) Check(g *workloads.Graph, c *devices.Cluster) error {
 	if err := s.checkSizes(g); err != nil {
 		return err
 	}
-	pc, _, err := placementCluster(c, s.DataParallel)
-	if err != nil {
+	if _, _, err := placementCluster(c, s.DataParallel); err != nil {
 		return err
 	}
-	if _, err := NewEstimates(g, pc, s.Estimates); err != nil {
+	if err := CheckEstimates(g, s.Estimates); err != nil {
 		return err
 	}
-	if s.Pipeline != nil && s.Stages != "" && s.Stages != StagesAuto && s.Stages != StagesEven {
-		if _, _, err := LoadStages(s.Stages, g, c); err != nil {
+	if s.Pipeline != nil && s.Stages.Kind == StagesFile {
+		if _, _, err := LoadStages(s.Stages.File, g, c); err != nil {
 			return err
 		}
 	}

@@ -305,12 +305,7 @@ func runPoint(ctx context.Context, s *Scenario, p Point, reg *placers.Registry, 
 		line.Record.Error = err.Error()
 		return line, true
 	}
-	regime, err := s.regime(p.Regime)
-	if err != nil {
-		line.Record.Error = err.Error()
-		return line, true
-	}
-	spec := Spec{Placer: p.Placer, Options: mergeOptions(s.PlacerOptions[p.Placer], local), Seed: p.Seed, MaxMemory: maxMemory, Regime: regime}
+	spec := Spec{Placer: p.Placer, Options: mergeOptions(s.PlacerOptions[p.Placer], local), Seed: p.Seed, MaxMemory: maxMemory, Regime: p.regime}
 	if s.Estimates != nil {
 		spec.Estimates = devices.EstimateOptions{Mode: devices.EstimateMode(s.Estimates.Mode), Sigma: s.Estimates.Sigma, Seed: p.Seed}
 	}

@@ -48,7 +48,7 @@ type Scenario struct {
 	// in ParseRegime's syntax ("step", "1f1b:16", "dp:4"); default
 	// [step]. Each is an axis of the points: a placer is ranked and
 	// checked only against points of the same regime.
-	Regimes []string `yaml:"regimes,omitempty" json:"regimes,omitempty"`
+	Regimes RegimeList `yaml:"regimes,omitempty" json:"regimes,omitempty"`
 	// AllReduce sets the gradient all-reduce of every data-parallel
 	// regime (default: one bucket per stage, not overlapped, the
 	// framework's cost model).
@@ -92,6 +92,9 @@ type Point struct {
 	// Regime is the execution regime the point is played in (ParseRegime
 	// syntax; "" in results recorded before regimes: not comparable).
 	Regime string `json:"regime"`
+	// regime is Regime's typed value, set by Scenario.Points (the
+	// scenario's regimes are parsed once, when it is read).
+	regime Regime
 }
 
 // Key identifies a point across runs (for regression checks and merges).
@@ -218,32 +221,27 @@ func (s *Scenario) allReduce() (*engine.DataParallel, error) {
 	return dp, nil
 }
 
-// regime parses one of the scenario's regimes with its all-reduce.
-func (s *Scenario) regime(x string) (Regime, error) {
-	dp, err := s.allReduce()
-	if err != nil {
-		return Regime{}, err
-	}
-	return ParseRegime(x, dp)
-}
-
-// regimes parses the scenario's regimes ([step] when none is given).
+// regimes is the scenario's regimes ([step] when none is given), each
+// data-parallel one with the scenario's all-reduce; a regime given twice
+// is an error.
 func (s *Scenario) regimes() ([]Regime, error) {
-	if _, err := s.allReduce(); err != nil {
+	ar, err := s.allReduce()
+	if err != nil {
 		return nil, err
 	}
 	if len(s.Regimes) == 0 {
 		return []Regime{{}}, nil
 	}
-	var out []Regime
+	out := make([]Regime, 0, len(s.Regimes))
 	seen := map[string]int{}
-	for i, x := range s.Regimes {
-		r, err := s.regime(x)
-		if err != nil {
-			return nil, fmt.Errorf("regimes[%d]: %w", i, err)
+	for i, r := range s.Regimes {
+		if d := r.DataParallel; d != nil {
+			dp := *ar
+			dp.Replicas = d.Replicas
+			r.DataParallel = &dp
 		}
 		if j, dup := seen[r.String()]; dup {
-			return nil, fmt.Errorf("regimes[%d] = %q is regimes[%d] again", i, x, j)
+			return nil, fmt.Errorf("regimes[%d] = %q is regimes[%d] again", i, r.String(), j)
 		}
 		seen[r.String()] = i
 		out = append(out, r)
@@ -321,7 +319,7 @@ func (s *Scenario) Points(reg *placers.Registry) ([]Point, error) {
 					for _, r := range regimes {
 						for _, p := range names {
 							for _, seed := range seeds {
-								pts = append(pts, Point{Index: len(pts), Workload: w, Cluster: c, Settings: set, Placer: p, Seed: seed, Regime: r.String()})
+								pts = append(pts, Point{Index: len(pts), Workload: w, Cluster: c, Settings: set, Placer: p, Seed: seed, Regime: r.String(), regime: r})
 							}
 						}
 					}

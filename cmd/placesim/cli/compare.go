@@ -106,15 +106,8 @@ func compareRun(opts *CompareOptions) error {
 	if changed == nil {
 		changed = func(string) bool { return false }
 	}
-	var regimes []study.Regime
-	if changed("regimes") && strings.TrimSpace(opts.Regimes) == "" {
-		return fmt.Errorf("--regimes is empty (valid: a comma-separated list such as step,1f1b:16,dp:4)")
-	}
-	if opts.Regimes != "" {
-		if regimes, err = opts.Pipeline.regimes(changed, opts.Regimes); err != nil {
-			return err
-		}
-	} else if err := opts.Pipeline.apply(changed, &spec); err != nil {
+	regimes, _, err := opts.Pipeline.parse(changed, opts.Regimes)
+	if err != nil {
 		return err
 	}
 	var names []string

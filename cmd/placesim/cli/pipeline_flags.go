@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -27,7 +28,7 @@ func (f *pipelineFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.schedule, "pipeline", "", "play the plan as a micro-batch pipeline with this schedule: gpipe, 1f1b or pipedream")
 	fl.IntVar(&f.microBatches, "microbatches", 4, "micro-batches per step with --pipeline (>= 1)")
-	fl.StringVar(&f.stages, "stages", study.StagesAuto, "pipeline stages: auto (one per device the placer uses), even (equal layer shares on the accelerators) or a stage file (JSON)")
+	fl.StringVar(&f.stages, "stages", "auto", "pipeline stages: auto (one per device the placer uses), even (equal layer shares on the accelerators) or a stage file (JSON)")
 	fl.BoolVar(&f.recompute, "recompute", false, "with --pipeline: recompute each stage's forward before its backward, keeping only boundary activations")
 	fl.IntVar(&f.replicas, "data-parallel", 1, "replicate the plan on N device groups, the batch split N ways, gradients ring all-reduced")
 	fl.StringVar(&f.bucket, "allreduce-bucket", "0", "with --data-parallel: gradient bucket size (e.g. 25MiB; 0 = one bucket per stage)")
@@ -35,59 +36,50 @@ func (f *pipelineFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.model, "allreduce-model", study.CollectiveAuto, "with --data-parallel: all-reduce cost model: auto (the workload's framework: pytorch-ddp for framework=pytorch, else nccl), link (link time only, as the seeds' papers), nccl (NCCL latencies, compute slowed under an overlapping all-reduce) or pytorch-ddp (nccl plus DDP's gradient bucket copies)")
 }
 
-// apply checks the flags and sets the spec's pipeline and data parallelism.
-// changed reports whether a flag was given on the command line.
-func (f *pipelineFlags) apply(changed func(string) bool, spec *study.Spec) error {
+// single is the one regime of --pipeline/--data-parallel and their
+// companions, checked.
+func (f *pipelineFlags) single(changed func(string) bool) (study.Regime, error) {
+	var r study.Regime
 	if f.schedule == "" {
 		for _, name := range []string{"microbatches", "stages", "recompute"} {
 			if changed(name) {
-				return fmt.Errorf("--%s needs --pipeline gpipe|1f1b|pipedream", name)
+				return r, fmt.Errorf("--%s needs --pipeline gpipe|1f1b|pipedream", name)
 			}
 		}
 	} else {
 		sched, err := engine.ParseSchedule(f.schedule)
 		if err != nil {
-			return fmt.Errorf("--pipeline %q: unknown schedule (valid: gpipe, 1f1b, pipedream)", f.schedule)
+			return r, fmt.Errorf("--pipeline %q: unknown schedule (valid: gpipe, 1f1b, pipedream)", f.schedule)
 		}
 		m := f.microBatches
 		if m < 1 {
-			return fmt.Errorf("--microbatches %d: valid range >= 1", m)
+			return r, fmt.Errorf("--microbatches %d: valid range >= 1", m)
 		}
-		spec.Pipeline = &engine.Pipeline{Schedule: sched, MicroBatches: m, Recompute: f.recompute}
-		spec.Stages = f.stages
+		r.Pipeline = &engine.Pipeline{Schedule: sched, MicroBatches: m, Recompute: f.recompute}
+		r.Stages = study.ParseStageSource(f.stages)
 	}
 	if f.replicas < 1 {
-		return fmt.Errorf("--data-parallel %d: valid range >= 1", f.replicas)
+		return r, fmt.Errorf("--data-parallel %d: valid range >= 1", f.replicas)
 	}
 	if f.replicas == 1 {
 		for _, name := range []string{"allreduce-bucket", "allreduce-overlap", "allreduce-model"} {
 			if changed(name) {
-				return fmt.Errorf("--%s needs --data-parallel N with N >= 2", name)
+				return r, fmt.Errorf("--%s needs --data-parallel N with N >= 2", name)
 			}
 		}
-		return nil
+		return r, nil
 	}
-	bucket, err := units.ParseBytes(f.bucket)
-	if err != nil || bucket < 0 {
-		return fmt.Errorf("--allreduce-bucket %q: want a size >= 0 such as 25MiB (0: one bucket per stage)", f.bucket)
-	}
-	m, err := study.ParseCollective("--allreduce-model", f.model)
+	dp, err := f.allReduce()
 	if err != nil {
-		return err
+		return r, err
 	}
-	spec.DataParallel = &engine.DataParallel{Replicas: f.replicas, BucketBytes: bucket, Overlap: f.overlap, Collective: m}
-	return nil
+	dp.Replicas = f.replicas
+	r.DataParallel = dp
+	return r, nil
 }
 
-// regimes reads --regimes (see study.ParseRegime), which replaces the
-// single-regime flags; --allreduce-bucket, --allreduce-overlap and
-// --allreduce-model apply to every data-parallel regime of the list.
-func (f *pipelineFlags) regimes(changed func(string) bool, list string) ([]study.Regime, error) {
-	for _, name := range []string{"pipeline", "microbatches", "stages", "recompute", "data-parallel"} {
-		if changed(name) {
-			return nil, fmt.Errorf("--%s and --regimes exclude each other (give the regime in the list, e.g. --regimes step,1f1b:16,dp:4)", name)
-		}
-	}
+// allReduce is the all-reduce of --allreduce-bucket/-overlap/-model.
+func (f *pipelineFlags) allReduce() (*engine.DataParallel, error) {
 	bucket, err := units.ParseBytes(f.bucket)
 	if err != nil || bucket < 0 {
 		return nil, fmt.Errorf("--allreduce-bucket %q: want a size >= 0 such as 25MiB (0: one bucket per stage)", f.bucket)
@@ -96,28 +88,41 @@ func (f *pipelineFlags) regimes(changed func(string) bool, list string) ([]study
 	if err != nil {
 		return nil, err
 	}
-	rs, err := study.ParseRegimes(list, &engine.DataParallel{BucketBytes: bucket, Overlap: f.overlap, Collective: m})
-	if err != nil {
-		return nil, fmt.Errorf("--regimes: %w", err)
-	}
-	return rs, nil
+	return &engine.DataParallel{BucketBytes: bucket, Overlap: f.overlap, Collective: m}, nil
 }
 
-// regimeList is the regimes the flags ask for: --regimes, else the single
-// regime of --pipeline/--data-parallel and their companions, else none
-// (nil: the command's default). The all-reduce settings come back apart,
-// for scenarios, which record regimes as text.
-func (f *pipelineFlags) regimeList(changed func(string) bool, list string) ([]study.Regime, *study.AllReduceSpec, error) {
-	ar := &study.AllReduceSpec{Overlap: f.overlap}
+// parse reads the regime flags once into typed regimes: --regimes (see
+// study.ParseRegime; it replaces the single-regime flags, and
+// --allreduce-bucket, --allreduce-overlap and --allreduce-model apply to
+// every data-parallel regime of the list), else the single regime of
+// --pipeline/--data-parallel and their companions, else none (nil: the
+// command's default, one step). ar is the all-reduce flags as given, for
+// a scenario file, which records them beside its regimes.
+func (f *pipelineFlags) parse(changed func(string) bool, list string) (rs []study.Regime, ar *study.AllReduceSpec, err error) {
+	ar = &study.AllReduceSpec{Overlap: f.overlap}
 	if changed("allreduce-bucket") {
 		ar.Bucket = f.bucket
 	}
 	if changed("allreduce-model") {
 		ar.Model = f.model
 	}
+	if changed("regimes") && strings.TrimSpace(list) == "" {
+		return nil, nil, fmt.Errorf("--regimes is empty (valid: a comma-separated list such as step,1f1b:16,dp:4)")
+	}
 	if list != "" {
-		rs, err := f.regimes(changed, list)
-		return rs, ar, err
+		for _, name := range []string{"pipeline", "microbatches", "stages", "recompute", "data-parallel"} {
+			if changed(name) {
+				return nil, nil, fmt.Errorf("--%s and --regimes exclude each other (give the regime in the list, e.g. --regimes step,1f1b:16,dp:4)", name)
+			}
+		}
+		dp, err := f.allReduce()
+		if err != nil {
+			return nil, nil, err
+		}
+		if rs, err = study.ParseRegimes(list, dp); err != nil {
+			return nil, nil, fmt.Errorf("--regimes: %w", err)
+		}
+		return rs, ar, nil
 	}
 	any := false
 	for _, name := range []string{"pipeline", "microbatches", "stages", "recompute", "data-parallel", "allreduce-bucket", "allreduce-overlap", "allreduce-model"} {
@@ -126,20 +131,11 @@ func (f *pipelineFlags) regimeList(changed func(string) bool, list string) ([]st
 	if !any {
 		return nil, nil, nil
 	}
-	var spec study.Spec
-	if err := f.apply(changed, &spec); err != nil {
+	r, err := f.single(changed)
+	if err != nil {
 		return nil, nil, err
 	}
-	return []study.Regime{spec.Regime}, ar, nil
-}
-
-// regimeStrings is rs in ParseRegime's syntax.
-func regimeStrings(rs []study.Regime) []string {
-	var out []string
-	for _, r := range rs {
-		out = append(out, r.String())
-	}
-	return out
+	return []study.Regime{r}, ar, nil
 }
 
 // regimeHelp documents the regime flags on a comparison command.

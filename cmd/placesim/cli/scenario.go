@@ -378,11 +378,11 @@ func sweepRun(opts *SweepOptions) error {
 	if changed == nil {
 		changed = func(string) bool { return false }
 	}
-	rs, ar, err := opts.Pipeline.regimeList(changed, opts.Regimes)
+	rs, ar, err := opts.Pipeline.parse(changed, opts.Regimes)
 	if err != nil {
 		return err
 	}
-	s.Regimes, s.AllReduce = regimeStrings(rs), ar
+	s.Regimes, s.AllReduce = study.RegimeList(rs), ar
 	sh, err := opts.Shard.resolve()
 	if err != nil {
 		return err
@@ -669,7 +669,7 @@ func checkRun(opts *CheckOptions) error {
 	if changed == nil {
 		changed = func(string) bool { return false }
 	}
-	rs, _, err := opts.Pipeline.regimeList(changed, opts.Regimes)
+	rs, _, err := opts.Pipeline.parse(changed, opts.Regimes)
 	if err != nil {
 		return err
 	}

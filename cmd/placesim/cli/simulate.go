@@ -62,7 +62,7 @@ func simulateRun(opts *SimulateOptions) error {
 		return err
 	}
 	spec.Placer = opts.Placer
-	if err := opts.Pipeline.apply(opts.Changed, &spec); err != nil {
+	if spec.Regime, err = opts.Pipeline.single(opts.Changed); err != nil {
 		return err
 	}
 	// without regime flags the plan plays as its placer made it
