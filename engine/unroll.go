@@ -495,19 +495,65 @@ func (u *unrolled) planOrder(s *sim) {
 	if p.Order == nil {
 		return
 	}
+	late := u.afterAllReduce()
 	for r := 0; r < u.reps; r++ {
 		for d, ops := range p.Order {
 			rd := u.l.repDev[r][d]
 			if rd < 0 {
 				continue
 			}
-			o := make([]int32, len(ops))
-			for i, v := range ops {
-				o[i] = u.node(int32(v), 0, r)
+			o := make([]int32, 0, len(ops))
+			for _, v := range ops {
+				if late == nil || !late[v] {
+					o = append(o, u.node(int32(v), 0, r))
+				}
+			}
+			for _, v := range ops {
+				if late != nil && late[v] {
+					o = append(o, u.node(int32(v), 0, r))
+				}
 			}
 			s.streams[rd].order = o
 		}
 	}
+}
+
+// afterAllReduce marks, when replicas exchange gradients, the ops that
+// wait for an all-reduce: the update ops (each waits for its stage's whole
+// backward pass in every replica, see allReduceRound) and everything
+// downstream of them. A strict order made for one step may run an update
+// before a backward op of the same device, which in a step is fine but with
+// data parallelism deadlocks (the update waits for the all-reduce, the
+// all-reduce for that backward op, the backward op for the update, its
+// predecessor in the order); planOrder moves the marked ops to the end of
+// each device's order, keeping their relative order. Nil when nothing
+// waits for an all-reduce.
+func (u *unrolled) afterAllReduce() []bool {
+	if u.reps < 2 || u.opPredStart == nil {
+		return nil
+	}
+	late := make([]bool, len(u.g.Ops))
+	any := false
+	for _, ups := range u.updOps {
+		for _, v := range ups {
+			late[v], any = true, true
+		}
+	}
+	if !any {
+		return nil
+	}
+	for _, v := range u.l.topo {
+		if late[v] {
+			continue
+		}
+		for _, w := range u.opPreds[u.opPredStart[v]:u.opPredStart[v+1]] {
+			if late[w] {
+				late[v] = true
+				break
+			}
+		}
+	}
+	return late
 }
 
 // adjacency builds the nodes' unique successors (CSR) with their bytes
