@@ -40,6 +40,13 @@ type CollectiveModel struct {
 	// bandwidth): compute overlapped by an all-reduce of modelled time T
 	// takes Contention x T longer. Only with DataParallel.Overlap.
 	Contention float64 `json:"contention,omitempty"`
+	// SpeedSpread is the relative standard deviation of the speed of
+	// GPUs of one kind (manufacturing and power-management variability):
+	// a synchronous data-parallel step runs at the pace of its slowest
+	// replica, whose compute takes SpeedSpread x E[max of n standard
+	// normals] longer than a median GPU's (see slowestReplica). Only with
+	// more than one replica.
+	SpeedSpread float64 `json:"speedSpread,omitempty"`
 }
 
 // Figures of the NCCL and PyTorch models.
@@ -57,6 +64,16 @@ const (
 	// Distributed Deep Learning: Performance and Power Implications",
 	// arXiv 2507.03114, 2025, abstract).
 	OverlapContention = 0.189
+	// GPUSpeedSpread: GPUs of one SKU differ in speed by 8 % on average
+	// (at most 22 %) under the same application (Sinha et al., "Not All
+	// GPUs Are Created Equal: Characterizing Variability in Large-Scale,
+	// Accelerator-Rich Systems", SC22 / arXiv 2208.11035, abstract: V100
+	// and A100 clusters, over 90 % of their GPUs). Read as the spread
+	// between the slowest and the fastest non-outlier GPU (a box plot's
+	// whiskers, about 5.4 standard deviations of a normal), the standard
+	// deviation is 8 % / 5.4 = 1.5 %: the slowest of 8 GPUs is then 2.1 %
+	// slower than the median one a 1-GPU measurement sees.
+	GPUSpeedSpread = 0.08 / 5.4
 )
 
 // Names of the built-in collective models (CollectiveByName).
@@ -93,7 +110,8 @@ func CollectiveByName(name string) (*CollectiveModel, error) {
 // NCCLModel is a collective run by NCCL with no framework copies: its
 // latencies and, when it overlaps compute, the contention.
 func NCCLModel() *CollectiveModel {
-	return &CollectiveModel{Name: CollectiveNCCL, BaseLatency: NCCLRingBaseLatency, StepLatency: NCCLRingStepLatency, Contention: OverlapContention}
+	return &CollectiveModel{Name: CollectiveNCCL, BaseLatency: NCCLRingBaseLatency, StepLatency: NCCLRingStepLatency, Contention: OverlapContention,
+		SpeedSpread: GPUSpeedSpread}
 }
 
 // PyTorchDDPModel is PyTorch DistributedDataParallel over NCCL with its
@@ -121,7 +139,7 @@ func (m *CollectiveModel) validate() error {
 		name string
 		v    float64
 		max  float64
-	}{{"baseLatency", m.BaseLatency, 1}, {"stepLatency", m.StepLatency, 1}, {"contention", m.Contention, 10}} {
+	}{{"baseLatency", m.BaseLatency, 1}, {"stepLatency", m.StepLatency, 1}, {"contention", m.Contention, 10}, {"speedSpread", m.SpeedSpread, 1}} {
 		if !(f.v >= 0 && f.v <= f.max) {
 			return fmt.Errorf("%w: field dataParallel.collective.%s = %g (valid range: [0, %g])", ErrInvalidPlan, f.name, f.v, f.max)
 		}

@@ -65,6 +65,11 @@ type DataParallelStats struct {
 	AlgBW      float64          `json:"algBW"`
 	BusBW      float64          `json:"busBW"`
 	AllReduces []AllReduceStats `json:"allReduces"`
+	// SlowestReplica is the replica given the slowest GPU's speed and
+	// Slowdown its compute's relative slowdown (CollectiveModel.
+	// SpeedSpread); both 0 without one.
+	SlowestReplica int     `json:"slowestReplica,omitempty"`
+	Slowdown       float64 `json:"slowdown,omitempty"`
 }
 
 // AllReduceStats is one all-reduce of a stage's gradient bucket.
@@ -98,7 +103,13 @@ type Instances struct {
 	// Device runs the node.
 	Device     []int32
 	Start, End []float64
-	u          *unrolled
+	// Base, for a data-parallel plan, is each node's compute time before
+	// the all-reduce model charged it anything (the slowest GPU's
+	// slowdown, bucket copies, contention with an overlapping
+	// all-reduce); nil otherwise. A compute node's End - Start less its
+	// Base is those charges.
+	Base []float64
+	u    *unrolled
 }
 
 // Index is the node of op's instance for micro-batch mb on replica r (an
@@ -131,6 +142,9 @@ func (u *unrolled) result(s *sim, r *Result) {
 	for x, id := range u.ids {
 		in.Op[x], in.MicroBatch[x], in.Replica[x], in.Kind[x] = id.op, id.mb, id.rep, id.kind
 		in.Device[x] = s.nodes[x].out.dev
+	}
+	if u.base != nil {
+		in.Base = append(u.base, costs(s.nodes[len(u.base):])...)
 	}
 	r.Instances = in
 	r.OpStart, r.OpEnd = make([]float64, u.n), make([]float64, u.n)
@@ -186,6 +200,9 @@ func (u *unrolled) result(s *sim, r *Result) {
 	}
 	if u.plan.DataParallel != nil {
 		ds := &DataParallelStats{Replicas: u.reps, Model: u.collective().name(), AllReduces: []AllReduceStats{}}
+		if u.straggle > 0 {
+			ds.SlowestReplica, ds.Slowdown = u.reps-1, u.straggle
+		}
 		for _, a := range u.ars {
 			as := AllReduceStats{Algorithm: a.algorithm, Stage: a.stage, Bucket: a.bucket, Round: a.round, Bytes: a.bytes, Start: math.Inf(1)}
 			for rep := range a.first {

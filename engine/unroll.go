@@ -93,6 +93,11 @@ type unrolled struct {
 
 	versions []int            // most weight versions kept by each stage
 	ars      []allReduceNodes // all-reduces, for the statistics
+	// base is every op instance's cost before the data-parallel model's
+	// charges (slowest GPU, bucket copies, contention), and straggle the
+	// slowdown given to the slowest replica (slowestReplica)
+	base     []float64
+	straggle float64
 }
 
 // NodeKind says what an unrolled node is.
@@ -204,6 +209,8 @@ func (s *sim) unroll() error {
 		}
 	}
 	if u.reps > 1 {
+		u.base = append([]float64(nil), costs(u.nodes)...)
+		u.slowestReplica()
 		u.addAllReduces()
 	}
 	s.nodes, s.firstSide = u.nodes, int32(total)
