@@ -28,6 +28,7 @@ type Cluster struct {
 	Devices  []Device
 	Topology *links.Topology
 	routes   *routeTable
+	comm     *commCache
 }
 
 // NewCluster checks the devices and computes the routes between every pair.
@@ -71,6 +72,7 @@ func NewCluster(name string, topo *links.Topology, devs []Device) (*Cluster, err
 // every device (O(n E log V)) to find a missing one.
 func (c *Cluster) computeRoutes() error {
 	c.routes = newRouteTable(c.Topology, c.Devices)
+	c.comm = &commCache{}
 	if c.routes.joinedByOneFabric() {
 		return nil
 	}
@@ -155,5 +157,6 @@ func (c *Cluster) Rebuild() error { return c.computeRoutes() }
 func (c *Cluster) Clone() *Cluster {
 	cc := &Cluster{Name: c.Name, Devices: append([]Device(nil), c.Devices...), Topology: c.Topology.Clone()}
 	cc.routes = newRouteTable(cc.Topology, cc.Devices)
+	cc.comm = &commCache{}
 	return cc
 }

@@ -22,7 +22,9 @@ import (
 //	t = max(FLOPs / (peak*ComputeEfficiency),
 //	        BytesAccessed / (MemBandwidth*MemEfficiency)) + LaunchOverhead
 //
-// Measured times are multiplied by k.MeasuredScale when it is set.
+// An FP8 matrix product on a device with FP8 tensor cores adds the cast
+// of its inputs (fp8CastTime). Measured times are multiplied by
+// k.MeasuredScale when it is set.
 // A CPU-only op on an accelerator is an error wrapping ErrUnsupported.
 func OpTime(op *workloads.Op, k *Kind) (float64, error) {
 	if op.CPUOnly && k.Class != CPU {
@@ -36,7 +38,11 @@ func OpTime(op *workloads.Op, k *Kind) (float64, error) {
 		peak := k.Peak(op.Precision, class.UsesTensorCores())
 		c := op.FLOPs / (peak * k.ComputeEfficiency)
 		mem := float64(op.BytesAccessed) / (k.MemBandwidth * k.MemEfficiency)
-		return math.Max(c, mem) + k.LaunchOverhead, nil
+		cast := 0.0
+		if class.UsesTensorCores() {
+			cast = fp8CastTime(op, k, k.MemEfficiency)
+		}
+		return math.Max(c, mem) + cast + k.LaunchOverhead, nil
 	}
 	if class == workloads.KernelNone {
 		return 0, nil
@@ -53,7 +59,11 @@ func OpTime(op *workloads.Op, k *Kind) (float64, error) {
 	}
 	c := op.FLOPs / (peak * eff)
 	mem := float64(op.BytesAccessed) / (k.MemBandwidth * r.MemEff)
-	return math.Max(c, mem) + r.Overhead, nil
+	cast := 0.0
+	if tensor {
+		cast = fp8CastTime(op, k, r.MemEff)
+	}
+	return math.Max(c, mem) + cast + r.Overhead, nil
 }
 
 // MeasuredTime is op's measured time on kind k, if it has one: the entry of

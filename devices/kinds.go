@@ -35,6 +35,14 @@ type Kind struct {
 	// TF32 and BF16 (FP32 accumulation). 0 means the device has no such
 	// unit: see Peak for what runs instead.
 	VectorFP16, VectorBF16, TensorTF32, TensorBF16 float64
+	// TensorFP8 and TensorFP4 are the dense FP8 and FP4 tensor-core peaks
+	// (FP32 accumulation); 0 means none (see Peak).
+	TensorFP8, TensorFP4 float64
+	// Arch is the architecture generation ("volta", "turing", "ampere",
+	// "hopper", "blackwell", "cdna3", "cpu"): NCCL's tuning constants
+	// depend on it (package collectives). Empty for custom kinds, which
+	// are then treated by their figures alone.
+	Arch string
 	// MemBandwidth is the device-memory bandwidth in bytes/s.
 	MemBandwidth float64
 	// Memory is the capacity in bytes.
@@ -84,13 +92,25 @@ func (k *Kind) Peak(d workloads.DType, tensor bool) float64 {
 			return pick(k.TensorBF16, k.VectorBF16)
 		}
 		return pick(k.VectorBF16)
+	case workloads.FP8, workloads.FP4:
+		// FP8 and FP4 exist only on tensor cores; without them the
+		// hardware runs the product in the next wider format it has
+		// (Transformer Engine falls back to BF16 on GPUs older than
+		// Hopper), and elementwise work in BF16.
+		if !tensor {
+			return pick(k.VectorBF16)
+		}
+		if d == workloads.FP4 && k.TensorFP4 > 0 {
+			return k.TensorFP4
+		}
+		return pick(k.TensorFP8, k.TensorBF16, k.TensorFLOPS, k.VectorBF16)
 	}
 	return k.PeakFLOPS
 }
 
 // ScaleCompute multiplies every compute peak by f (a what-if on FLOP/s).
 func (k *Kind) ScaleCompute(f float64) {
-	for _, p := range []*float64{&k.PeakFLOPS, &k.TensorFLOPS, &k.VectorFP16, &k.VectorBF16, &k.TensorTF32, &k.TensorBF16} {
+	for _, p := range []*float64{&k.PeakFLOPS, &k.TensorFLOPS, &k.VectorFP16, &k.VectorBF16, &k.TensorTF32, &k.TensorBF16, &k.TensorFP8, &k.TensorFP4} {
 		*p *= f
 	}
 }
@@ -116,7 +136,7 @@ var (
 	// 31.4 TFLOPS FP16, 125 TFLOPS tensor (FP16 with FP32 accumulate), no
 	// TF32 or BF16 unit; 900 GB/s HBM2; 16 GB.
 	V100_16GB = Kind{Name: "V100-16GB", Class: Accelerator, PeakFLOPS: 15.7e12, TensorFLOPS: 125e12,
-		VectorFP16: 31.4e12, MemBandwidth: 900e9, Memory: 16 * gib,
+		VectorFP16: 31.4e12, MemBandwidth: 900e9, Memory: 16 * gib, Arch: "volta",
 		ComputeEfficiency: gpuComputeEff, MemEfficiency: gpuMemEff, LaunchOverhead: gpuLaunch, Kernels: &v100Kernels}
 	// V100_32GB: as V100_16GB with 32 GB.
 	V100_32GB = withMemory(V100_16GB, "V100-32GB", 32*gib)
@@ -127,7 +147,7 @@ var (
 	// 1555 GB/s HBM2; 40 GB.
 	A100_40GB = Kind{Name: "A100-40GB", Class: Accelerator, PeakFLOPS: 19.5e12, TensorFLOPS: 312e12,
 		VectorFP16: 78e12, VectorBF16: 39e12, TensorTF32: 156e12, TensorBF16: 312e12,
-		MemBandwidth: 1555e9, Memory: 40 * gib,
+		MemBandwidth: 1555e9, Memory: 40 * gib, Arch: "ampere",
 		ComputeEfficiency: gpuComputeEff, MemEfficiency: gpuMemEff, LaunchOverhead: gpuLaunch, Kernels: &a100Kernels}
 	// A100_80GB: as A100_40GB with 80 GB of HBM2e at 2039 GB/s (A100 80GB
 	// SXM datasheet).
@@ -135,10 +155,12 @@ var (
 	// H100_80GB: NVIDIA H100 Tensor Core GPU datasheet (SXM5) and "NVIDIA
 	// H100 Tensor Core GPU Architecture" whitepaper (2022), Table 3:
 	// 67 TFLOPS FP32, 133.8 TFLOPS FP16/BF16 vector, 494.7 TFLOPS TF32 and
-	// 989.4 TFLOPS FP16/BF16 dense tensor; 3.35 TB/s HBM3; 80 GB.
+	// 989.4 TFLOPS FP16/BF16 and 1978.9 TFLOPS FP8 dense tensor (the
+	// datasheet's 3,958 TFLOPS FP8 is with sparsity); 3.35 TB/s HBM3;
+	// 80 GB.
 	H100_80GB = Kind{Name: "H100-80GB", Class: Accelerator, PeakFLOPS: 67e12, TensorFLOPS: 989.4e12,
 		VectorFP16: 133.8e12, VectorBF16: 133.8e12, TensorTF32: 494.7e12, TensorBF16: 989.4e12,
-		MemBandwidth: 3350e9, Memory: 80 * gib,
+		TensorFP8: 1978.9e12, MemBandwidth: 3350e9, Memory: 80 * gib, Arch: "hopper",
 		ComputeEfficiency: gpuComputeEff, MemEfficiency: gpuMemEff, LaunchOverhead: gpuLaunch, Kernels: &h100Kernels}
 	// RTX2080Ti: "NVIDIA Turing GPU Architecture" whitepaper (2018),
 	// Appendix A, GeForce RTX 2080 Ti reference (1545 MHz boost):
@@ -146,13 +168,13 @@ var (
 	// FP32 accumulate (107.6 with FP16 accumulate, which training does not
 	// use), no TF32 or BF16; 616 GB/s GDDR6; 11 GB.
 	RTX2080Ti = Kind{Name: "RTX2080Ti", Class: Accelerator, PeakFLOPS: 13.4e12, TensorFLOPS: 53.8e12,
-		VectorFP16: 26.9e12, MemBandwidth: 616e9, Memory: 11 * gib,
+		VectorFP16: 26.9e12, MemBandwidth: 616e9, Memory: 11 * gib, Arch: "turing",
 		ComputeEfficiency: gpuComputeEff, MemEfficiency: gpuMemEff, LaunchOverhead: gpuLaunch, Kernels: &rtx2080TiKernels}
 	// XeonSocket: a 20-core Xeon Gold 6148 at 2.4 GHz with AVX-512 (2 FMA
 	// units: 20 x 2.4e9 x 32 = 1.54 TFLOPS FP32; half precision is
 	// converted and runs at that rate), 6 channels of DDR4-2666
 	// (128 GB/s), 192 GB of memory (Intel ARK).
-	XeonSocket = Kind{Name: "CPU", Class: CPU, PeakFLOPS: 1.54e12, MemBandwidth: 128e9, Memory: 192 * gib,
+	XeonSocket = Kind{Name: "CPU", Class: CPU, PeakFLOPS: 1.54e12, MemBandwidth: 128e9, Memory: 192 * gib, Arch: "cpu",
 		ComputeEfficiency: 0.5, MemEfficiency: 0.7, LaunchOverhead: cpuLaunch, Kernels: &cpuKernels}
 	// GenericAcc is the accelerator of the Tarnawski et al. workloads, whose
 	// costs are all measured: V100-like figures, 16 GiB, plain roofline.
@@ -174,7 +196,8 @@ func withBandwidth(k Kind, bw float64) Kind {
 var builtinKinds = map[string]Kind{}
 
 func init() {
-	for _, k := range []Kind{V100_16GB, V100_32GB, A100_40GB, A100_80GB, H100_80GB, RTX2080Ti, XeonSocket, GenericAcc} {
+	for _, k := range []Kind{V100_16GB, V100_32GB, A100_40GB, A100_80GB, H100_80GB, RTX2080Ti, XeonSocket, GenericAcc,
+		H200, B200, GB200, MI300X} {
 		builtinKinds[strings.ToLower(k.Name)] = k
 	}
 }
@@ -227,7 +250,7 @@ func (k Kind) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"tensorFlops", k.TensorFLOPS}, {"vectorFp16", k.VectorFP16}, {"vectorBf16", k.VectorBF16}, {"tensorTf32", k.TensorTF32}, {"tensorBf16", k.TensorBF16}} {
+	}{{"tensorFlops", k.TensorFLOPS}, {"vectorFp16", k.VectorFP16}, {"vectorBf16", k.VectorBF16}, {"tensorTf32", k.TensorTF32}, {"tensorBf16", k.TensorBF16}, {"tensorFp8", k.TensorFP8}, {"tensorFp4", k.TensorFP4}} {
 		if !(f.v >= 0) || math.IsInf(f.v, 0) {
 			return fmt.Errorf("device kind %q: field %s = %g (valid range: finite, >= 0 FLOP/s; 0 = no such unit)", k.Name, f.name, f.v)
 		}

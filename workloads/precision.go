@@ -20,6 +20,13 @@ const (
 	FP16
 	// BF16 is bfloat16 (tensor cores on A100 and later).
 	BF16
+	// FP8 is an 8-bit float (E4M3 forward, E5M2 gradients) multiplied on
+	// tensor cores with FP32 accumulation (H100 and later; a device
+	// without FP8 tensor cores runs it as BF16, see devices.Kind.Peak).
+	FP8
+	// FP4 is a 4-bit float (NVFP4/MXFP4) on Blackwell tensor cores; a
+	// device without them runs it as FP8, then as BF16.
+	FP4
 )
 
 func (d DType) String() string {
@@ -32,6 +39,10 @@ func (d DType) String() string {
 		return "fp16"
 	case BF16:
 		return "bf16"
+	case FP8:
+		return "fp8"
+	case FP4:
+		return "fp4"
 	}
 	return fmt.Sprintf("dtype(%d)", uint8(d))
 }
@@ -66,11 +77,19 @@ const (
 	PrecisionAMPFP16 Precision = "amp-fp16"
 	// PrecisionAMPBF16 is PrecisionAMPFP16 with BF16 instead of FP16.
 	PrecisionAMPBF16 Precision = "amp-bf16"
+	// PrecisionFP8 is FP8 training as NVIDIA Transformer Engine runs it
+	// (Transformer Engine documentation, "Using FP8 with Transformer
+	// Engine"; Micikevicius et al. 2022, "FP8 Formats for Deep
+	// Learning"): matrix products in FP8 with per-tensor scaling (the
+	// cast of their inputs is charged by devices.OpTime), everything else
+	// as PrecisionAMPBF16 (BF16 activations, FP32 master weights,
+	// gradients and optimizer state).
+	PrecisionFP8 Precision = "fp8"
 )
 
 // Precisions lists the valid settings.
 func Precisions() []Precision {
-	return []Precision{PrecisionFP32, PrecisionTF32, PrecisionFP16, PrecisionBF16, PrecisionAMPFP16, PrecisionAMPBF16}
+	return []Precision{PrecisionFP32, PrecisionTF32, PrecisionFP16, PrecisionBF16, PrecisionAMPFP16, PrecisionAMPBF16, PrecisionFP8}
 }
 
 // ParsePrecision reads a precision setting ("" is FP32).
@@ -100,6 +119,8 @@ func (p Precision) Compute() DType {
 		return FP16
 	case PrecisionBF16, PrecisionAMPBF16:
 		return BF16
+	case PrecisionFP8:
+		return FP8
 	}
 	return FP32
 }
@@ -107,6 +128,9 @@ func (p Precision) Compute() DType {
 // Elementwise is the arithmetic of the forward and backward ops that are
 // not matrix products (TF32 exists only on tensor cores).
 func (p Precision) Elementwise() DType {
+	if p == PrecisionFP8 {
+		return BF16
+	}
 	if c := p.Compute(); c != TF32 {
 		return c
 	}
@@ -126,7 +150,7 @@ func (p Precision) Update() DType {
 // ActivationBytes is the size of one activation (or activation gradient)
 // element.
 func (p Precision) ActivationBytes() int64 {
-	if p.Compute() == FP16 || p.Compute() == BF16 {
+	if c := p.Compute(); c == FP16 || c == BF16 || c == FP8 {
 		return 2
 	}
 	return 4
@@ -142,4 +166,6 @@ func (p Precision) ParamBytes() int64 {
 }
 
 // Mixed reports whether p is an AMP setting.
-func (p Precision) Mixed() bool { return p == PrecisionAMPFP16 || p == PrecisionAMPBF16 }
+func (p Precision) Mixed() bool {
+	return p == PrecisionAMPFP16 || p == PrecisionAMPBF16 || p == PrecisionFP8
+}

@@ -19,6 +19,7 @@ func TestPrecision(t *testing.T) {
 		{"bf16", workloads.BF16, workloads.BF16, workloads.BF16, 2, 2},
 		{"amp-fp16", workloads.FP16, workloads.FP16, workloads.FP32, 2, 4},
 		{"amp-bf16", workloads.BF16, workloads.BF16, workloads.FP32, 2, 4},
+		{"fp8", workloads.FP8, workloads.BF16, workloads.FP32, 2, 4},
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
@@ -34,7 +35,7 @@ func TestPrecision(t *testing.T) {
 			}
 		})
 	}
-	if _, err := workloads.ParsePrecision("fp8"); err == nil {
-		t.Fatal("fp8 accepted")
+	if _, err := workloads.ParsePrecision("fp6"); err == nil {
+		t.Fatal("fp6 accepted")
 	}
 }
