@@ -1,0 +1,251 @@
+package llm
+
+import (
+	"fmt"
+
+	"placesim/devices"
+	"placesim/parallel"
+	"placesim/workloads"
+	"placesim/workloads/zoo"
+)
+
+// CommKind is a class of communication reported separately.
+type CommKind int
+
+// Communication kinds.
+const (
+	CommTP CommKind = iota
+	CommCP
+	CommEP
+	CommPP
+	CommDP
+	numComm
+)
+
+// String is the kind's short name (TP, CP, EP, PP, DP).
+func (k CommKind) String() string { return [...]string{"TP", "CP", "EP", "PP", "DP"}[k] }
+
+// CommKinds lists the kinds in report order.
+func CommKinds() []CommKind { return []CommKind{CommTP, CommCP, CommEP, CommPP, CommDP} }
+
+// fp8Peak is the dense FP8 tensor-core peak of the kinds that have one
+// (H100 SXM5 datasheet: 1,979 TFLOPS FP8 dense); Transformer Engine runs
+// the matrix products of the linear layers in FP8, the rest in BF16. A kind
+// without FP8 runs them at its BF16 rate.
+var fp8Peak = map[string]float64{"H100-80GB": 1978.9e12}
+
+// segment is a piece of a chunk's time on the compute stream.
+type segment struct {
+	compute float64
+	exposed [numComm]float64
+	// flops executed (hardware FLOPs, recomputation included)
+	flops float64
+}
+
+func (s *segment) add(o segment, times float64) {
+	s.compute += o.compute * times
+	for i := range s.exposed {
+		s.exposed[i] += o.exposed[i] * times
+	}
+	s.flops += o.flops * times
+}
+
+func (s segment) total() float64 {
+	t := s.compute
+	for _, e := range s.exposed {
+		t += e
+	}
+	return t
+}
+
+// coster prices the parts of the model on one pipeline rank's
+// representative.
+type coster struct {
+	j     *Job
+	kind  *devices.Kind
+	dtype workloads.DType
+	fp8   float64 // speed-up of matrix products under FP8 (1 without)
+	sh    zoo.Shard
+	r     int // pipeline rank
+}
+
+func newCoster(j *Job, r int) *coster {
+	l := j.Layout
+	dev := j.rank(0, 0, 0, r)
+	k := &j.Cluster.Devices[dev].Kind
+	c := &coster{j: j, kind: k, dtype: workloads.BF16, fp8: 1, r: r,
+		sh: zoo.Shard{TP: l.TP, CP: l.CP, EP: l.EP, SP: l.SequenceParallel, MicroBatch: l.MicroBatch, ActBytes: 2}}
+	if l.Precision == parallel.FP16 {
+		c.dtype = workloads.FP16
+	}
+	if l.Precision == parallel.FP8 {
+		if p, ok := fp8Peak[k.Name]; ok {
+			c.fp8 = p / k.Peak(workloads.BF16, true)
+		}
+	}
+	return c
+}
+
+// opTime is an op's time by the device kind's cost model.
+func (c *coster) opTime(op zoo.LLMOp, backward bool) (float64, error) {
+	w := workloads.Op{Name: op.Name, Type: op.Type, FLOPs: op.FwdFLOPs, BytesAccessed: op.FwdBytes, Precision: c.dtype}
+	if backward {
+		w.Type, w.FLOPs, w.BytesAccessed = op.Type+"-grad", op.BwdFLOPs, op.BwdBytes
+	}
+	if op.Type == "matmul" {
+		w.FLOPs /= c.fp8
+	}
+	t, err := devices.OpTime(&w, c.kind)
+	if err != nil {
+		return 0, fmt.Errorf("op %s: %w", op.Name, err)
+	}
+	if op.Expert {
+		t *= c.j.Model.Imbalance
+	}
+	return t, nil
+}
+
+func (c *coster) coll(group []int, k Coll, bytes float64) (float64, error) {
+	return collTime(c.j.Cluster, group, k, bytes)
+}
+
+// partCost is a part's forward and backward on this rank (the backward
+// without recomputation) and its recomputation under selective (the
+// attention core) and full (the whole forward) recomputation.
+type partCost struct {
+	fwd, bwd, recSel segment
+}
+
+// part prices one part: its ops, the tensor-parallel collectives around
+// its blocks (Megatron: an all-reduce after the row-parallel layer forward
+// and one of the input gradient backward, or with sequence parallelism an
+// all-gather before and a reduce-scatter after, swapped in the backward;
+// Korthikanti et al. 2022 section 4.2.2), the context-parallel ring inside
+// attention and the expert all-to-alls around the experts.
+func (c *coster) part(p zoo.Part) (partCost, error) {
+	var pc partCost
+	j, l := c.j, c.j.Layout
+	m := &j.Model
+	ops := m.Ops(p, c.sh)
+	T := float64(l.MicroBatch) * float64(m.Seq) / float64(l.CP)
+	actBytes := 2 * T * float64(m.Hidden) // the block's [T, h] activation
+	for _, op := range ops {
+		f, err := c.opTime(op, false)
+		if err != nil {
+			return pc, err
+		}
+		b, err := c.opTime(op, true)
+		if err != nil {
+			return pc, err
+		}
+		isCore := op.Name == "flash-attention" || op.Name == "scores" || op.Name == "softmax" || op.Name == "attention-dropout" || op.Name == "context"
+		fs := segment{compute: f, flops: op.FwdFLOPs}
+		bs := segment{compute: b, flops: op.BwdFLOPs}
+		if isCore && l.CP > 1 {
+			// ring attention (context parallelism): cp steps, each
+			// computing a 1/cp block of the scores while the next K/V
+			// block (forward) or K/V and their gradients (backward)
+			// travel to the next rank of the ring
+			kv := 2 * 2 * T * float64(m.KVHeads*headDim(m)) / float64(l.TP)
+			group := j.cpGroup(c.r)
+			step, err := c.coll(group[:2], AllToAll, 2*kv) // one neighbour exchange of kv bytes
+			if err != nil {
+				return pc, err
+			}
+			cp := float64(l.CP)
+			fs.exposed[CommCP] = (cp - 1) * max(0, step-f/cp)
+			bs.exposed[CommCP] = (cp - 1) * max(0, 2*step-b/cp)
+		}
+		pc.fwd.add(fs, 1)
+		pc.bwd.add(bs, 1)
+		if isCore {
+			pc.recSel.add(fs, 1)
+		}
+	}
+	if l.TP > 1 {
+		tg := j.tpGroup(c.r)
+		var per float64
+		if l.SequenceParallel {
+			ag, err := c.coll(tg, AllGather, actBytes)
+			if err != nil {
+				return pc, err
+			}
+			rs, err := c.coll(tg, ReduceScatter, actBytes)
+			if err != nil {
+				return pc, err
+			}
+			per = ag + rs
+		} else {
+			ar, err := c.coll(tg, AllReduce, actBytes)
+			if err != nil {
+				return pc, err
+			}
+			per = ar
+		}
+		switch p {
+		case zoo.PartAttention, zoo.PartMLP:
+			pc.fwd.exposed[CommTP] += per
+			pc.bwd.exposed[CommTP] += per
+		case zoo.PartEmbedding:
+			pc.fwd.exposed[CommTP] += per / 2 // all-reduce or reduce-scatter of the vocabulary-parallel lookup
+			if !l.SequenceParallel {
+				pc.fwd.exposed[CommTP] += per / 2
+			}
+		case zoo.PartHead:
+			pc.fwd.exposed[CommTP] += per / 2
+			pc.bwd.exposed[CommTP] += per / 2
+		}
+	}
+	if p == zoo.PartMLP && m.MoE() && l.EP > 1 {
+		// dispatch and combine: each GPU sends its T·top_k/TP routed
+		// tokens (the busiest rank Imbalance times as many)
+		bytes := 2 * T * float64(m.TopK) * float64(m.Hidden) / float64(l.TP) * m.Imbalance
+		a2a, err := c.coll(j.epGroup(c.r), AllToAll, bytes)
+		if err != nil {
+			return pc, err
+		}
+		pc.fwd.exposed[CommEP] += 2 * a2a
+		pc.bwd.exposed[CommEP] += 2 * a2a
+	}
+	return pc, nil
+}
+
+func headDim(m *zoo.LLM) int {
+	if m.HeadDim > 0 {
+		return m.HeadDim
+	}
+	return m.Hidden / m.Heads
+}
+
+// chunkCost is one virtual stage's forward and backward of one
+// micro-batch on its rank's representative.
+type chunkCost struct {
+	layers      int
+	first, last bool
+	fwd, bwd    segment
+}
+
+// chunk prices virtual stage vs of the job holding `layers` layers.
+func (c *coster) chunk(layers int, first, last bool, layer [2]partCost, emb, head partCost) chunkCost {
+	cc := chunkCost{layers: layers, first: first, last: last}
+	rec := c.j.Layout.Recompute
+	for _, p := range layer {
+		cc.fwd.add(p.fwd, float64(layers))
+		cc.bwd.add(p.bwd, float64(layers))
+		switch rec {
+		case parallel.RecomputeFull:
+			cc.bwd.add(p.fwd, float64(layers))
+		case parallel.RecomputeSelective:
+			cc.bwd.add(p.recSel, float64(layers))
+		}
+	}
+	if first {
+		cc.fwd.add(emb.fwd, 1)
+		cc.bwd.add(emb.bwd, 1)
+	}
+	if last {
+		cc.fwd.add(head.fwd, 1)
+		cc.bwd.add(head.bwd, 1)
+	}
+	return cc
+}

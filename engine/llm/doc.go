@@ -1,0 +1,17 @@
+// Package llm simulates one training iteration of a decoder-only
+// transformer (workloads/zoo's LLM) under a parallel layout (package
+// parallel) on a cluster: by symmetry, one representative GPU per pipeline
+// rank (the ranks of a tensor- and context-parallel group and the
+// data-parallel replicas do the same work under balanced load), played
+// event by event: forward and backward chunks per micro-batch and virtual
+// stage in the schedule's order (GPipe, 1F1B, Megatron-LM's interleaved
+// 1F1B) on a compute stream; tensor-, context- and expert-parallel
+// collectives as operations of a chunk on the group's devices;
+// pipeline sends over the real route between consecutive ranks'
+// representatives (FCFS per link); data-parallel gradient reduction
+// (all-reduce, or reduce-scatter and all-gather with a sharded optimizer,
+// per-layer gathers with ZeRO-3/FSDP) bucketed on a data-parallel stream
+// overlapped with the backward. It reports iteration time, tokens/s/GPU,
+// model TFLOP/s/GPU, MFU and HFU, the bubble, exposed communication per
+// kind and the per-GPU memory breakdown with an out-of-memory verdict.
+package llm

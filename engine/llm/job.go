@@ -1,0 +1,176 @@
+package llm
+
+import (
+	"fmt"
+
+	"placesim/devices"
+	"placesim/parallel"
+	"placesim/workloads/zoo"
+)
+
+// Job is one training iteration to simulate.
+type Job struct {
+	// Model is the transformer.
+	Model zoo.LLM
+	// Layout is the parallel layout (GPUs = TP·PP·CP·DP).
+	Layout parallel.Layout
+	// Cluster runs it: global rank i runs on device i (Megatron-LM's
+	// rank order tp-cp-ep-dp-pp: the tensor-parallel group is innermost,
+	// the pipeline outermost).
+	Cluster *devices.Cluster
+	// Stages is the number of transformer layers of each virtual stage
+	// (PP·VP entries, virtual stage k = chunk·PP + rank), as a stage
+	// planner chose; nil is Megatron's split (EvenStages).
+	Stages []int
+	// Planner names where Stages came from (reported; "" = even).
+	Planner string
+}
+
+// EvenStages is Megatron-LM's split of layers over n virtual stages: equal
+// shares; when layers is not a multiple of n but layers+2 is, the first
+// and last stages count the embedding and the loss as one layer each
+// (account_for_embedding_in_pipeline_split and
+// account_for_loss_in_pipeline_split, as NeMo's Llama 3.1 405B recipe
+// splits 126 layers over 64 virtual stages); otherwise the first
+// layers mod n stages take one layer more.
+func EvenStages(layers, n int) []int {
+	st := make([]int, n)
+	switch {
+	case layers%n == 0:
+		for i := range st {
+			st[i] = layers / n
+		}
+	case n >= 2 && (layers+2)%n == 0:
+		per := (layers + 2) / n
+		for i := range st {
+			st[i] = per
+		}
+		st[0]--
+		st[n-1]--
+	default:
+		for i := range st {
+			st[i] = layers / n
+			if i < layers%n {
+				st[i]++
+			}
+		}
+	}
+	return st
+}
+
+// check validates the job and returns its stages.
+func (j *Job) check() ([]int, error) {
+	l := j.Layout
+	if err := l.Validate(); err != nil {
+		return nil, err
+	}
+	if err := j.Model.Validate(); err != nil {
+		return nil, err
+	}
+	if j.Cluster == nil {
+		return nil, fmt.Errorf("%w: no cluster", ErrJob)
+	}
+	if g := l.GPUs(); g > len(j.Cluster.Devices) {
+		return nil, fmt.Errorf("%w: layout %s needs tp*pp*cp*dp = %d GPUs, cluster %s has %d", ErrJob, l, g, j.Cluster.Name, len(j.Cluster.Devices))
+	}
+	for _, d := range j.Cluster.Devices[:l.GPUs()] {
+		if d.Kind.Class != devices.Accelerator {
+			return nil, fmt.Errorf("%w: device %s of cluster %s is not an accelerator", ErrJob, d.Name, j.Cluster.Name)
+		}
+	}
+	m := j.Model
+	if m.Heads%l.TP != 0 || m.KVHeads%l.TP != 0 && l.TP%m.KVHeads != 0 {
+		return nil, fmt.Errorf("%w: tp = %d must divide heads = %d and kv_heads = %d (or be a multiple of kv_heads)", ErrJob, l.TP, m.Heads, m.KVHeads)
+	}
+	if m.FFN%l.TP != 0 {
+		return nil, fmt.Errorf("%w: tp = %d must divide ffn = %d", ErrJob, l.TP, m.FFN)
+	}
+	if (m.Seq/l.CP)%l.TP != 0 && l.SequenceParallel || m.Seq%(2*l.CP) != 0 && l.CP > 1 {
+		return nil, fmt.Errorf("%w: seq = %d must split over cp = %d (into 2*cp chunks for causal balance) and, with sp, over tp = %d", ErrJob, m.Seq, l.CP, l.TP)
+	}
+	if l.EP > 1 && !m.MoE() {
+		return nil, fmt.Errorf("%w: ep = %d on dense model %s (valid: ep = 1)", ErrJob, l.EP, m.Name)
+	}
+	if m.MoE() && m.Experts%l.EP != 0 {
+		return nil, fmt.Errorf("%w: ep = %d must divide experts = %d", ErrJob, l.EP, m.Experts)
+	}
+	n := l.PP * l.VP
+	st := j.Stages
+	if st == nil {
+		if m.Layers < n-2 || m.Layers < 1 {
+			return nil, fmt.Errorf("%w: %d layers over pp*vp = %d virtual stages (valid: at least one layer per stage)", ErrJob, m.Layers, n)
+		}
+		st = EvenStages(m.Layers, n)
+	}
+	if len(st) != n {
+		return nil, fmt.Errorf("%w: %d stage sizes for pp*vp = %d virtual stages", ErrJob, len(st), n)
+	}
+	sum := 0
+	for i, s := range st {
+		if s < 0 {
+			return nil, fmt.Errorf("%w: stage %d has %d layers (valid range: >= 0)", ErrJob, i, s)
+		}
+		sum += s
+	}
+	if sum != m.Layers {
+		return nil, fmt.Errorf("%w: stages hold %d layers, the model has %d", ErrJob, sum, m.Layers)
+	}
+	return st, nil
+}
+
+// rank is the global rank of (tp, cp, dp, pp) coordinates in Megatron's
+// order tp-cp-ep-dp-pp (expert parallelism folds into cp x dp).
+func (j *Job) rank(tp, cp, dp, pp int) int {
+	l := j.Layout
+	return tp + l.TP*(cp+l.CP*(dp+l.DP*pp))
+}
+
+// groups of the representative (tp = cp = dp = 0) of pipeline rank r.
+func (j *Job) tpGroup(r int) []int {
+	g := make([]int, j.Layout.TP)
+	for i := range g {
+		g[i] = j.rank(i, 0, 0, r)
+	}
+	return g
+}
+
+func (j *Job) cpGroup(r int) []int {
+	g := make([]int, j.Layout.CP)
+	for i := range g {
+		g[i] = j.rank(0, i, 0, r)
+	}
+	return g
+}
+
+// dpGroup is the data-parallel group of dense gradients: Megatron reduces
+// them over the data- and context-parallel ranks together.
+func (j *Job) dpGroup(r int) []int {
+	l := j.Layout
+	g := make([]int, 0, l.DP*l.CP)
+	for d := 0; d < l.DP; d++ {
+		for c := 0; c < l.CP; c++ {
+			g = append(g, j.rank(0, c, d, r))
+		}
+	}
+	return g
+}
+
+// epGroup: the expert-parallel ranks are EP consecutive ranks of the
+// cp x dp space; expertDPGroup the ranks holding the same experts.
+func (j *Job) epGroup(r int) []int {
+	l := j.Layout
+	g := make([]int, l.EP)
+	for i := range g {
+		g[i] = j.rank(0, i%l.CP, i/l.CP, r)
+	}
+	return g
+}
+
+func (j *Job) expertDPGroup(r int) []int {
+	dp := j.dpGroup(r)
+	var g []int
+	for i := 0; i < len(dp); i += j.Layout.EP {
+		g = append(g, dp[i])
+	}
+	return g
+}
