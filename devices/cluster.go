@@ -37,6 +37,9 @@ func NewCluster(name string, topo *links.Topology, devs []Device) (*Cluster, err
 	if len(devs) == 0 {
 		return nil, fmt.Errorf("cluster %q has no devices", name)
 	}
+	if err := CheckDevices(name, "devices", len(devs)); err != nil {
+		return nil, err
+	}
 	c := &Cluster{Name: name, Devices: make([]Device, len(devs)), Topology: topo}
 	seen := map[links.EndpointID]string{}
 	for i, d := range devs {

@@ -73,7 +73,7 @@ type LinkSpec struct {
 
 // LoadClusterFile reads a cluster file (YAML or JSON).
 func LoadClusterFile(path string) (*Cluster, error) {
-	data, err := readfile.Read(path, readfile.MaxData)
+	data, err := readfile.Read(path, readfile.MaxYAML)
 	if err != nil {
 		return nil, fmt.Errorf("read cluster file: %w", err)
 	}

@@ -200,6 +200,9 @@ func AccCPU(name string, k, l int, mem int64) (*Cluster, error) {
 	if k < 0 || l < 0 || k+l == 0 {
 		return nil, fmt.Errorf("cluster %s: %d accelerators and %d CPUs (valid range: k >= 0, l >= 0, k+l >= 1)", name, k, l)
 	}
+	if k > MaxDevices || l > MaxDevices || k+l > MaxDevices {
+		return nil, fmt.Errorf("cluster %s: %d accelerators and %d CPUs (valid range: k + l <= %d devices)", name, k, l, MaxDevices)
+	}
 	b := newBuilder()
 	host := b.ep("host-mem", links.CPU)
 	pcie := links.PCIe3

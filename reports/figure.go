@@ -167,6 +167,11 @@ func fillRect(c draw.Canvas, r vg.Rectangle, clr color.Color, hatch bool) {
 	sty := draw.LineStyle{Color: color.Black, Width: 0.6}
 	w, h := r.Max.X-r.Min.X, r.Max.Y-r.Min.Y
 	const step = 5
+	// a bar drawn from an extreme value may reach far beyond the canvas:
+	// hatch only what a page can show (10 m), never a loop of 10^300 lines
+	if !(w >= 0 && h >= 0 && w+h < 10000*vg.Centimeter) {
+		w, h = 0, 0
+	}
 	for s := -h; s < w; s += step {
 		// the 45-degree line x = Min.X + s + (y - Min.Y), clipped to r
 		x0, y0 := r.Min.X+s, r.Min.Y

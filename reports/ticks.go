@@ -22,6 +22,12 @@ type linearTicks struct{}
 
 var _ plot.Ticker = linearTicks{}
 
+// maxTicks bounds the ticks of one axis: an axis range that would need
+// more (a span near MaxFloat64, or a range so far from zero that float64
+// cannot count its minor steps) gets ticks at its two ends only, so that
+// extreme values never make the tick code loop or grow without end.
+const maxTicks = 1000
+
 // Ticks implements plot.Ticker.
 func (linearTicks) Ticks(min, max float64) []plot.Tick {
 	if math.IsNaN(min) || math.IsNaN(max) || math.IsInf(min, 0) || math.IsInf(max, 0) {
@@ -30,17 +36,36 @@ func (linearTicks) Ticks(min, max float64) []plot.Tick {
 	if max <= min {
 		return []plot.Tick{{Value: min, Label: tickLabel(min, 0)}}
 	}
-	step, digits := labelStep(max - min)
-	for n := countMultiples(min, max, step); n < minLabels; n = countMultiples(min, max, step) {
+	span := max - min
+	if math.IsInf(span, 0) || span <= 0 {
+		return endTicks(min, max)
+	}
+	step, digits := labelStep(span)
+	// each smaller step at least halves the step, so a handful of rounds
+	// reaches minLabels; the bound keeps a degenerate range from looping
+	for round := 0; countMultiples(min, max, step) < minLabels; round++ {
+		if round == 8 {
+			return endTicks(min, max)
+		}
 		step, digits = smallerStep(step, digits)
 	}
 	minor := step / 5
 	if m := mantissa(step); m == 2 || m == 2.5 {
 		minor = step / 2
 	}
-	var ticks []plot.Tick
-	for i := math.Ceil(min/minor - 1e-9); i*minor <= max+math.Abs(max)*1e-12; i++ {
-		v := i * minor
+	top := max + math.Abs(max)*1e-12
+	if math.IsInf(top, 0) {
+		top = max
+	}
+	first, last := math.Ceil(min/minor-1e-9), math.Floor(top/minor)
+	n := last - first + 1
+	// first + k must be exact for every k counted: beyond 2^53 it is not
+	if !(n >= 1 && n <= maxTicks) || math.Abs(first)+n > 1<<53 {
+		return endTicks(min, max)
+	}
+	ticks := make([]plot.Tick, 0, int(n))
+	for k := 0; k < int(n); k++ {
+		v := (first + float64(k)) * minor
 		lab := ""
 		if r := v / step; math.Abs(r-math.Round(r)) < 1e-6 {
 			v = math.Round(r) * step
@@ -49,6 +74,15 @@ func (linearTicks) Ticks(min, max float64) []plot.Tick {
 		ticks = append(ticks, plot.Tick{Value: v, Label: lab})
 	}
 	return ticks
+}
+
+// endTicks labels only the two ends of a range too extreme for regular
+// steps, in the shortest form that reads back as each value.
+func endTicks(min, max float64) []plot.Tick {
+	return []plot.Tick{
+		{Value: min, Label: strconv.FormatFloat(min, 'g', 4, 64)},
+		{Value: max, Label: strconv.FormatFloat(max, 'g', 4, 64)},
+	}
 }
 
 // labelStep is the largest 1, 2, 2.5, 5 x 10^k step not above span, and the
@@ -120,7 +154,8 @@ func (logTicks) Ticks(min, max float64) []plot.Tick {
 		return nil
 	}
 	lo, hi := math.Floor(math.Log10(min)), math.Ceil(math.Log10(max))
-	in := func(v float64) bool { return v >= min*(1-1e-9) && v <= max*(1+1e-9) }
+	// v beyond MaxFloat64 is +Inf, no tick (max*(1+1e-9) may be +Inf too)
+	in := func(v float64) bool { return !math.IsInf(v, 0) && v >= min*(1-1e-9) && v <= max*(1+1e-9) }
 	count := func(ms []float64) int {
 		n := 0
 		for k := lo; k <= hi; k++ {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -109,6 +110,50 @@ func TestWrapTextFits(t *testing.T) {
 		}
 		if strings.Join(strings.Fields(got), " ") != title {
 			t.Errorf("width %v: wrapping changed the words: %q", w, got)
+		}
+	}
+}
+
+// TestTicksExtremeRanges: ranges at the ends of float64 (a time of
+// MaxFloat64 seconds, a span that overflows, a range so far from zero that
+// its minor steps cannot be counted, subnormals) give a bounded number of
+// finite ticks, promptly: the tick code once looped without end on
+// max + |max|*1e-12 overflowing to +Inf (issue 31).
+func TestTicksExtremeRanges(t *testing.T) {
+	t.Parallel()
+	const most = maxTicks + 2
+	ranges := [][2]float64{
+		{0, math.MaxFloat64}, {-math.MaxFloat64, math.MaxFloat64}, {1, math.MaxFloat64},
+		{math.MaxFloat64 / 2, math.MaxFloat64}, {1e17, 1e17 + 64}, {-1e300, -1e300 + 1e285},
+		{0, 5e-324}, {5e-324, 1e-323}, {0, math.SmallestNonzeroFloat64 * 1e6},
+	}
+	for _, r := range ranges {
+		done := make(chan []plot.Tick, 2)
+		go func() { done <- linearTicks{}.Ticks(r[0], r[1]) }()
+		go func() {
+			if r[0] > 0 {
+				done <- logTicks{}.Ticks(r[0], r[1])
+			} else {
+				done <- nil
+			}
+		}()
+		for i := 0; i < 2; i++ {
+			select {
+			case ticks := <-done:
+				if len(ticks) > 10*most {
+					t.Errorf("[%g, %g]: %d ticks, want at most %d", r[0], r[1], len(ticks), 10*most)
+				}
+				for _, tk := range ticks {
+					if math.IsInf(tk.Value, 0) || math.IsNaN(tk.Value) {
+						t.Errorf("[%g, %g]: tick at %g", r[0], r[1], tk.Value)
+					}
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("[%g, %g]: ticks not back within 5 s", r[0], r[1])
+			}
+		}
+		if n := len(linearTicks{}.Ticks(r[0], r[1])); n > most || n < 2 {
+			t.Errorf("[%g, %g]: %d linear ticks, want 2 to %d", r[0], r[1], n, most)
 		}
 	}
 }

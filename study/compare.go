@@ -106,6 +106,9 @@ func Compare(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *
 	if cs.Timeout < 0 {
 		return nil, fmt.Errorf("compare timeout %v is negative (valid: 0 for none, or > 0)", cs.Timeout)
 	}
+	if cs.Workers > MaxWorkers {
+		return nil, fmt.Errorf("workers = %d (valid range: 0 for the number of cores, up to %d)", cs.Workers, MaxWorkers)
+	}
 	workers := cs.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)

@@ -90,6 +90,9 @@ func place(ctx context.Context, reg *placers.Registry, req PlaceRequest) (*Place
 	if err != nil {
 		return nil, err
 	}
+	if err := spec.checkPairTables(c); err != nil {
+		return nil, err
+	}
 	est, err := NewEstimates(g, c, spec.Estimates)
 	if err != nil {
 		return nil, err

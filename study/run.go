@@ -50,7 +50,7 @@ func Run(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *devi
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkSizes(g); err != nil {
+	if err := s.checkSizes(g, c); err != nil {
 		return nil, err
 	}
 	out := &Outcome{Placer: s.Placer, Workload: g.Name, Cluster: c.Name, Seed: s.Seed, Graph: g, Regime: s.Regime.String()}
@@ -130,7 +130,7 @@ func Run(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *devi
 // checkSizes refuses sizes that cannot be simulated before any work: more
 // micro-batches than the workload's batch has samples, a negative memory
 // limit.
-func (s *Spec) checkSizes(g *workloads.Graph) error {
+func (s *Spec) checkSizes(g *workloads.Graph, c *devices.Cluster) error {
 	if p := s.Pipeline; p != nil && g.Batch > 0 && p.MicroBatches > g.Batch {
 		return fmt.Errorf("%d micro-batches exceed the batch of %d samples of workload %q (valid range: micro-batches in [1, %d])",
 			p.MicroBatches, g.Batch, g.Name, g.Batch)
@@ -138,7 +138,18 @@ func (s *Spec) checkSizes(g *workloads.Graph) error {
 	if s.MaxMemory < 0 {
 		return fmt.Errorf("max memory %d (valid range: >= 0 bytes, 0 for the default)", s.MaxMemory)
 	}
-	return nil
+	return s.checkPairTables(c)
+}
+
+// checkPairTables counts the cluster's per-device-pair tables (routes,
+// transfer factors: they grow with the square of its devices) against the
+// memory limit before the estimates make them (issue 31).
+func (s *Spec) checkPairTables(c *devices.Cluster) error {
+	limit := s.MaxMemory
+	if limit == 0 {
+		limit = engine.DefaultMaxMemory
+	}
+	return devices.CheckPairTables(c, limit)
 }
 
 // Check validates s against g and c as Run would before placing, so that a
@@ -147,7 +158,7 @@ func (s *Spec) checkSizes(g *workloads.Graph) error {
 // the estimate options (without building the estimates: each run builds
 // its own once) and a stage file.
 func (s *Spec) Check(g *workloads.Graph, c *devices.Cluster) error {
-	if err := s.checkSizes(g); err != nil {
+	if err := s.checkSizes(g, c); err != nil {
 		return err
 	}
 	if _, _, err := placementCluster(c, s.DataParallel); err != nil {

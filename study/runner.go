@@ -183,6 +183,9 @@ type journalLine struct {
 // already in the journal, in parallel; it returns the results sorted by
 // point index and the timings of the points run now or before.
 func RunScenario(ctx context.Context, s *Scenario, o RunOptions) (*Results, []Timing, error) {
+	if o.Workers < 0 || o.Workers > MaxWorkers {
+		return nil, nil, fmt.Errorf("workers = %d (valid range: 0 for the number of cores, up to %d)", o.Workers, MaxWorkers)
+	}
 	if err := s.Validate(o.Registry); err != nil {
 		return nil, nil, fmt.Errorf("scenario %q: %w", s.Name, err)
 	}
@@ -228,6 +231,7 @@ func RunScenario(ctx context.Context, s *Scenario, o RunOptions) (*Results, []Ti
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	workers = max(1, min(workers, len(todo)))
 	var mu sync.Mutex
 	var firstErr error
 	finished := len(pts) - len(todo)
@@ -419,7 +423,18 @@ func getCached[T any](mu *sync.Mutex, m map[string]*cached[T], key string, f fun
 		m[key] = e
 	}
 	mu.Unlock()
-	e.once.Do(func() { e.v, e.err = f() })
+	e.once.Do(func() {
+		// a loader that panics (a bug) fails every point of that input
+		// with the one error, rather than leaving a nil value that the
+		// next point dereferences (issue 31)
+		defer func() {
+			if r := recover(); r != nil {
+				var zero T
+				e.v, e.err = zero, fmt.Errorf("reading %q failed (a bug, please report): panic: %v", strings.ReplaceAll(key, "\x00", " "), r)
+			}
+		}()
+		e.v, e.err = f()
+	})
 	return e.v, e.err
 }
 

@@ -112,7 +112,7 @@ func (p Point) Key() string {
 
 // LoadScenario reads and validates a scenario file.
 func LoadScenario(path string) (*Scenario, error) {
-	data, err := readfile.Read(path, readfile.MaxData)
+	data, err := readfile.Read(path, readfile.MaxYAML)
 	if err != nil {
 		return nil, fmt.Errorf("read scenario: %w", err)
 	}

@@ -24,7 +24,19 @@ const (
 	// expert plan, results): text a person or placesim wrote, far below
 	// this even for 100,000-point results.
 	MaxData = 256 << 20
+	// MaxYAML bounds a cluster or scenario file, which a YAML parser
+	// turns into a node tree many times its size: 16 MiB holds a cluster
+	// file of 65,536 devices (workloads.MaxDevices, about 5 MiB written
+	// one device a line) three times over, and parses in seconds; a file
+	// of 10^6 devices (78 MB) is refused before it is parsed.
+	MaxYAML = 16 << 20
 )
+
+// ErrPseudoFile is wrapped by the error for a file of a kernel pseudo file
+// system (procfs, sysfs, debugfs...): they call themselves regular files
+// of size 0 or 4096 and may hold gigabytes (/proc/self/pagemap) or never
+// end, so their size cannot bound a read.
+var ErrPseudoFile = errors.New("kernel pseudo file")
 
 // ErrNotRegular is wrapped by the error for a path that is not a regular
 // file (a device such as /dev/zero, a pipe, a socket or a directory).
@@ -34,7 +46,8 @@ var ErrNotRegular = errors.New("not a regular file")
 var ErrTooLarge = errors.New("file too large")
 
 // Read returns the contents of the regular file at path (symbolic links
-// followed) if it holds at most limit bytes. The size is checked before
+// followed) if it holds at most limit bytes and is not on a kernel pseudo
+// file system (ErrPseudoFile). The size is checked before
 // reading and again while reading, so a file that grows meanwhile is
 // refused too. Errors wrap the os error (fs.ErrNotExist...),
 // ErrNotRegular or ErrTooLarge.
@@ -52,6 +65,9 @@ func Read(path string, limit int64) ([]byte, error) {
 	// and again on what was opened, should the path have changed
 	if err := check(path, func(string) (os.FileInfo, error) { return f.Stat() }, limit); err != nil {
 		return nil, err
+	}
+	if fs := pseudoFS(f); fs != "" {
+		return nil, fmt.Errorf("%s: %w (on %s, whose file sizes are not real; want a file on disk)", path, ErrPseudoFile, fs)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
@@ -72,6 +88,7 @@ func check(path string, stat func(string) (os.FileInfo, error), limit int64) err
 	if !st.Mode().IsRegular() {
 		return fmt.Errorf("%s: %w (%s; want a file)", path, ErrNotRegular, kind(st.Mode()))
 	}
+
 	if st.Size() > limit {
 		return tooLarge(path, st.Size(), limit)
 	}

@@ -62,3 +62,22 @@ func TestRead(t *testing.T) {
 		})
 	}
 }
+
+// TestReadPseudoFiles: procfs and sysfs files call themselves regular
+// files of size 0 (or 4096) yet may hold gigabytes (/proc/self/pagemap)
+// or change as they are read; they are refused by their file system, not
+// read to the limit (issue 31).
+func TestReadPseudoFiles(t *testing.T) {
+	t.Parallel()
+	for _, path := range []string{"/proc/self/pagemap", "/proc/self/status", "/sys/kernel/mm/transparent_hugepage/enabled"} {
+		if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+			continue // not on this system
+		}
+		t.Run(path, func(t *testing.T) {
+			data, err := Read(path, MaxData)
+			if !errors.Is(err, ErrPseudoFile) || !strings.Contains(err.Error(), path) {
+				t.Fatalf("Read(%s) = %d bytes, %v; want an error naming the path and wrapping ErrPseudoFile", path, len(data), err)
+			}
+		})
+	}
+}

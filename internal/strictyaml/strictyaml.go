@@ -14,8 +14,9 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Decode decodes the first document of data into v, refusing unknown
-// fields. want describes what a file of this kind holds, for the error on
+// Decode decodes the one document of data into v, refusing unknown
+// fields and a second document (a file of several "---" documents would
+// otherwise be read up to its first one silently). want describes what a file of this kind holds, for the error on
 // an empty file (e.g. "name, devices and links; see the README's cluster
 // files").
 func Decode(data []byte, v any, want string) error {
@@ -37,7 +38,17 @@ func Decode(data []byte, v any, want string) error {
 		}
 		return err
 	}
-	return nil
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case errors.Is(err, io.EOF):
+		return nil
+	case err != nil:
+		return fmt.Errorf("after the first YAML document: %w", err)
+	case nullDocument(&next):
+		return nil // a trailing "---" holds nothing
+	default:
+		return fmt.Errorf("line %d: a second YAML document (valid: one document per file)", next.Line)
+	}
 }
 
 // nullDocument reports whether doc is empty or a single null scalar.

@@ -26,6 +26,9 @@ func TestDecode(t *testing.T) {
 		{"unknown field", "name: a\ncuont: 3\n", "field cuont not found", file{}},
 		{"type", "count: many\n", "cannot unmarshal", file{}},
 		{"syntax", "name: [a\n", "yaml:", file{}},
+		{"trailing marker", "name: a\ncount: 3\n---\n", "", file{"a", 3}},
+		{"second document", "name: a\n---\nname: b\ncount: 9\n", "line 2: a second YAML document (valid: one document per file)", file{}},
+		{"second document broken", "name: a\n---\nname: [b\n", "after the first YAML document", file{}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

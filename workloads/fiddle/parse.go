@@ -261,6 +261,10 @@ func (p *parser) parse(data []byte) (*workloads.Graph, error) {
 	if err != nil {
 		return nil, err
 	}
+	// the machine is k accelerators and l CPUs, one device each
+	if k+l > workloads.MaxDevices {
+		return nil, p.errf("fields maxFPGAs + maxCPUs = %d devices (valid range: at most %d)", k+l, workloads.MaxDevices)
+	}
 	var nodes, edges []json.RawMessage
 	if err := json.Unmarshal(top["nodes"], &nodes); err != nil || nodes == nil {
 		return nil, p.errf("field nodes: want an array of node objects, got %s", describe(top["nodes"]))

@@ -148,10 +148,10 @@ func (r *reader) hint(path string) (*workloads.ClusterHint, error) {
 		var v int64
 		switch key {
 		case "accelerators":
-			v, err = r.integer(path, 0, math.MaxInt32)
+			v, err = r.integer(path, 0, workloads.MaxDevices)
 			h.Accelerators = int(v)
 		case "cpus":
-			v, err = r.integer(path, 0, math.MaxInt32)
+			v, err = r.integer(path, 0, workloads.MaxDevices)
 			h.CPUs = int(v)
 		case "acceleratorMemory":
 			h.AcceleratorMemory, err = r.integer(path, 0, math.MaxInt64)
@@ -160,6 +160,9 @@ func (r *reader) hint(path string) (*workloads.ClusterHint, error) {
 		}
 		return err
 	})
+	if err == nil && h.Accelerators+h.CPUs > workloads.MaxDevices {
+		err = r.errf(path, "accelerators + cpus = %d devices (valid range: at most %d)", h.Accelerators+h.CPUs, workloads.MaxDevices)
+	}
 	return h, err
 }
 

@@ -42,6 +42,14 @@ func fuzzSeeds() map[string][]byte {
 		"valid-bilstm-lm":       lmModel(2, 4, 2, 10, 1, true),
 		"valid-gru-lens":        newModel("g").input("x", tFloat, 3, 2, 2).weight("W", 1, 12, 2).weight("R", 1, 12, 4).ints("lens", []int64{3, 1}).node("GRU", "g", in("x", "W", "R", "", "lens"), in("y", "y_h"), aInt("linear_before_reset", 1)).bytes(),
 		"valid-rnn-batch-first": recCase{kind: "RNN", dir: "reverse", layout: 1, seq: 3, batch: 2, in: 2, hid: 3, initial: true}.model().bytes(),
+		// the spec's edge cases of rank (issue 31): numpy.matmul of two
+		// vectors is a scalar, of a vector and a batch of matrices a batch
+		// of vectors; an elementwise op on a scalar; a graph without nodes
+		"valid-matmul-1d":       newModel("v").input("a", tFloat, 4).input("b", tFloat, 4).node("MatMul", "dot", in("a", "b"), in("y")).node("Relu", "r", in("y"), in("z")).bytes(),
+		"valid-matmul-1d-batch": newModel("v").input("a", tFloat, 4).weight("w", 2, 4, 3).node("MatMul", "mm", in("a", "w"), in("y")).bytes(),
+		"valid-scalar":          newModel("s").input("x", tFloat).input("w", tFloat).node("Mul", "m", in("x", "w"), in("y")).node("Relu", "r", in("y"), in("z")).bytes(),
+		"bad-empty-graph":       newModel("e").input("x", tFloat, 2, 3).bytes(),
+		"bad-matmul-scalar":     newModel("v").input("a", tFloat).input("b", tFloat, 4).node("MatMul", "mm", in("a", "b"), in("y")).bytes(),
 		"bad-truncated":         cnn[:len(cnn)/2],
 		"bad-unsupported-op":    mlpModel("NonMaxSuppression").bytes(),
 		"bad-undefined-input":   newModel("u").input("x", tFloat, 2).node("Relu", "r", in("nope"), in("y")).bytes(),

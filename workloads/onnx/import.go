@@ -199,6 +199,17 @@ func (imp *importer) run(gp *graphProto) (*workloads.Graph, error) {
 	if len(imp.ops) == 0 {
 		return nil, errorf(ErrInvalid, "the graph has no op to simulate (no input and every node folds to a constant)")
 	}
+	// inputs alone are no computation: a step of them takes 0 s and its
+	// throughput is meaningless (issue 31)
+	compute := 0
+	for _, op := range imp.ops {
+		if op.typ != "input" {
+			compute++
+		}
+	}
+	if compute == 0 {
+		return nil, errorf(ErrInvalid, "graph.node: %d nodes, none left to compute once constants fold (valid: at least one operator on the graph's inputs)", len(gp.nodes))
+	}
 	name := gp.name
 	if name == "" {
 		name = "onnx"

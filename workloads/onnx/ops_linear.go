@@ -44,15 +44,16 @@ func inferMatMul(c *nodeCtx) error {
 		return err
 	}
 	c.flops = 2 * float64(numel(out)) * float64(k)
-	if len(b) == 1 {
-		out = out[:len(out)-1]
+	// numpy.matmul: the dimension a promotion added is removed again (M
+	// for a 1-D first operand, N for a 1-D second one; both: a scalar)
+	res := clone(batch)
+	if len(a) != 1 {
+		res = append(res, m)
 	}
-	if len(a) == 1 {
-		out = append(out[:len(out)-2], out[len(out)-1:]...)
-		if len(b) == 1 {
-			out = out[:len(out)-1]
-		}
+	if len(b) != 1 {
+		res = append(res, n)
 	}
+	out = res
 	c.typ = "matmul"
 	c.set(0, c.in[0].dtype, out, nil)
 	return nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -20,6 +21,8 @@ type PlaceOptions struct {
 	Placer  string
 	JSON    bool
 	Explain bool
+	// Timeout bounds the placement and its simulation (--timeout).
+	Timeout time.Duration
 }
 
 // NewCmdPlace builds place; runF, when not nil, replaces placeRun.
@@ -51,6 +54,7 @@ that machine.`,
 			return placeRun(opts)
 		},
 	}
+	registerTimeout(cmd, &opts.Timeout)
 	opts.Run.register(cmd, "")
 	cmd.Flags().StringVarP(&opts.Placer, "placer", "p", "tarnawski-dp", "placer name (placesim list placers)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON object (maxLoad in ms per sample at the top level)")
@@ -68,7 +72,13 @@ func placeRun(opts *PlaceOptions) error {
 	if err != nil {
 		return err
 	}
-	out, err := study.Place(opts.Ctx, reg, study.PlaceRequest{Inputs: in, Spec: spec})
+	ctx, cancel, err := withTimeout(opts.Ctx, opts.Timeout)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	out, err := study.Place(ctx, reg, study.PlaceRequest{Inputs: in, Spec: spec})
+	err = timeoutError(ctx, opts.Timeout, err)
 	if err != nil {
 		return err
 	}

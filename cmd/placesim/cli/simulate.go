@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -20,6 +21,8 @@ type SimulateOptions struct {
 	Pipeline pipelineFlags
 	Placer   string
 	JSON     bool
+	// Timeout bounds the placement and its simulation (--timeout).
+	Timeout time.Duration
 	// Changed reports whether a flag was given on the command line.
 	Changed func(name string) bool
 }
@@ -49,6 +52,7 @@ Exit codes: 0 ok, 1 error, 2 the step ran out of memory, 130 interrupted.`,
 			return simulateRun(opts)
 		},
 	}
+	registerTimeout(cmd, &opts.Timeout)
 	opts.Run.register(cmd, "4xV100-pcie")
 	opts.Pipeline.register(cmd)
 	cmd.Flags().StringVarP(&opts.Placer, "placer", "p", "single", "placer name (placesim list placers)")
@@ -71,7 +75,13 @@ func simulateRun(opts *SimulateOptions) error {
 	if err != nil {
 		return err
 	}
-	o, err := study.Simulate(opts.Ctx, reg, study.SimulateRequest{Inputs: in, Spec: spec})
+	ctx, cancel, err := withTimeout(opts.Ctx, opts.Timeout)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	o, err := study.Simulate(ctx, reg, study.SimulateRequest{Inputs: in, Spec: spec})
+	err = timeoutError(ctx, opts.Timeout, err)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// defaultTimeout is place's and simulate's --timeout: as sweep's, the
+// limit of one placement and its simulation.
+const defaultTimeout = 10 * time.Minute
+
+// registerTimeout adds --timeout to a command that places and simulates
+// once (place, simulate), as compare, run and sweep have it.
+func registerTimeout(cmd *cobra.Command, v *time.Duration) {
+	cmd.Flags().DurationVar(v, "timeout", defaultTimeout, "time limit of the placement and its simulation, e.g. 90s; 0: none")
+}
+
+// withTimeout returns ctx limited to d (0: not limited) and its cancel
+// function; a negative d is an error naming the flag.
+func withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc, error) {
+	if d < 0 {
+		return ctx, func() {}, fmt.Errorf("--timeout %v is negative (valid: 0 for none, or a duration such as 90s)", d)
+	}
+	if d == 0 {
+		ctx, cancel := context.WithCancel(ctx)
+		return ctx, cancel, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, d)
+	return ctx, cancel, nil
+}
+
+// timeoutError turns the error of a command run under withTimeout's
+// context into one naming the limit when the limit (not the user's
+// Ctrl-C, which the root reports) is what stopped it.
+func timeoutError(ctx context.Context, d time.Duration, err error) error {
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("stopped after --timeout %v (placement and simulation did not finish; raise --timeout or use a faster placer): %w", d, err)
+	}
+	return err
+}
