@@ -28,12 +28,6 @@ func (k CommKind) String() string { return [...]string{"TP", "CP", "EP", "PP", "
 // CommKinds lists the kinds in report order.
 func CommKinds() []CommKind { return []CommKind{CommTP, CommCP, CommEP, CommPP, CommDP} }
 
-// fp8Peak is the dense FP8 tensor-core peak of the kinds that have one
-// (H100 SXM5 datasheet: 1,979 TFLOPS FP8 dense); Transformer Engine runs
-// the matrix products of the linear layers in FP8, the rest in BF16. A kind
-// without FP8 runs them at its BF16 rate.
-var fp8Peak = map[string]float64{"H100-80GB": 1978.9e12}
-
 // segment is a piece of a chunk's time on the compute stream.
 type segment struct {
 	compute float64
@@ -64,7 +58,10 @@ type coster struct {
 	j     *Job
 	kind  *devices.Kind
 	dtype workloads.DType
-	fp8   float64 // speed-up of matrix products under FP8 (1 without)
+	// mmType is the arithmetic of the linear layers' matrix products:
+	// FP8 under Transformer Engine's FP8 recipe (BF16 elsewhere; a kind
+	// without FP8 runs them as the device's Peak says)
+	mmType workloads.DType
 	sh    zoo.Shard
 	r     int // pipeline rank
 }
@@ -73,15 +70,13 @@ func newCoster(j *Job, r int) *coster {
 	l := j.Layout
 	dev := j.rank(0, 0, 0, r)
 	k := &j.Cluster.Devices[dev].Kind
-	c := &coster{j: j, kind: k, dtype: workloads.BF16, fp8: 1, r: r,
+	c := &coster{j: j, kind: k, dtype: workloads.BF16, mmType: workloads.BF16, r: r,
 		sh: zoo.Shard{TP: l.TP, CP: l.CP, EP: l.EP, SP: l.SequenceParallel, MicroBatch: l.MicroBatch, ActBytes: 2}}
-	if l.Precision == parallel.FP16 {
-		c.dtype = workloads.FP16
-	}
-	if l.Precision == parallel.FP8 {
-		if p, ok := fp8Peak[k.Name]; ok {
-			c.fp8 = p / k.Peak(workloads.BF16, true)
-		}
+	switch l.Precision {
+	case parallel.FP16:
+		c.dtype, c.mmType = workloads.FP16, workloads.FP16
+	case parallel.FP8:
+		c.mmType = workloads.FP8
 	}
 	return c
 }
@@ -93,7 +88,7 @@ func (c *coster) opTime(op zoo.LLMOp, backward bool) (float64, error) {
 		w.Type, w.FLOPs, w.BytesAccessed = op.Type+"-grad", op.BwdFLOPs, op.BwdBytes
 	}
 	if op.Type == "matmul" {
-		w.FLOPs /= c.fp8
+		w.Precision = c.mmType
 	}
 	t, err := devices.OpTime(&w, c.kind)
 	if err != nil {
@@ -148,7 +143,7 @@ func (c *coster) part(p zoo.Part) (partCost, error) {
 			// travel to the next rank of the ring
 			kv := 2 * 2 * T * float64(m.KVHeads*headDim(m)) / float64(l.TP)
 			group := j.cpGroup(c.r)
-			step, err := c.coll(group[:2], AllToAll, 2*kv) // one neighbour exchange of kv bytes
+			step, err := c.coll(group[:2], SendRecv, kv) // one neighbour exchange
 			if err != nil {
 				return pc, err
 			}

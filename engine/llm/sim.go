@@ -466,13 +466,9 @@ func Simulate(j *Job) (*Result, error) {
 	}
 	// MFU and HFU against the precision's dense peak
 	k := &j.Cluster.Devices[0].Kind
-	peak := k.Peak(costers[0].dtype, true)
-	if l.Precision == parallel.FP8 {
-		if p, ok := fp8Peak[k.Name]; ok {
-			peak = p
-		} else {
-			res.Notes = append(res.Notes, fmt.Sprintf("%s has no FP8 tensor cores: FP8 runs at the BF16 rate", k.Name))
-		}
+	peak := k.Peak(costers[0].mmType, true)
+	if l.Precision == parallel.FP8 && k.TensorFP8 == 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%s has no FP8 tensor cores: FP8 runs as the device runs it (%.0f TFLOP/s peak)", k.Name, peak/1e12))
 	}
 	gpus := float64(l.GPUs())
 	it := res.IterationTime
