@@ -274,21 +274,28 @@ func Validate(ctx context.Context, reg *placers.Registry, rows []ValidationRow, 
 }
 
 func validateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, dir string) (ValidationResult, error) {
+	out, _, _, err := simulateRow(ctx, reg, r, dir)
+	return out, err
+}
+
+// simulateRow simulates a row and returns its result with the run's
+// outcome and graph (nil when it did not get as far as simulating).
+func simulateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, dir string) (ValidationResult, *Outcome, *workloads.Graph, error) {
 	out := ValidationResult{ID: r.ID, Measured: r.Measured, Unit: r.Unit, GPUs: r.GPUs, Source: r.Source, Error: -1}
 	spec, err := ValidationWorkload(r)
 	if err != nil {
-		return out, err
+		return out, nil, nil, err
 	}
 	out.Workload = spec
 	g, err := LoadWorkload(spec)
 	if err != nil {
-		return out, err
+		return out, nil, nil, err
 	}
 	if !g.Training {
-		return out, fmt.Errorf("workload %q is not a training step (add training=true)", spec)
+		return out, nil, nil, fmt.Errorf("workload %q is not a training step (add training=true)", spec)
 	}
 	if g.Batch%r.GPUs != 0 {
-		return out, fmt.Errorf("global batch %d does not split evenly over %d GPUs", g.Batch, r.GPUs)
+		return out, nil, nil, fmt.Errorf("global batch %d does not split evenly over %d GPUs", g.Batch, r.GPUs)
 	}
 	cl := r.Cluster
 	if !isPreset(cl) && !filepath.IsAbs(cl) {
@@ -296,11 +303,11 @@ func validateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 	}
 	c, err := ResolveCluster(cl, g)
 	if err != nil {
-		return out, err
+		return out, nil, nil, err
 	}
 	out.Cluster = c.Name
 	if n := len(c.Accelerators()); n < r.GPUs {
-		return out, fmt.Errorf("cluster %q has %d accelerators, the row uses %d GPUs", c.Name, n, r.GPUs)
+		return out, nil, nil, fmt.Errorf("cluster %q has %d accelerators, the row uses %d GPUs", c.Name, n, r.GPUs)
 	}
 	sp := Spec{Placer: "single", Reproducible: true}
 	if r.GPUs > 1 {
@@ -309,22 +316,22 @@ func validateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 	}
 	o, err := Run(ctx, reg, g, c, sp)
 	if err != nil {
-		return out, err
+		return out, nil, nil, err
 	}
 	switch {
 	case o.Error != "":
 		out.Failure = o.Error
-		return out, nil
+		return out, o, g, nil
 	case o.OOM != nil:
 		out.Failure = "out of memory: " + o.OOM.Err().Error()
-		return out, nil
+		return out, o, g, nil
 	}
 	out.Simulated = o.Throughput
 	if r.Unit == "tokens/s" {
 		out.Simulated *= r.TokensPerSample
 	}
 	out.Error = out.Simulated/r.Measured - 1
-	return out, nil
+	return out, o, g, nil
 }
 
 // isPreset reports whether a cluster column names a preset rather than a

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"placesim/internal/units"
 	"placesim/study"
 )
 
@@ -18,6 +19,8 @@ type ValidateOptions struct {
 	Ctx                 context.Context
 	File, Format        string
 	MaxMedian, MaxWorst float64
+	// Explain, when set, is the id of the one row to take apart.
+	Explain string
 }
 
 // NewCmdValidate builds validate; runF, when not nil, replaces
@@ -44,10 +47,19 @@ tensorflow. A tokens/s row multiplies samples/s by tokens_per_sample. A row
 that fails (out of memory) counts as error -100 %.
 
 --max-median and --max-worst make the command exit 1 when the median or
-worst |error| is above the threshold (fractions: 0.1 = 10 %).`,
+worst |error| is above the threshold (fractions: 0.1 = 10 %).
+
+--explain ID simulates that row alone and takes its iteration apart on
+one GPU (the slowest replica's under data parallelism): compute time by
+role (forward, backward) and kernel class, the optimizer, what the
+all-reduce model charged the compute stream (DDP's bucket copies, NCCL's
+contention with overlapped compute), the slowest GPU's slowdown, the time
+the GPU idled with gradients in flight (exposed communication) and any
+other idle time; the parts sum to the iteration.`,
 		Example: `  placesim validate validation/published.tsv
   placesim validate validation/published.tsv --max-median 0.10 --max-worst 0.25
-  placesim validate my-cluster.tsv --format json`,
+  placesim validate my-cluster.tsv --format json
+  placesim validate validation/published.tsv --explain p039`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ctx, opts.File = cmd.Context(), args[0]
@@ -60,6 +72,7 @@ worst |error| is above the threshold (fractions: 0.1 = 10 %).`,
 	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json (one object with rows and the summary)")
 	cmd.Flags().Float64Var(&opts.MaxMedian, "max-median", 0, "exit 1 when the median |error| is above this fraction (0 = no limit)")
 	cmd.Flags().Float64Var(&opts.MaxWorst, "max-worst", 0, "exit 1 when the worst |error| is above this fraction (0 = no limit)")
+	cmd.Flags().StringVar(&opts.Explain, "explain", "", "simulate the row with this id alone and print its iteration taken apart (kernel classes, optimizer, communication, exposed communication, slowest GPU, idle)")
 	return cmd
 }
 
@@ -86,6 +99,20 @@ func validateRun(opts *ValidateOptions) error {
 	ctx := opts.Ctx
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if opts.Explain != "" {
+		if opts.MaxMedian > 0 || opts.MaxWorst > 0 {
+			return fmt.Errorf("--explain takes one row apart; --max-median and --max-worst judge the whole file (give one or the other)")
+		}
+		e, err := study.Explain(ctx, reg, rows, opts.Explain, filepath.Dir(opts.File))
+		if err != nil {
+			return err
+		}
+		if opts.Format == "json" {
+			return writeJSON(opts.Out, e)
+		}
+		printExplanation(opts.Out, e)
+		return nil
 	}
 	s, err := study.Validate(ctx, reg, rows, filepath.Dir(opts.File))
 	if err != nil {
@@ -123,4 +150,55 @@ func printValidation(w io.Writer, s *study.ValidationSummary) {
 		}
 	}
 	fmt.Fprintf(w, "\n%d rows: median |error| %.1f %%, worst %.1f %% (%s)\n", len(s.Rows), 100*s.MedianError, 100*s.WorstError, s.WorstID)
+}
+
+// explainNames are the explanation's parts as printed.
+var explainNames = map[string]string{
+	"optimizer":            "optimizer (update ops)",
+	"allreduce-on-compute": "all-reduce on the compute stream (bucket copies, contention)",
+	"slowest-gpu":          "slowest GPU (speed spread)",
+	"exposed-comm":         "exposed communication (idle, gradients in flight)",
+	"idle":                 "other idle (waiting for peers or inputs)",
+}
+
+func printExplanation(w io.Writer, e *study.Explanation) {
+	r := e.Row
+	fmt.Fprintf(w, "%s: %s on %s, %d GPU(s)\n", r.ID, r.Workload, r.Cluster, r.GPUs)
+	if r.Failure != "" {
+		fmt.Fprintf(w, "measured %.1f %s; simulation failed: %s\n", r.Measured, r.Unit, r.Failure)
+		return
+	}
+	fmt.Fprintf(w, "measured %.1f %s, simulated %.1f %s (%+.1f %%)\n", r.Measured, r.Unit, r.Simulated, r.Unit, 100*r.Error)
+	who := e.Device
+	if e.Replicas > 1 {
+		who = fmt.Sprintf("%s, replica %d of %d", e.Device, e.Replica, e.Replicas)
+	}
+	fmt.Fprintf(w, "iteration %s on %s:\n\n", units.Seconds(e.StepTime), who)
+	fmt.Fprintf(w, "  %-62s %12s %7s %8s\n", "part", "time", "share", "kernels")
+	var sum float64
+	for _, p := range e.Parts {
+		name := explainNames[p.Part]
+		if p.Part == "compute" {
+			name = p.Role + " " + p.Class
+		}
+		k := ""
+		if p.Kernels > 0 {
+			k = fmt.Sprint(p.Kernels)
+		}
+		share := 0.0
+		if e.StepTime > 0 {
+			share = 100 * p.Seconds / e.StepTime
+		}
+		fmt.Fprintf(w, "  %-62s %12s %6.1f%% %8s\n", name, units.Seconds(p.Seconds), share, k)
+		sum += p.Seconds
+	}
+	fmt.Fprintf(w, "  %-62s %12s\n", "total", units.Seconds(sum))
+	fmt.Fprintf(w, "\nhost: the framework's per-iteration host work (logging syncs, Python between kernels) is not simulated; it shows only as a gap against the measurement\n")
+	if c := e.Comm; c != nil {
+		fmt.Fprintf(w, "\ncommunication: %d all-reduces (%s, model %s) of %s in all, %s from the first start to the last end, %s in flight, %s of it exposed; bus bandwidth %s\n",
+			c.AllReduces, c.Algorithm, c.Model, units.Bytes(c.Bytes), units.Seconds(c.Span), units.Seconds(c.InFlight), units.Seconds(c.Exposed), units.Rate(c.BusBW))
+		if c.Slowdown > 0 {
+			fmt.Fprintf(w, "slowest GPU: replica %d computes %.1f %% slower than the median GPU (speed spread x E[max of %d normals])\n", e.Replica, 100*c.Slowdown, e.Replicas)
+		}
+	}
 }

@@ -26,6 +26,9 @@ func TestValidateCmd(t *testing.T) {
 		{"malformed", []string{"validate", bad}, 1, "", "bad.tsv:2: column gpus: \"one\""},
 		{"format", []string{"validate", good, "--format", "xml"}, 1, "", "--format \"xml\""},
 		{"negative", []string{"validate", good, "--max-worst", "-1"}, 1, "", "--max-worst -1"},
+		{"explain", []string{"validate", good, "--explain", "mlp"}, 0, "optimizer (update ops)", ""},
+		{"explain unknown", []string{"validate", good, "--explain", "nope"}, 1, "", `--explain "nope": no such row id (valid: [mlp])`},
+		{"explain and threshold", []string{"validate", good, "--explain", "mlp", "--max-worst", "0.1"}, 1, "", "--explain takes one row apart"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
