@@ -11,6 +11,7 @@ import (
 
 	"placesim/internal/readfile"
 	"placesim/workloads"
+	"placesim/workloads/chakra"
 	"placesim/workloads/fiddle"
 	"placesim/workloads/native"
 	"placesim/workloads/onnx"
@@ -23,7 +24,9 @@ var ErrUnknownFormat = errors.New("unknown workload format")
 // formatList names the workload file formats, for error messages.
 const formatList = `placesim native JSON (top-level "format": "placesim-workload"), ` +
 	`msr-fiddle JSON (top-level maxFPGAs and nodes; options as file.json?contract=layers&strict=true), ` +
-	`ONNX model (*.onnx, options as model.onnx?batch_size=32&training=true)`
+	`ONNX model (*.onnx, options as model.onnx?batch_size=32&training=true), ` +
+	`Chakra execution trace (*.et, *.et.gz or a set trace.%d.et; options as trace.et?device=H100-80GB&strict=true), ` +
+	`PyTorch execution trace JSON (top-level schema and nodes; options as et.json?kineto=kineto.json)`
 
 // readWorkloadFile reads a workload file, sniffing its format: a path
 // ending in .onnx (or a file that decodes as an ONNX ModelProto) is an
@@ -37,9 +40,17 @@ func readWorkloadFile(spec string) (*workloads.Graph, error) {
 			path, query = p, q
 		}
 	}
+	if chakra.IsChakraPath(path) {
+		g, _, _, err := LoadTrace(spec)
+		return g, err
+	}
 	data, err := readfile.Read(path, readfile.MaxWorkload)
 	if err != nil {
 		return nil, fmt.Errorf("read workload %q: %w", path, err)
+	}
+	if looksJSON(data) && chakra.IsPyTorch(data) {
+		g, _, err := loadPyTorch(spec, path, query, data)
+		return g, err
 	}
 	isONNX := strings.EqualFold(filepath.Ext(path), ".onnx")
 	if !isONNX && !looksJSON(data) && onnx.Detect(data) {

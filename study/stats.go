@@ -8,6 +8,7 @@ import (
 	"placesim/devices"
 	"placesim/internal/checked"
 	"placesim/workloads"
+	"placesim/workloads/chakra"
 )
 
 // StatsRequest is placesim stats: a workload, and a cluster for the CCR
@@ -29,6 +30,9 @@ type WorkloadStats struct {
 	CCR *CCR `json:"ccr"`
 	// Warnings say what the import could not represent (lenient ONNX).
 	Warnings []string `json:"warnings,omitempty"`
+	// Trace, for an execution trace (Chakra ET, PyTorch ET), says what
+	// the trace holds: nodes by kind, measured durations, process groups.
+	Trace *chakra.Summary `json:"trace,omitempty"`
 }
 
 // CCR is Celeritas' eq. 1 on a cluster: transfers between devices From
@@ -56,11 +60,14 @@ func Stats(req StatsRequest) (*WorkloadStats, error) {
 			spec += "&lenient=true"
 		}
 	}
-	g, err := LoadWorkload(spec)
+	g, trace, isTrace, err := LoadTrace(spec)
+	if !isTrace {
+		g, err = LoadWorkload(spec)
+	}
 	if err != nil {
 		return nil, err
 	}
-	o := &WorkloadStats{Workload: g.Name, Batch: g.Batch, Training: g.Training, Stats: workloads.ComputeStats(g), Warnings: g.Warnings}
+	o := &WorkloadStats{Workload: g.Name, Batch: g.Batch, Training: g.Training, Stats: workloads.ComputeStats(g), Warnings: g.Warnings, Trace: trace}
 	if req.Cluster != "" || g.Hint != nil {
 		c, err := ResolveCluster(req.Cluster, g)
 		if err != nil {
