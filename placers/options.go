@@ -118,7 +118,8 @@ func fmtNum(x float64) string {
 }
 
 // Check reports whether v is a valid value of o; the error names the
-// option, the value and the valid range.
+// option, the value and the valid range. It parses as the option's binding
+// does (Decls), so a value Check accepts is one Decode accepts.
 func (o Option) Check(v string) error {
 	ok := true
 	switch o.Type {
@@ -126,32 +127,60 @@ func (o Option) Check(v string) error {
 		_, err := strconv.ParseBool(v)
 		ok = err == nil
 	case Int:
-		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		ok = err == nil && float64(n) >= o.Min && float64(n) <= o.Max
+		_, ok = o.parseInt(v)
 	case Float:
-		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		ok = err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) && f >= o.Min && f <= o.Max
+		_, ok = o.parseFloat(v)
 	case Duration:
-		d, err := ParseSeconds(v)
-		ok = err == nil && d >= o.Min && d <= o.Max
+		_, ok = o.parseSeconds(v)
 	case Enum:
 		ok = contains(o.Values, v)
 	case List:
-		seen := map[string]bool{}
-		for _, s := range strings.Split(v, ",") {
-			s = strings.TrimSpace(s)
-			ok = ok && contains(o.Values, s) && !seen[s]
-			seen[s] = true
-		}
+		_, ok = o.parseList(v)
 	case String:
 		ok = o.Resource == NoResource || v != ""
 	default:
 		return fmt.Errorf("%w: option %s has no type", ErrBadOption, o.Name)
 	}
 	if !ok {
-		return fmt.Errorf("%w: %s=%q (valid: %s)", ErrBadOption, o.Name, v, o.Range())
+		return o.bad(v)
 	}
 	return nil
+}
+
+// bad is the error for a value v outside o's range.
+func (o Option) bad(v string) error {
+	return fmt.Errorf("%w: %s=%q (valid: %s)", ErrBadOption, o.Name, v, o.Range())
+}
+
+// parseInt reads an integer within [Min, Max].
+func (o Option) parseInt(v string) (int64, bool) {
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	return n, err == nil && float64(n) >= o.Min && float64(n) <= o.Max
+}
+
+// parseFloat reads a finite number within [Min, Max].
+func (o Option) parseFloat(v string) (float64, bool) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	return f, err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) && f >= o.Min && f <= o.Max
+}
+
+// parseSeconds reads a duration (ParseSeconds) within [Min, Max] seconds.
+func (o Option) parseSeconds(v string) (float64, bool) {
+	d, err := ParseSeconds(v)
+	return d, err == nil && d >= o.Min && d <= o.Max
+}
+
+// parseList reads a comma-separated list of Values, none repeated.
+func (o Option) parseList(v string) ([]string, bool) {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		s = strings.TrimSpace(s)
+		if !contains(o.Values, s) || contains(out, s) {
+			return nil, false
+		}
+		out = append(out, s)
+	}
+	return out, true
 }
 
 // ParseSeconds reads a Go duration ("90s", "4m") or a plain number of

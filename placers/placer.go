@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	"placesim/devices"
@@ -31,58 +30,42 @@ type Request struct {
 	Seed uint64
 }
 
-// Options are a placer's settings as key=value pairs (from --opt flags or
-// scenario files). Accessors report malformed values as errors.
+// Options are a placer's settings as key=value text (from --opt flags or
+// scenario files), before the registry decodes them into the placer's
+// typed Args (Decode).
 type Options map[string]string
 
-// String returns option key, or def when absent.
-func (o Options) String(key, def string) string {
-	if v, ok := o[key]; ok {
-		return v
-	}
-	return def
-}
-
-// Int returns option key as an integer within [lo, hi], or def when absent.
-func (o Options) Int(key string, def, lo, hi int) (int, error) {
-	v, ok := o[key]
-	if !ok {
-		return def, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < lo || n > hi {
-		return 0, fmt.Errorf("%w: %s=%q (valid range: integer in [%d, %d])", ErrBadOption, key, v, lo, hi)
-	}
-	return n, nil
-}
-
-// Float returns option key as a number within [lo, hi], or def when absent.
-func (o Options) Float(key string, def, lo, hi float64) (float64, error) {
-	v, ok := o[key]
-	if !ok {
-		return def, nil
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || f < lo || f > hi {
-		return 0, fmt.Errorf("%w: %s=%q (valid range: number in [%g, %g])", ErrBadOption, key, v, lo, hi)
-	}
-	return f, nil
-}
-
-// Factory makes a placer from its options. The registry has already
-// checked every key and value against the placer's declared Options and
-// filled in the default of each option not given.
-type Factory func(opts Options) (Placer, error)
-
 // Entry is a registered placer with a one-line description and the
-// declaration of its options.
+// declaration of its options; Define makes one from the placer's typed
+// factory.
 type Entry struct {
 	Name        string
 	Description string
-	New         Factory
-	// Options declares every option the placer reads; any other key is
-	// refused.
+	// Options declares every option the placer reads (from its Args'
+	// Declare), sorted by name; any other key is refused.
 	Options []Option
+	// check decodes option text into the placer's Args and validates it;
+	// make does the same and calls the factory.
+	check func(Options) error
+	make  Factory
+}
+
+// New decodes opts into the placer's Args once (every key declared, every
+// value in range, defaults for the rest, the Args' Validate) and makes the
+// placer from them. A key may be qualified by the placer's name.
+func (e Entry) New(opts Options) (Placer, error) {
+	if e.make == nil {
+		return nil, fmt.Errorf("placer %q has no factory: make its entry with Define", e.Name)
+	}
+	return e.make(opts)
+}
+
+// Check decodes opts as New does, without making the placer.
+func (e Entry) Check(opts Options) error {
+	if e.check == nil {
+		return fmt.Errorf("placer %q has no factory: make its entry with Define", e.Name)
+	}
+	return e.check(opts)
 }
 
 // Option returns the declaration of the entry's option name.
@@ -101,16 +84,10 @@ type Registry struct{ entries map[string]Entry }
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry { return &Registry{entries: map[string]Entry{}} }
 
-// Register adds a placer with the declarations of its options; a
-// duplicate name or a bad declaration is an error.
-func (r *Registry) Register(name, description string, f Factory, opts ...Option) error {
-	return r.Add(Entry{Name: name, Description: description, New: f, Options: opts})
-}
-
 // Add registers e; a duplicate name or a bad declaration is an error.
 func (r *Registry) Add(e Entry) error {
-	if e.Name == "" || e.New == nil || strings.ContainsAny(e.Name, ".=, ") {
-		return fmt.Errorf("register placer %q: empty name, a name with one of . = , or a space, or nil factory", e.Name)
+	if e.Name == "" || e.make == nil || e.check == nil || strings.ContainsAny(e.Name, ".=, ") {
+		return fmt.Errorf("register placer %q: empty name, a name with one of . = , or a space, or no factory (make the entry with Define)", e.Name)
 	}
 	if _, dup := r.entries[e.Name]; dup {
 		return fmt.Errorf("%w: %q", ErrDuplicate, e.Name)
@@ -185,60 +162,23 @@ func (r *Registry) LocalOptions(name string) []string {
 	return out
 }
 
-// New makes the named placer with opts. Every key must be declared by the
-// placer (a key may be qualified by the placer's name, as in
-// m-etf.coarsen) and every value valid: an unknown key is an error that
-// lists the valid keys and suggests the nearest, a bad value one that names
-// the option, the value and the valid range. The default of each declared
-// option not given is filled in before the factory runs.
+// New makes the named placer with opts, decoded once into its typed Args
+// (Entry.New). Every key must be declared by the placer (a key may be
+// qualified by the placer's name, as in m-etf.coarsen) and every value
+// valid: an unknown key is an error that lists the valid keys and suggests
+// the nearest, a bad value one that names the option, the value and the
+// valid range. The default of each declared option not given is the
+// Args' own.
 func (r *Registry) New(name string, opts Options) (Placer, error) {
 	e, err := r.Entry(name)
 	if err != nil {
 		return nil, err
 	}
-	full, err := e.complete(opts)
-	if err != nil {
-		return nil, fmt.Errorf("placer %s: %w", name, err)
-	}
-	p, err := e.New(full)
+	p, err := e.New(opts)
 	if err != nil {
 		return nil, fmt.Errorf("placer %s: %w", name, err)
 	}
 	return p, nil
-}
-
-// complete checks opts against e's declarations and returns them with
-// every default filled in and every key unqualified.
-func (e Entry) complete(opts Options) (Options, error) {
-	full := Options{}
-	for k, v := range opts {
-		if p, key, ok := strings.Cut(k, "."); ok {
-			if p != e.Name {
-				return nil, fmt.Errorf("%w: option %q is for placer %s, not %s", ErrBadOption, k, p, e.Name)
-			}
-			k = key
-		}
-		o, ok := e.Option(k)
-		if !ok {
-			return nil, unknownKey(k, optionNames(e.Options), e.Name)
-		}
-		if err := o.Check(v); err != nil {
-			return nil, err
-		}
-		full[k] = v
-	}
-	for _, o := range e.Options {
-		if _, given := full[o.Name]; given {
-			continue
-		}
-		if o.Required {
-			return nil, fmt.Errorf("%w: %s needs option %s (%s: %s)", ErrBadOption, e.Name, o.Name, o.Range(), o.Doc)
-		}
-		if o.Default != "" {
-			full[o.Name] = o.Default
-		}
-	}
-	return full, nil
 }
 
 // Resolve distributes option pairs over the placers named: a key

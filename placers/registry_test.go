@@ -6,15 +6,17 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"placesim/engine"
 	"placesim/placers"
 )
 
-// recorder is a placer that keeps the options its factory was given.
+// recorder is a placer that keeps the typed options its factory was
+// given.
 type recorder struct {
 	name string
-	opts placers.Options
+	args any
 }
 
 func (r *recorder) Name() string { return r.name }
@@ -22,29 +24,54 @@ func (r *recorder) Place(context.Context, *placers.Request) (*engine.Plan, error
 	return nil, errors.New("not a real placer")
 }
 
-func factory(name string) placers.Factory {
-	return func(o placers.Options) (placers.Placer, error) { return &recorder{name: name, opts: o}, nil }
+// factory is a typed factory that records its Args.
+func factory[A any](name string) func(A) (placers.Placer, error) {
+	return func(a A) (placers.Placer, error) { return &recorder{name: name, args: a}, nil }
+}
+
+type aArgs struct {
+	Coarsen bool
+	Range   int
+}
+
+func (x *aArgs) Declare(d *placers.Decls) {
+	d.Bool(&x.Coarsen, "coarsen", false, "coarsen")
+	d.Int(&x.Range, "range", 200, 1, 1000, "range")
+}
+
+type bArgs struct {
+	Coarsen bool
+	Mode    string
+	Solver  string
+}
+
+func (x *bArgs) Declare(d *placers.Decls) {
+	d.Bool(&x.Coarsen, "coarsen", true, "coarsen")
+	placers.DeclareEnum(d, &x.Mode, "mode", "x", []string{"x", "y"}, "mode")
+	d.Path(&x.Solver, "solver", placers.Executable, "", "solver binary")
+}
+
+type cArgs struct {
+	File  string
+	Limit time.Duration
+	Dims  []string
+	Frac  float64
+}
+
+func (x *cArgs) Declare(d *placers.Decls) {
+	d.Path(&x.File, "file", placers.InputFile, "", "input").Require()
+	d.Duration(&x.Limit, "limit", 30*time.Second, time.Second, time.Minute, "limit")
+	placers.DeclareList(d, &x.Dims, "dims", []string{"p", "q"}, []string{"p", "q"}, "dims")
+	d.Float(&x.Frac, "frac", 0.5, 0, 1, "frac")
 }
 
 func testRegistry(t *testing.T) *placers.Registry {
 	t.Helper()
 	r := placers.NewRegistry()
 	for _, e := range []placers.Entry{
-		{Name: "a", Description: "a", New: factory("a"), Options: []placers.Option{
-			{Name: "coarsen", Type: placers.Bool, Default: "false", Doc: "coarsen"},
-			{Name: "range", Type: placers.Int, Default: "200", Min: 1, Max: 1000, Doc: "range"},
-		}},
-		{Name: "b", Description: "b", New: factory("b"), Options: []placers.Option{
-			{Name: "coarsen", Type: placers.Bool, Default: "true", Doc: "coarsen"},
-			{Name: "mode", Type: placers.Enum, Default: "x", Values: []string{"x", "y"}, Doc: "mode"},
-			{Name: "solver", Type: placers.String, Resource: placers.Executable, Doc: "solver binary"},
-		}},
-		{Name: "c", Description: "c", New: factory("c"), Options: []placers.Option{
-			{Name: "file", Type: placers.String, Resource: placers.InputFile, Required: true, Doc: "input"},
-			{Name: "limit", Type: placers.Duration, Default: "30s", Min: 1, Max: 60, Doc: "limit"},
-			{Name: "dims", Type: placers.List, Default: "p,q", Values: []string{"p", "q"}, Doc: "dims"},
-			{Name: "frac", Type: placers.Float, Default: "0.5", Min: 0, Max: 1, Doc: "frac"},
-		}},
+		placers.Define("a", "a", factory[aArgs]("a")),
+		placers.Define("b", "b", factory[bArgs]("b")),
+		placers.Define("c", "c", factory[cArgs]("c")),
 	} {
 		if err := r.Add(e); err != nil {
 			t.Fatal(err)
@@ -59,13 +86,13 @@ func TestRegistryNewFillsDefaultsAndRefusesBadInput(t *testing.T) {
 	tests := []struct {
 		name, placer string
 		opts         placers.Options
-		want         placers.Options // nil: an error
+		want         any // nil: an error
 		errHas       []string
 	}{
-		{name: "defaults", placer: "a", want: placers.Options{"coarsen": "false", "range": "200"}},
-		{name: "given", placer: "a", opts: placers.Options{"range": "7"}, want: placers.Options{"coarsen": "false", "range": "7"}},
-		{name: "qualified for itself", placer: "a", opts: placers.Options{"a.coarsen": "true"}, want: placers.Options{"coarsen": "true", "range": "200"}},
-		{name: "no default left unset", placer: "b", want: placers.Options{"coarsen": "true", "mode": "x"}},
+		{name: "defaults", placer: "a", want: aArgs{Coarsen: false, Range: 200}},
+		{name: "given", placer: "a", opts: placers.Options{"range": "7"}, want: aArgs{Coarsen: false, Range: 7}},
+		{name: "qualified for itself", placer: "a", opts: placers.Options{"a.coarsen": "true"}, want: aArgs{Coarsen: true, Range: 200}},
+		{name: "no default left unset", placer: "b", want: bArgs{Coarsen: true, Mode: "x"}},
 		{name: "misspelt key", placer: "a", opts: placers.Options{"coarsne": "true"}, errHas: []string{`"coarsne"`, "did you mean coarsen?", "valid: coarsen, range"}},
 		{name: "far key, no suggestion", placer: "a", opts: placers.Options{"zzzzzzzz": "1"}, errHas: []string{`"zzzzzzzz"`, "valid: coarsen, range"}},
 		{name: "qualified for another", placer: "a", opts: placers.Options{"b.coarsen": "true"}, errHas: []string{"b.coarsen", "for placer b"}},
@@ -74,7 +101,8 @@ func TestRegistryNewFillsDefaultsAndRefusesBadInput(t *testing.T) {
 		{name: "bad bool", placer: "a", opts: placers.Options{"coarsen": "yes"}, errHas: []string{`coarsen="yes"`, "true or false"}},
 		{name: "bad enum", placer: "b", opts: placers.Options{"mode": "z"}, errHas: []string{`mode="z"`, "one of: x, y"}},
 		{name: "required missing", placer: "c", errHas: []string{"needs option file"}},
-		{name: "duration", placer: "c", opts: placers.Options{"file": "f", "limit": "45"}, want: placers.Options{"file": "f", "limit": "45", "dims": "p,q", "frac": "0.5"}},
+		{name: "duration", placer: "c", opts: placers.Options{"file": "f", "limit": "45"}, want: cArgs{File: "f", Limit: 45 * time.Second, Dims: []string{"p", "q"}, Frac: 0.5}},
+		{name: "duration as duration", placer: "c", opts: placers.Options{"file": "f", "limit": "1m", "dims": "q", "frac": "1"}, want: cArgs{File: "f", Limit: time.Minute, Dims: []string{"q"}, Frac: 1}},
 		{name: "duration out of range", placer: "c", opts: placers.Options{"file": "f", "limit": "2m"}, errHas: []string{`limit="2m"`}},
 		{name: "list repeat", placer: "c", opts: placers.Options{"file": "f", "dims": "p,p"}, errHas: []string{`dims="p,p"`}},
 		{name: "list unknown", placer: "c", opts: placers.Options{"file": "f", "dims": "r"}, errHas: []string{`dims="r"`, "p, q"}},
@@ -103,7 +131,7 @@ func TestRegistryNewFillsDefaultsAndRefusesBadInput(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := p.(*recorder).opts; !reflect.DeepEqual(got, tc.want) {
+			if got := p.(*recorder).args; !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("factory got %v, want %v", got, tc.want)
 			}
 		})
@@ -164,23 +192,43 @@ func TestRegistryResolve(t *testing.T) {
 	}
 }
 
+type twiceArgs struct{ A, B bool }
+
+func (x *twiceArgs) Declare(d *placers.Decls) {
+	d.Bool(&x.A, "k", false, "k")
+	d.Bool(&x.B, "k", false, "k")
+}
+
+type undocumentedArgs struct{ A bool }
+
+func (x *undocumentedArgs) Declare(d *placers.Decls) { d.Bool(&x.A, "k", false, "") }
+
+type defaultOutOfRangeArgs struct{ N int }
+
+func (x *defaultOutOfRangeArgs) Declare(d *placers.Decls) { d.Int(&x.N, "k", 5, 0, 4, "k") }
+
+type noValuesArgs struct{ S string }
+
+func (x *noValuesArgs) Declare(d *placers.Decls) { placers.DeclareEnum(d, &x.S, "k", "", nil, "k") }
+
+type badNameArgs struct{ S string }
+
+func (x *badNameArgs) Declare(d *placers.Decls) { d.String(&x.S, "a=b", "", "k") }
+
 func TestRegistryRefusesBadDeclarations(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
 		e    placers.Entry
 	}{
-		{"empty name", placers.Entry{New: factory("x")}},
-		{"dot in name", placers.Entry{Name: "x.y", New: factory("x")}},
-		{"nil factory", placers.Entry{Name: "x"}},
-		{"option twice", placers.Entry{Name: "x", New: factory("x"), Options: []placers.Option{
-			{Name: "k", Type: placers.Bool, Doc: "k"}, {Name: "k", Type: placers.Int, Doc: "k"}}}},
-		{"option without doc", placers.Entry{Name: "x", New: factory("x"), Options: []placers.Option{{Name: "k", Type: placers.Bool}}}},
-		{"option without type", placers.Entry{Name: "x", New: factory("x"), Options: []placers.Option{{Name: "k", Doc: "k"}}}},
-		{"default out of range", placers.Entry{Name: "x", New: factory("x"), Options: []placers.Option{
-			{Name: "k", Type: placers.Int, Default: "5", Min: 0, Max: 4, Doc: "k"}}}},
-		{"enum without values", placers.Entry{Name: "x", New: factory("x"), Options: []placers.Option{
-			{Name: "k", Type: placers.Enum, Doc: "k"}}}},
+		{"empty name", placers.Define("", "", factory[aArgs]("x"))},
+		{"dot in name", placers.Define("x.y", "", factory[aArgs]("x"))},
+		{"no factory", placers.Entry{Name: "x"}},
+		{"option twice", placers.Define("x", "", factory[twiceArgs]("x"))},
+		{"option without doc", placers.Define("x", "", factory[undocumentedArgs]("x"))},
+		{"default out of range", placers.Define("x", "", factory[defaultOutOfRangeArgs]("x"))},
+		{"enum without values", placers.Define("x", "", factory[noValuesArgs]("x"))},
+		{"bad option name", placers.Define("x", "", factory[badNameArgs]("x"))},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -191,7 +239,7 @@ func TestRegistryRefusesBadDeclarations(t *testing.T) {
 		})
 	}
 	r := testRegistry(t)
-	if err := r.Register("a", "again", factory("a")); !errors.Is(err, placers.ErrDuplicate) {
+	if err := r.Add(placers.Define("a", "again", factory[aArgs]("a"))); !errors.Is(err, placers.ErrDuplicate) {
 		t.Errorf("second a: %v, want ErrDuplicate", err)
 	}
 	if err := r.Merge(testRegistry(t)); !errors.Is(err, placers.ErrDuplicate) {

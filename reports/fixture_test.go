@@ -63,7 +63,7 @@ func fixture(t testing.TB, reproducible bool) ([]*study.Outcome, *devices.Cluste
 	}
 	for _, p := range []placers.Placer{failing{}, panicky{}, overtime{}} {
 		p := p
-		if err := reg.Register(p.Name(), "test placer", func(placers.Options) (placers.Placer, error) { return p, nil }); err != nil {
+		if err := reg.Add(placers.Define(p.Name(), "test placer", func(placers.NoArgs) (placers.Placer, error) { return p, nil })); err != nil {
 			t.Fatal(err)
 		}
 	}

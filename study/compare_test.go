@@ -35,6 +35,13 @@ func (s stub) Place(ctx context.Context, req *placers.Request) (*engine.Plan, er
 
 // testRegistry has the baselines and placers that fail in every way a
 // comparison must survive. ignored counts finished calls of "stubborn".
+// fileArgs are the options of the test placer needs-opt: a required file.
+type fileArgs struct{ File string }
+
+func (a *fileArgs) Declare(d *placers.Decls) {
+	d.Path(&a.File, "file", placers.InputFile, "", "a file the placer reads").Require()
+}
+
 func testRegistry(t *testing.T, ignored *atomic.Int32) *placers.Registry {
 	t.Helper()
 	reg := placers.NewRegistry()
@@ -59,16 +66,16 @@ func testRegistry(t *testing.T, ignored *atomic.Int32) *placers.Registry {
 	}
 	for _, s := range stubs {
 		s := s
-		if err := reg.Register(s.name, "test", func(placers.Options) (placers.Placer, error) { return s, nil }); err != nil {
+		if err := reg.Add(placers.Define(s.name, "test", func(placers.NoArgs) (placers.Placer, error) { return s, nil })); err != nil {
 			t.Fatal(err)
 		}
 	}
-	err := reg.Register("needs-opt", "test", func(o placers.Options) (placers.Placer, error) {
-		if o["file"] == "" {
+	err := reg.Add(placers.Define("needs-opt", "test", func(a fileArgs) (placers.Placer, error) {
+		if a.File == "" {
 			return nil, fmt.Errorf("%w: file is required", placers.ErrBadOption)
 		}
 		return stubs[0], nil
-	})
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +222,7 @@ func TestDefaultPlacers(t *testing.T) {
 		t.Fatalf("default placers %v: want every placer but those that need options, sorted", names)
 	}
 	broken := placers.NewRegistry()
-	_ = broken.Register("broken", "test", func(placers.Options) (placers.Placer, error) { return nil, errors.New("factory bug") })
+	_ = broken.Add(placers.Define("broken", "test", func(placers.NoArgs) (placers.Placer, error) { return nil, errors.New("factory bug") }))
 	if _, err := study.DefaultPlacers(broken); err == nil || !strings.Contains(err.Error(), "factory bug") {
 		t.Fatalf("a factory that fails for another reason: %v", err)
 	}

@@ -157,8 +157,12 @@ func TestCheckCatchesDegradedPlacer(t *testing.T) {
 	studytest.CheckAgainst(t, path, reg, 0.02)
 	// "single" deliberately degraded: it now spreads the graph round robin
 	bad := placers.NewRegistry()
-	bad.Register("single", "degraded", baseline.NewRoundRobin)
-	bad.Register("round-robin", "unchanged", baseline.NewRoundRobin)
+	if err := bad.Add(placers.Define("single", "degraded", baseline.NewRoundRobin)); err != nil {
+		t.Fatal(err)
+	}
+	if err := bad.Add(placers.Define("round-robin", "unchanged", baseline.NewRoundRobin)); err != nil {
+		t.Fatal(err)
+	}
 	regs, _, err = study.Check(context.Background(), base, bad, 0.02)
 	if err != nil {
 		t.Fatal(err)

@@ -31,13 +31,13 @@ func TestConformance(t *testing.T) {
 		opts placers.Options
 		zoo  bool
 	}{
-		{"m-topo", baechi.NewMTopo, nil, true},
-		{"m-etf", baechi.NewMETF, nil, true},
-		{"m-sct", baechi.NewMSCT, nil, false},
-		{"m-sct-gonum-windows", baechi.NewMSCT, placers.Options{"lp": "gonum", "window": "5"}, false},
-		{"m-topo-coarse", baechi.NewMTopo, placers.Options{"coarsen": "true", "range": "4"}, false},
-		{"m-etf-coarse", baechi.NewMETF, placers.Options{"coarsen": "true", "range": "4"}, false},
-		{"m-sct-coarse", baechi.NewMSCT, placers.Options{"coarsen": "true"}, true},
+		{"m-topo", placers.Typed(baechi.NewMTopo), nil, true},
+		{"m-etf", placers.Typed(baechi.NewMETF), nil, true},
+		{"m-sct", placers.Typed(baechi.NewMSCT), nil, false},
+		{"m-sct-gonum-windows", placers.Typed(baechi.NewMSCT), placers.Options{"lp": "gonum", "window": "5"}, false},
+		{"m-topo-coarse", placers.Typed(baechi.NewMTopo), placers.Options{"coarsen": "true", "range": "4"}, false},
+		{"m-etf-coarse", placers.Typed(baechi.NewMETF), placers.Options{"coarsen": "true", "range": "4"}, false},
+		{"m-sct-coarse", placers.Typed(baechi.NewMSCT), placers.Options{"coarsen": "true"}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := tc.f(tc.opts)
@@ -105,7 +105,7 @@ func TestMemoryAwareAvoidsSmallDevice(t *testing.T) {
 		}
 		return n
 	}
-	plain, err := placeOn(t, baseline.NewETF, nil, g, c)
+	plain, err := placeOn(t, placers.Typed(baseline.NewETF), nil, g, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestMemoryAwareAvoidsSmallDevice(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		f    placers.Factory
-	}{{"m-etf", baechi.NewMETF}, {"m-sct", baechi.NewMSCT}, {"m-topo", baechi.NewMTopo}} {
+	}{{"m-etf", placers.Typed(baechi.NewMETF)}, {"m-sct", placers.Typed(baechi.NewMSCT)}, {"m-topo", placers.Typed(baechi.NewMTopo)}} {
 		t.Run(tc.name, func(t *testing.T) {
 			plan, err := placeOn(t, tc.f, nil, g, c)
 			if err != nil {
@@ -136,7 +136,7 @@ func TestMemoryAwareAvoidsSmallDevice(t *testing.T) {
 	// with no room anywhere: a clear error wrapping ErrDoesNotFit
 	tiny := twoGPUs(t, 1<<20)
 	tiny.Devices[1].Memory = 1 << 20
-	for _, f := range []placers.Factory{baechi.NewMETF, baechi.NewMSCT, baechi.NewMTopo} {
+	for _, f := range []placers.Factory{placers.Typed(baechi.NewMETF), placers.Typed(baechi.NewMSCT), placers.Typed(baechi.NewMTopo)} {
 		if _, err := placeOn(t, f, nil, g, tiny); !errors.Is(err, placers.ErrDoesNotFit) {
 			t.Fatalf("no room: %v, want ErrDoesNotFit", err)
 		}

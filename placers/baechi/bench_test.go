@@ -3,6 +3,7 @@ package baechi_test
 import (
 	"testing"
 
+	"placesim/placers"
 	"placesim/placers/baechi"
 	"placesim/placers/placertest"
 	"placesim/workloads"
@@ -18,14 +19,14 @@ func BenchmarkPlaceTransformer21k(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Run("m-topo", func(b *testing.B) { placertest.BenchPlace(b, baechi.NewMTopo, g) })
-	b.Run("m-etf", func(b *testing.B) { placertest.BenchPlace(b, baechi.NewMETF, g) })
-	b.Run("m-sct", func(b *testing.B) { placertest.BenchPlace(b, baechi.NewMSCT, g) })
+	b.Run("m-topo", func(b *testing.B) { placertest.BenchPlace(b, placers.Typed(baechi.NewMTopo), g) })
+	b.Run("m-etf", func(b *testing.B) { placertest.BenchPlace(b, placers.Typed(baechi.NewMETF), g) })
+	b.Run("m-sct", func(b *testing.B) { placertest.BenchPlace(b, placers.Typed(baechi.NewMSCT), g) })
 }
 
 // BenchmarkPlaceRandom36k places a random layered graph of 36,000 ops, the
 // size of the paper's Transformer.
 func BenchmarkPlaceRandom36k(b *testing.B) {
 	g := workloads.RandomLayered(36000, 60, 1)
-	b.Run("m-etf", func(b *testing.B) { placertest.BenchPlace(b, baechi.NewMETF, g) })
+	b.Run("m-etf", func(b *testing.B) { placertest.BenchPlace(b, placers.Typed(baechi.NewMETF), g) })
 }

@@ -19,15 +19,8 @@ var _ placers.Placer = (*METF)(nil)
 // schedule's order.
 type METF struct{ o options }
 
-// NewMETF makes an m-ETF placer; options: coarsen, range, memfrac,
-// priorities.
-func NewMETF(opts placers.Options) (placers.Placer, error) {
-	o, err := parseOptions(opts)
-	if err != nil {
-		return nil, err
-	}
-	return &METF{o: o}, nil
-}
+// NewMETF makes an m-ETF placer (options: Args).
+func NewMETF(a Args) (placers.Placer, error) { return &METF{o: a.options()}, nil }
 
 // Name implements placers.Placer.
 func (*METF) Name() string { return "m-etf" }

@@ -2,7 +2,6 @@ package baechi
 
 import (
 	"context"
-	"fmt"
 
 	"placesim/engine"
 	"placesim/placers"
@@ -28,22 +27,9 @@ type MSCT struct {
 	window  int
 }
 
-// NewMSCT makes an m-SCT placer.
-func NewMSCT(opts placers.Options) (placers.Placer, error) {
-	o, err := parseOptions(opts)
-	if err != nil {
-		return nil, err
-	}
-	m := &MSCT{o: o, backend: opts.String("lp", lpAuto)}
-	switch m.backend {
-	case lpAuto, lpGonum, lpCBC:
-	default:
-		return nil, fmt.Errorf("%w: lp=%q (valid: auto, gonum, cbc)", placers.ErrBadOption, m.backend)
-	}
-	if m.window, err = opts.Int("window", 0, 0, 1<<30); err != nil {
-		return nil, err
-	}
-	return m, nil
+// NewMSCT makes an m-SCT placer (options: SCTArgs).
+func NewMSCT(a SCTArgs) (placers.Placer, error) {
+	return &MSCT{o: a.options(), backend: a.LP, window: a.Window}, nil
 }
 
 // Name implements placers.Placer.

@@ -21,14 +21,8 @@ var _ placers.Placer = (*MTopo)(nil)
 // Units of CPU-only ops go to the CPU device with the most free memory.
 type MTopo struct{ o options }
 
-// NewMTopo makes an m-TOPO placer; options: coarsen, range, memfrac.
-func NewMTopo(opts placers.Options) (placers.Placer, error) {
-	o, err := parseOptions(opts)
-	if err != nil {
-		return nil, err
-	}
-	return &MTopo{o: o}, nil
-}
+// NewMTopo makes an m-TOPO placer (options: Args).
+func NewMTopo(a Args) (placers.Placer, error) { return &MTopo{o: a.options()}, nil }
 
 // Name implements placers.Placer.
 func (*MTopo) Name() string { return "m-topo" }
@@ -112,18 +106,6 @@ type options struct {
 	// and m-SCT); off by default: Baechi outputs a placement, which
 	// TensorFlow's executor runs in its own order.
 	priorities bool
-}
-
-func parseOptions(opts placers.Options) (options, error) {
-	var o options
-	var err error
-	if o.fo, err = graphalg.ParseFusionOptions(opts, false); err != nil {
-		return o, err
-	}
-	if o.priorities, err = graphalg.Bool(opts, "priorities", false); err != nil {
-		return o, err
-	}
-	return o, nil
 }
 
 // place runs f on the request's graph, or on its coarse graph when fusion

@@ -15,7 +15,7 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	for _, f := range []placers.Factory{baseline.NewSingle, baseline.NewRoundRobin, baseline.NewRandom} {
+	for _, f := range []placers.Factory{placers.Typed(baseline.NewSingle), placers.Typed(baseline.NewRoundRobin), placers.Typed(baseline.NewRandom)} {
 		p, err := f(nil)
 		if err != nil {
 			t.Fatal(err)
@@ -50,7 +50,7 @@ func TestExpert(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := baseline.NewExpert(placers.Options{"file": write(tc.file)})
+			p, err := placers.Typed(baseline.NewExpert)(placers.Options{"file": write(tc.file)})
 			if err == nil {
 				pl, perr := p.Place(context.Background(), &placers.Request{Graph: g, Cluster: c, Estimates: est})
 				err = perr
@@ -79,7 +79,7 @@ func TestExpert(t *testing.T) {
 			}
 		})
 	}
-	if _, err := baseline.NewExpert(nil); err == nil || !strings.Contains(err.Error(), "file=PATH") {
+	if _, err := placers.Typed(baseline.NewExpert)(nil); err == nil || !strings.Contains(err.Error(), "needs option file") {
 		t.Fatalf("missing file option: %v", err)
 	}
 }

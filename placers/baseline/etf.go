@@ -18,13 +18,7 @@ var _ placers.Placer = (*ETF)(nil)
 type ETF struct{ fo graphalg.FusionOptions }
 
 // NewETF makes an ETF placer.
-func NewETF(opts placers.Options) (placers.Placer, error) {
-	fo, err := graphalg.ParseFusionOptions(opts, false)
-	if err != nil {
-		return nil, err
-	}
-	return &ETF{fo: fo}, nil
-}
+func NewETF(a FusionArgs) (placers.Placer, error) { return &ETF{fo: a.Fusion}, nil }
 
 // Name implements placers.Placer.
 func (*ETF) Name() string { return "etf" }

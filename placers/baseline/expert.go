@@ -32,8 +32,8 @@ type Expert struct {
 }
 
 // NewExpert reads the file named by option file.
-func NewExpert(opts placers.Options) (placers.Placer, error) {
-	path := opts.String("file", "")
+func NewExpert(a ExpertArgs) (placers.Placer, error) {
+	path := a.File
 	if path == "" {
 		return nil, fmt.Errorf("%w: expert needs file=PATH, a JSON file mapping op names or layers to devices", placers.ErrBadOption)
 	}

@@ -42,7 +42,7 @@ func FuzzExpert(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		p, err := baseline.NewExpert(placers.Options{"file": path})
+		p, err := placers.Typed(baseline.NewExpert)(placers.Options{"file": path})
 		if err != nil {
 			return
 		}

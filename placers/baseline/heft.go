@@ -18,17 +18,11 @@ var _ placers.Placer = (*HEFT)(nil)
 // scheduled ops (insertion-based policy, eq. 3-4). It ignores memory (a
 // reference for the memory-aware placers). A colocation unit goes where
 // its first scheduled op goes. Options: coarsen, range, memfrac (see
-// graphalg.ParseFusionOptions).
+// FusionArgs).
 type HEFT struct{ fo graphalg.FusionOptions }
 
 // NewHEFT makes a HEFT placer.
-func NewHEFT(opts placers.Options) (placers.Placer, error) {
-	fo, err := graphalg.ParseFusionOptions(opts, false)
-	if err != nil {
-		return nil, err
-	}
-	return &HEFT{fo: fo}, nil
-}
+func NewHEFT(a FusionArgs) (placers.Placer, error) { return &HEFT{fo: a.Fusion}, nil }
 
 // Name implements placers.Placer.
 func (*HEFT) Name() string { return "heft" }

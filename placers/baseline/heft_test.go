@@ -164,7 +164,7 @@ func TestHEFTPlacerOnExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, _ := baseline.NewHEFT(nil)
+	p, _ := placers.Typed(baseline.NewHEFT)(nil)
 	plan, err := p.Place(context.Background(), &placers.Request{Graph: g, Cluster: c, Estimates: est})
 	if err != nil {
 		t.Fatal(err)
@@ -183,10 +183,10 @@ func TestListSchedulersConformance(t *testing.T) {
 		f    placers.Factory
 		opts placers.Options
 	}{
-		{"heft", baseline.NewHEFT, nil},
-		{"etf", baseline.NewETF, nil},
-		{"heft-coarse", baseline.NewHEFT, placers.Options{"coarsen": "true", "range": "4"}},
-		{"etf-coarse", baseline.NewETF, placers.Options{"coarsen": "true", "range": "4"}},
+		{"heft", placers.Typed(baseline.NewHEFT), nil},
+		{"etf", placers.Typed(baseline.NewETF), nil},
+		{"heft-coarse", placers.Typed(baseline.NewHEFT), placers.Options{"coarsen": "true", "range": "4"}},
+		{"etf-coarse", placers.Typed(baseline.NewETF), placers.Options{"coarsen": "true", "range": "4"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := tc.f(tc.opts)
@@ -208,7 +208,7 @@ func TestListSchedulerOptions(t *testing.T) {
 		{"memfrac over 1", placers.Options{"memfrac": "2"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, f := range []placers.Factory{baseline.NewHEFT, baseline.NewETF} {
+			for _, f := range []placers.Factory{placers.Typed(baseline.NewHEFT), placers.Typed(baseline.NewETF)} {
 				if _, err := f(tc.opts); err == nil {
 					t.Fatalf("options %v accepted", tc.opts)
 				}
@@ -233,7 +233,7 @@ func BenchmarkPlaceTransformer21k(b *testing.B) {
 	for _, tc := range []struct {
 		name string
 		f    placers.Factory
-	}{{"heft", baseline.NewHEFT}, {"etf", baseline.NewETF}} {
+	}{{"heft", placers.Typed(baseline.NewHEFT)}, {"etf", placers.Typed(baseline.NewETF)}} {
 		b.Run(tc.name, func(b *testing.B) {
 			p, _ := tc.f(nil)
 			req := &placers.Request{Graph: g, Cluster: c, Estimates: est}

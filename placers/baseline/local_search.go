@@ -32,30 +32,9 @@ type LocalSearch struct {
 	pipe     maxload.PipelineOptions
 }
 
-// NewLocalSearch makes local-search. Options: restarts (default 10),
-// max-moves per restart (default 100000), pipeline
-// (gpipe|1f1b|pipedream|none, default 1f1b) and micro-batches.
-func NewLocalSearch(opts placers.Options) (placers.Placer, error) {
-	for k := range opts {
-		switch k {
-		case "restarts", "max-moves", "pipeline", "micro-batches":
-		default:
-			return nil, fmt.Errorf("%w: local-search has no option %q (valid: restarts, max-moves, pipeline, micro-batches)", placers.ErrBadOption, k)
-		}
-	}
-	r, err := opts.Int("restarts", 10, 1, 1<<20)
-	if err != nil {
-		return nil, err
-	}
-	mm, err := opts.Int("max-moves", 100000, 1, 1<<30)
-	if err != nil {
-		return nil, err
-	}
-	po, err := maxload.ParsePipeline(opts, "1f1b")
-	if err != nil {
-		return nil, err
-	}
-	return &LocalSearch{restarts: r, maxMoves: mm, pipe: po}, nil
+// NewLocalSearch makes local-search (options: LocalSearchArgs).
+func NewLocalSearch(a LocalSearchArgs) (placers.Placer, error) {
+	return &LocalSearch{restarts: a.Restarts, maxMoves: a.MaxMoves, pipe: a.Pipeline}, nil
 }
 
 // Name implements placers.Placer.

@@ -45,31 +45,14 @@ type Partitioner struct {
 	pipe   maxload.PipelineOptions
 }
 
-// NewMETIS makes the metis placer (options bin=PATH, default gpmetis;
-// pipeline, micro-batches).
-func NewMETIS(opts placers.Options) (placers.Placer, error) {
-	return newPartitioner("metis", "gpmetis", opts)
+// NewMETIS makes the metis placer (options: METISArgs).
+func NewMETIS(a METISArgs) (placers.Placer, error) {
+	return &Partitioner{tool: "metis", binary: a.Bin, pipe: a.Pipeline}, nil
 }
 
-// NewScotch makes the scotch placer (options bin=PATH, default
-// scotch_gpart; pipeline, micro-batches).
-func NewScotch(opts placers.Options) (placers.Placer, error) {
-	return newPartitioner("scotch", "scotch_gpart", opts)
-}
-
-func newPartitioner(tool, bin string, opts placers.Options) (*Partitioner, error) {
-	for k := range opts {
-		switch k {
-		case "bin", "pipeline", "micro-batches":
-		default:
-			return nil, fmt.Errorf("%w: %s has no option %q (valid: bin, pipeline, micro-batches)", placers.ErrBadOption, tool, k)
-		}
-	}
-	po, err := maxload.ParsePipeline(opts, "1f1b")
-	if err != nil {
-		return nil, err
-	}
-	return &Partitioner{tool: tool, binary: opts.String("bin", bin), pipe: po}, nil
+// NewScotch makes the scotch placer (options: ScotchArgs).
+func NewScotch(a ScotchArgs) (placers.Placer, error) {
+	return &Partitioner{tool: "scotch", binary: a.Bin, pipe: a.Pipeline}, nil
 }
 
 // Name implements placers.Placer.

@@ -19,14 +19,8 @@ var (
 // accelerator); CPU-only ops go to the first CPU device.
 type Single struct{ device int }
 
-// NewSingle makes a Single placer; opts: device (index, default -1 = first accelerator).
-func NewSingle(opts placers.Options) (placers.Placer, error) {
-	d, err := opts.Int("device", -1, -1, 1<<20)
-	if err != nil {
-		return nil, err
-	}
-	return &Single{device: d}, nil
-}
+// NewSingle makes a Single placer (options: SingleArgs).
+func NewSingle(a SingleArgs) (placers.Placer, error) { return &Single{device: a.Device}, nil }
 
 // Name implements placers.Placer.
 func (*Single) Name() string { return "single" }
@@ -49,7 +43,7 @@ func (s *Single) Place(_ context.Context, req *placers.Request) (*engine.Plan, e
 type RoundRobin struct{}
 
 // NewRoundRobin makes a RoundRobin placer (no options).
-func NewRoundRobin(placers.Options) (placers.Placer, error) { return &RoundRobin{}, nil }
+func NewRoundRobin(placers.NoArgs) (placers.Placer, error) { return &RoundRobin{}, nil }
 
 // Name implements placers.Placer.
 func (*RoundRobin) Name() string { return "round-robin" }
@@ -81,7 +75,7 @@ func (*RoundRobin) Place(_ context.Context, req *placers.Request) (*engine.Plan,
 type Random struct{}
 
 // NewRandom makes a Random placer (no options).
-func NewRandom(placers.Options) (placers.Placer, error) { return &Random{}, nil }
+func NewRandom(placers.NoArgs) (placers.Placer, error) { return &Random{}, nil }
 
 // Name implements placers.Placer.
 func (*Random) Name() string { return "random" }

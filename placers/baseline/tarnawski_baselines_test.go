@@ -38,9 +38,9 @@ func TestTarnawskiBaselinesConformance(t *testing.T) {
 		f           placers.Factory
 		memoryAware bool
 	}{
-		{"local-search", "", baseline.NewLocalSearch, true},
-		{"metis", "gpmetis", baseline.NewMETIS, false},
-		{"scotch", "scotch_gpart", baseline.NewScotch, false},
+		{"local-search", "", placers.Typed(baseline.NewLocalSearch), true},
+		{"metis", "gpmetis", placers.Typed(baseline.NewMETIS), false},
+		{"scotch", "scotch_gpart", placers.Typed(baseline.NewScotch), false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -86,7 +86,7 @@ func TestBaselinesAgainstDP(t *testing.T) {
 				t.Fatal(err)
 			}
 			req := &placers.Request{Graph: g, Cluster: c, Estimates: est, Seed: 3}
-			dpP, _ := tarnawski.NewDP(nil)
+			dpP, _ := placers.Typed(tarnawski.NewDP)(nil)
 			_, dp, err := dpP.(placers.Reporter).PlaceReport(context.Background(), req)
 			if err != nil {
 				t.Fatal(err)
@@ -95,9 +95,9 @@ func TestBaselinesAgainstDP(t *testing.T) {
 				name, bin string
 				f         placers.Factory
 			}{
-				{"local-search", "", baseline.NewLocalSearch},
-				{"metis", "gpmetis", baseline.NewMETIS},
-				{"scotch", "scotch_gpart", baseline.NewScotch},
+				{"local-search", "", placers.Typed(baseline.NewLocalSearch)},
+				{"metis", "gpmetis", placers.Typed(baseline.NewMETIS)},
+				{"scotch", "scotch_gpart", placers.Typed(baseline.NewScotch)},
 			} {
 				if tc.bin != "" {
 					if _, err := exec.LookPath(tc.bin); err != nil {
@@ -138,7 +138,7 @@ func TestPartitionerMissingTool(t *testing.T) {
 	g := workloads.Chain(4, []float64{1e-3}, 1<<20)
 	c, _ := devices.NewPreset("4xV100-pcie")
 	est, _ := devices.NewEstimates(g, c, devices.EstimateOptions{})
-	for _, f := range []placers.Factory{baseline.NewMETIS, baseline.NewScotch} {
+	for _, f := range []placers.Factory{placers.Typed(baseline.NewMETIS), placers.Typed(baseline.NewScotch)} {
 		p, err := f(placers.Options{"bin": filepath.Join(t.TempDir(), "missing")})
 		if err != nil {
 			t.Fatal(err)

@@ -3,6 +3,7 @@ package celeritas_test
 import (
 	"testing"
 
+	"placesim/placers"
 	"placesim/placers/celeritas"
 	"placesim/placers/placertest"
 	"placesim/workloads"
@@ -16,13 +17,13 @@ func BenchmarkPlaceTransformer21k(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Run("celeritas", func(b *testing.B) { placertest.BenchPlace(b, celeritas.NewCeleritas, g) })
-	b.Run("order-place", func(b *testing.B) { placertest.BenchPlace(b, celeritas.NewOrderPlace, g) })
+	b.Run("celeritas", func(b *testing.B) { placertest.BenchPlace(b, placers.Typed(celeritas.NewCeleritas), g) })
+	b.Run("order-place", func(b *testing.B) { placertest.BenchPlace(b, placers.Typed(celeritas.NewOrderPlace), g) })
 }
 
 // BenchmarkPlaceRandom36k places a random layered graph of 36,000 ops, the
 // size of the paper's Transformer.
 func BenchmarkPlaceRandom36k(b *testing.B) {
 	g := workloads.RandomLayered(36000, 60, 1)
-	b.Run("celeritas", func(b *testing.B) { placertest.BenchPlace(b, celeritas.NewCeleritas, g) })
+	b.Run("celeritas", func(b *testing.B) { placertest.BenchPlace(b, placers.Typed(celeritas.NewCeleritas), g) })
 }

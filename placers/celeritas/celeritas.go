@@ -29,14 +29,8 @@ var (
 // false: attach the estimated schedule's order to the plan).
 type Celeritas struct{ o options }
 
-// NewCeleritas makes a Celeritas placer.
-func NewCeleritas(opts placers.Options) (placers.Placer, error) {
-	o, err := parseOptions(opts)
-	if err != nil {
-		return nil, err
-	}
-	return &Celeritas{o: o}, nil
-}
+// NewCeleritas makes a Celeritas placer (options: Args).
+func NewCeleritas(a Args) (placers.Placer, error) { return &Celeritas{o: a.options()}, nil }
 
 // Name implements placers.Placer.
 func (*Celeritas) Name() string { return "celeritas" }

@@ -27,12 +27,12 @@ func TestConformance(t *testing.T) {
 		opts     placers.Options
 		memAware bool
 	}{
-		{"celeritas", celeritas.NewCeleritas, nil, true},
-		{"celeritas-fine", celeritas.NewCeleritas, placers.Options{"coarsen": "false"}, true},
-		{"celeritas-best-effort", celeritas.NewCeleritas, placers.Options{"besteffort": "true", "range": "3"}, false},
-		{"celeritas-priorities", celeritas.NewCeleritas, placers.Options{"priorities": "true", "range": "5"}, true},
-		{"order-place", celeritas.NewOrderPlace, nil, true},
-		{"order-place-best-effort", celeritas.NewOrderPlace, placers.Options{"besteffort": "true", "range": "3"}, false},
+		{"celeritas", placers.Typed(celeritas.NewCeleritas), nil, true},
+		{"celeritas-fine", placers.Typed(celeritas.NewCeleritas), placers.Options{"coarsen": "false"}, true},
+		{"celeritas-best-effort", placers.Typed(celeritas.NewCeleritas), placers.Options{"besteffort": "true", "range": "3"}, false},
+		{"celeritas-priorities", placers.Typed(celeritas.NewCeleritas), placers.Options{"priorities": "true", "range": "5"}, true},
+		{"order-place", placers.Typed(celeritas.NewOrderPlace), nil, true},
+		{"order-place-best-effort", placers.Typed(celeritas.NewOrderPlace), placers.Options{"besteffort": "true", "range": "3"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := tc.f(tc.opts)
@@ -100,7 +100,7 @@ func TestBackCost(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			g := fork(tc.out)
-			plan, err := place(t, celeritas.NewCeleritas, placers.Options{"coarsen": "false"}, g, c)
+			plan, err := place(t, placers.Typed(celeritas.NewCeleritas), placers.Options{"coarsen": "false"}, g, c)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -122,7 +122,7 @@ func TestBestEffort(t *testing.T) {
 	for i := range g.Ops {
 		g.Ops[i].ParamBytes = per
 	}
-	for _, f := range []placers.Factory{celeritas.NewCeleritas, celeritas.NewOrderPlace} {
+	for _, f := range []placers.Factory{placers.Typed(celeritas.NewCeleritas), placers.Typed(celeritas.NewOrderPlace)} {
 		plan, err := place(t, f, placers.Options{"coarsen": "false", "besteffort": "true"}, g, c)
 		if err != nil {
 			t.Fatal(err)
@@ -168,7 +168,7 @@ func TestOrderPlaceFillsInOrder(t *testing.T) {
 	for i := range g.Ops {
 		g.Ops[i].ParamBytes = 9 << 30
 	}
-	plan, err := place(t, celeritas.NewOrderPlace, placers.Options{"coarsen": "false"}, g, c)
+	plan, err := place(t, placers.Typed(celeritas.NewOrderPlace), placers.Options{"coarsen": "false"}, g, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestOrderPlaceFillsInOrder(t *testing.T) {
 func TestCoarseCeleritasSimulates(t *testing.T) {
 	c, _ := devices.NewPreset("4xV100-pcie")
 	g := workloads.RandomLayered(3000, 40, 3)
-	for _, f := range []placers.Factory{celeritas.NewCeleritas, celeritas.NewOrderPlace} {
+	for _, f := range []placers.Factory{placers.Typed(celeritas.NewCeleritas), placers.Typed(celeritas.NewOrderPlace)} {
 		plan, err := place(t, f, placers.Options{"range": "50"}, g, c)
 		if err != nil {
 			t.Fatal(err)
@@ -200,7 +200,7 @@ func TestCoarseCeleritasSimulates(t *testing.T) {
 
 func TestOptions(t *testing.T) {
 	for _, o := range []placers.Options{{"besteffort": "yes"}, {"priorities": "2"}, {"range": "-1"}, {"memfrac": "0"}} {
-		for _, f := range []placers.Factory{celeritas.NewCeleritas, celeritas.NewOrderPlace} {
+		for _, f := range []placers.Factory{placers.Typed(celeritas.NewCeleritas), placers.Typed(celeritas.NewOrderPlace)} {
 			if _, err := f(o); !errors.Is(err, placers.ErrBadOption) {
 				t.Fatalf("options %v: %v, want ErrBadOption", o, err)
 			}

@@ -22,21 +22,6 @@ type options struct {
 	priorities bool
 }
 
-func parseOptions(opts placers.Options) (options, error) {
-	var o options
-	var err error
-	if o.fo, err = graphalg.ParseFusionOptions(opts, true); err != nil {
-		return o, err
-	}
-	if o.bestEffort, err = graphalg.Bool(opts, "besteffort", false); err != nil {
-		return o, err
-	}
-	if o.priorities, err = graphalg.Bool(opts, "priorities", false); err != nil {
-		return o, err
-	}
-	return o, nil
-}
-
 // place runs f on the request's graph, or on its coarse graph when fusion
 // is on (see graphalg.PlaceWith).
 func (o options) place(ctx context.Context, req *placers.Request, f func(context.Context, *graphalg.Problem) (*engine.Plan, error)) (*engine.Plan, error) {

@@ -24,14 +24,8 @@ var (
 // besteffort, priorities.
 type OrderPlace struct{ o options }
 
-// NewOrderPlace makes an Order-Place placer.
-func NewOrderPlace(opts placers.Options) (placers.Placer, error) {
-	o, err := parseOptions(opts)
-	if err != nil {
-		return nil, err
-	}
-	return &OrderPlace{o: o}, nil
-}
+// NewOrderPlace makes an Order-Place placer (options: Args).
+func NewOrderPlace(a Args) (placers.Placer, error) { return &OrderPlace{o: a.options()}, nil }
 
 // Name implements placers.Placer.
 func (*OrderPlace) Name() string { return "order-place" }

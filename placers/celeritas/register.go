@@ -5,20 +5,37 @@ import (
 	"placesim/placers/graphalg"
 )
 
-// optionDecls declares the options both placers share (see options).
-func optionDecls() []placers.Option {
-	return append(graphalg.FusionOptionDecls(true), graphalg.PrioritiesDecl(),
-		placers.Option{Name: "besteffort", Type: placers.Bool, Default: "false",
-			Doc: "put an op that fits no device on the least-used one (sections 5.2, 6.3) instead of failing"})
+// Args are the options both placers share: operation fusion (on by
+// default, section 5.1.3), besteffort and priorities.
+type Args struct {
+	Fusion graphalg.FusionOptions
+	// BestEffort puts an op that fits no device on the least-used one
+	// (Celeritas section 5.2 and 6.3) instead of failing with
+	// placers.ErrDoesNotFit.
+	BestEffort bool
+	// Priorities attaches the estimated schedule's order to the plan; off
+	// by default, since Celeritas outputs a placement that TensorFlow's
+	// executor runs in its own order.
+	Priorities bool
+}
+
+// Declare implements placers.Args.
+func (a *Args) Declare(d *placers.Decls) {
+	a.Fusion.DeclareOptions(d, true)
+	graphalg.DeclarePriorities(d, &a.Priorities)
+	d.Bool(&a.BestEffort, "besteffort", false,
+		"put an op that fits no device on the least-used one (sections 5.2, 6.3) instead of failing")
+}
+
+func (a Args) options() options {
+	return options{fo: a.Fusion, bestEffort: a.BestEffort, priorities: a.Priorities}
 }
 
 // Register adds this package's placers to r.
 func Register(r *placers.Registry) error {
 	for _, e := range []placers.Entry{
-		{Name: "order-place", Description: "Celeritas Order-Place: fused graph in CPD-TOPO order, each device filled to its memory in turn", New: NewOrderPlace,
-			Options: optionDecls()},
-		{Name: "celeritas", Description: "Celeritas: operation fusion (R=200, M=0.25) then Adjusting Placement (EST with insertion, back_cost rule)", New: NewCeleritas,
-			Options: optionDecls()},
+		placers.Define("order-place", "Celeritas Order-Place: fused graph in CPD-TOPO order, each device filled to its memory in turn", NewOrderPlace),
+		placers.Define("celeritas", "Celeritas: operation fusion (R=200, M=0.25) then Adjusting Placement (EST with insertion, back_cost rule)", NewCeleritas),
 	} {
 		if err := r.Add(e); err != nil {
 			return err

@@ -17,7 +17,7 @@ func BenchmarkStrategyTransformer8GPU(b *testing.B) {
 	for _, bc := range []struct {
 		name string
 		new  func(placers.Options) (placers.Placer, error)
-	}{{"dpos", NewDPOS}, {"os-dpos", NewOSDPOS}} {
+	}{{"dpos", placers.Typed(NewDPOS)}, {"os-dpos", placers.Typed(NewOSDPOS)}} {
 		b.Run(bc.name, func(b *testing.B) {
 			p, err := bc.new(nil)
 			if err != nil {

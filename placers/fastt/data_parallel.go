@@ -31,20 +31,9 @@ type DataParallel struct {
 	overlap bool
 }
 
-// NewDataParallel makes a data-parallel placer.
-func NewDataParallel(opts placers.Options) (placers.Placer, error) {
-	if err := checkKeys(opts, "bucket", "overlap"); err != nil {
-		return nil, err
-	}
-	b, err := opts.Int("bucket", DefaultBucketBytes, 0, 1<<40)
-	if err != nil {
-		return nil, err
-	}
-	ov, err := boolOption(opts, "overlap", true)
-	if err != nil {
-		return nil, err
-	}
-	return &DataParallel{bucket: int64(b), overlap: ov}, nil
+// NewDataParallel makes a data-parallel placer (options: DataParallelArgs).
+func NewDataParallel(a DataParallelArgs) (placers.Placer, error) {
+	return &DataParallel{bucket: int64(a.Bucket), overlap: a.Overlap}, nil
 }
 
 // Name implements placers.Placer.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 
 	"placesim/engine"
 	"placesim/placers"
@@ -63,66 +62,19 @@ type FastT struct {
 	rounds   int
 }
 
-// NewDPOS makes the fastt-dpos placer.
-func NewDPOS(opts placers.Options) (placers.Placer, error) {
-	return newFastT("fastt-dpos", false, opts)
-}
+// NewDPOS makes the fastt-dpos placer (options: DPOSArgs).
+func NewDPOS(a DPOSArgs) (placers.Placer, error) { return newFastT("fastt-dpos", false, a), nil }
 
-// NewOSDPOS makes the fastt-os-dpos placer.
-func NewOSDPOS(opts placers.Options) (placers.Placer, error) {
-	return newFastT("fastt-os-dpos", true, opts)
-}
-
-func newFastT(name string, split bool, opts placers.Options) (*FastT, error) {
-	keys := []string{"enforce-order", "start", "rollback", "bucket", "overlap", "profile-rounds"}
-	if split {
-		keys = append(keys, "dims", "max-trials")
-	}
-	if err := checkKeys(opts, keys...); err != nil {
-		return nil, err
-	}
-	f := &FastT{name: name, split: split, os: osConfig{dims: Dims()}}
-	var err error
-	if f.enforce, err = boolOption(opts, "enforce-order", true); err != nil {
-		return nil, err
-	}
-	if f.rollback, err = boolOption(opts, "rollback", true); err != nil {
-		return nil, err
-	}
-	if f.overlap, err = boolOption(opts, "overlap", true); err != nil {
-		return nil, err
-	}
-	if f.rounds, err = opts.Int("profile-rounds", DefaultProfileRounds, 0, 100); err != nil {
-		return nil, err
-	}
-	b, err := opts.Int("bucket", DefaultBucketBytes, 0, 1<<40)
-	if err != nil {
-		return nil, err
-	}
-	f.bucket = int64(b)
-	switch f.start = opts.String("start", StartDataParallel); f.start {
-	case StartDataParallel, StartModel:
-	default:
-		return nil, fmt.Errorf("%w: start=%q (valid: data-parallel, model)", placers.ErrBadOption, f.start)
-	}
-	if split {
-		if f.os.maxTrials, err = opts.Int("max-trials", DefaultMaxTrials, 0, 1<<30); err != nil {
-			return nil, err
-		}
-		if v, ok := opts["dims"]; ok {
-			f.os.dims = nil
-			for _, s := range strings.Split(v, ",") {
-				d, err := ParseDim(strings.TrimSpace(s))
-				if err != nil {
-					return nil, fmt.Errorf("%w: dims=%q: %v", placers.ErrBadOption, v, err)
-				}
-				if !containsDim(f.os.dims, d) {
-					f.os.dims = append(f.os.dims, d)
-				}
-			}
-		}
-	}
+// NewOSDPOS makes the fastt-os-dpos placer (options: OSDPOSArgs).
+func NewOSDPOS(a OSDPOSArgs) (placers.Placer, error) {
+	f := newFastT("fastt-os-dpos", true, a.DPOSArgs)
+	f.os = osConfig{dims: a.Dims, maxTrials: a.MaxTrials}
 	return f, nil
+}
+
+func newFastT(name string, split bool, a DPOSArgs) *FastT {
+	return &FastT{name: name, split: split, os: osConfig{dims: Dims()}, enforce: a.EnforceOrder, rollback: a.Rollback,
+		overlap: a.Overlap, rounds: a.ProfileRounds, bucket: int64(a.Bucket), start: a.Start}
 }
 
 // Name implements placers.Placer.

@@ -24,9 +24,9 @@ func TestConformance(t *testing.T) {
 		new         func(placers.Options) (placers.Placer, error)
 		memoryAware bool
 	}{
-		{"fastt-dpos", NewDPOS, true},
-		{"fastt-os-dpos", NewOSDPOS, true},
-		{"data-parallel", NewDataParallel, false},
+		{"fastt-dpos", placers.Typed(NewDPOS), true},
+		{"fastt-os-dpos", placers.Typed(NewOSDPOS), true},
+		{"data-parallel", placers.Typed(NewDataParallel), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := tc.new(nil)
@@ -92,8 +92,8 @@ func TestOSDPOSNotSlowerThanDPOS(t *testing.T) {
 		t.Run(tc.spec+"/"+tc.cluster, func(t *testing.T) {
 			req := request(t, tc.spec, tc.cluster)
 			off := placers.Options{"rollback": "false"}
-			_, d := place(t, NewDPOS, off, req)
-			plan, o := place(t, NewOSDPOS, placers.Options{"rollback": "false", "max-trials": "0"}, req)
+			_, d := place(t, placers.Typed(NewDPOS), off, req)
+			plan, o := place(t, placers.Typed(NewOSDPOS), placers.Options{"rollback": "false", "max-trials": "0"}, req)
 			if o.Value > d.Value*(1+1e-12) {
 				t.Fatalf("OS-DPOS FT(o_exit) %g s > DPOS %g s", o.Value, d.Value)
 			}
@@ -113,7 +113,7 @@ func TestOSDPOSNotSlowerThanDPOS(t *testing.T) {
 				}
 				return res.StepTime
 			}
-			dStep, oStep := simulate(NewDPOS), simulate(NewOSDPOS)
+			dStep, oStep := simulate(placers.Typed(NewDPOS)), simulate(placers.Typed(NewOSDPOS))
 			if oStep > dStep*(1+tol) {
 				t.Fatalf("simulated step: OS-DPOS %g s > DPOS %g s", oStep, dStep)
 			}
@@ -132,7 +132,7 @@ func TestOSDPOSNotSlowerThanDPOS(t *testing.T) {
 // parallelism, DPOS and OS-DPOS in the placer's own simulation.
 func TestRollback(t *testing.T) {
 	req := request(t, "zoo:vgg19?image=64&batch=16&training=true", "8xV100-nvlink")
-	_, rep := place(t, NewOSDPOS, nil, req)
+	_, rep := place(t, placers.Typed(NewOSDPOS), nil, req)
 	times := map[string]float64{}
 	kept := ""
 	for _, n := range rep.Notes {
@@ -169,8 +169,8 @@ func TestOrderEnforcementAblation(t *testing.T) {
 	} {
 		t.Run(spec, func(t *testing.T) {
 			req := request(t, spec, "../../scenarios/clusters/dgx1-2gpu.yaml")
-			on, _ := place(t, NewDPOS, placers.Options{"rollback": "false"}, req)
-			off, _ := place(t, NewDPOS, placers.Options{"rollback": "false", "enforce-order": "false"}, req)
+			on, _ := place(t, placers.Typed(NewDPOS), placers.Options{"rollback": "false"}, req)
+			off, _ := place(t, placers.Typed(NewDPOS), placers.Options{"rollback": "false", "enforce-order": "false"}, req)
 			if on.Priority == nil || off.Priority != nil {
 				t.Fatal("enforce-order=true must set priorities, false must not")
 			}
@@ -241,13 +241,13 @@ func TestOptions(t *testing.T) {
 		opts placers.Options
 		want string
 	}{
-		{"unknown key", NewDPOS, placers.Options{"enforce_order": "true"}, `unknown option "enforce_order"`},
-		{"split option on DPOS", NewDPOS, placers.Options{"max-trials": "3"}, `unknown option "max-trials"`},
-		{"bad bool", NewOSDPOS, placers.Options{"enforce-order": "yes"}, "valid: true, false"},
-		{"bad start", NewDPOS, placers.Options{"start": "pipeline"}, "valid: data-parallel, model"},
-		{"bad dims", NewOSDPOS, placers.Options{"dims": "batch,height"}, "valid: batch, channel"},
-		{"negative trials", NewOSDPOS, placers.Options{"max-trials": "-1"}, "valid range"},
-		{"bad bucket", NewDataParallel, placers.Options{"bucket": "lots"}, "valid range"},
+		{"unknown key", placers.Typed(NewDPOS), placers.Options{"enforce_order": "true"}, `unknown option "enforce_order"`},
+		{"split option on DPOS", placers.Typed(NewDPOS), placers.Options{"max-trials": "3"}, `unknown option "max-trials"`},
+		{"bad bool", placers.Typed(NewOSDPOS), placers.Options{"enforce-order": "yes"}, "true or false"},
+		{"bad start", placers.Typed(NewDPOS), placers.Options{"start": "pipeline"}, "one of: data-parallel, model"},
+		{"bad dims", placers.Typed(NewOSDPOS), placers.Options{"dims": "batch,height"}, "batch, channel"},
+		{"negative trials", placers.Typed(NewOSDPOS), placers.Options{"max-trials": "-1"}, "integer in ["},
+		{"bad bucket", placers.Typed(NewDataParallel), placers.Options{"bucket": "lots"}, "integer in ["},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

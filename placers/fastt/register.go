@@ -1,53 +1,73 @@
 package fastt
 
 import (
-	"strconv"
-
 	"placesim/placers"
 )
 
-// dataParallelDecls declares the options of data-parallel, which DPOS and
-// OS-DPOS share for their data-parallel start.
-func dataParallelDecls() []placers.Option {
-	return []placers.Option{
-		{Name: "bucket", Type: placers.Int, Default: strconv.Itoa(DefaultBucketBytes), Min: 0, Max: 1 << 40,
-			Doc: "all-reduce bucket size in bytes; 0: one bucket"},
-		{Name: "overlap", Type: placers.Bool, Default: "true",
-			Doc: "overlap the all-reduce buckets with the backward pass"},
-	}
+// DataParallelArgs are data-parallel's options, which DPOS and OS-DPOS
+// share for their data-parallel start.
+type DataParallelArgs struct {
+	// Bucket is the all-reduce bucket size in bytes; 0: one bucket.
+	Bucket int
+	// Overlap overlaps the all-reduce buckets with the backward pass.
+	Overlap bool
 }
 
-// dposDecls declares the options of fastt-dpos (and, with split, those
-// fastt-os-dpos adds).
-func dposDecls(split bool) []placers.Option {
-	d := append(dataParallelDecls(),
-		placers.Option{Name: "enforce-order", Type: placers.Bool, Default: "true",
-			Doc: "the schedule's order as priorities (section 6.1)"},
-		placers.Option{Name: "rollback", Type: placers.Bool, Default: "true",
-			Doc: "keep the start strategy (or, for OS-DPOS, the unsplit plan) when faster in the placer's own simulation (section 4)"},
-		placers.Option{Name: "profile-rounds", Type: placers.Int, Default: strconv.Itoa(DefaultProfileRounds), Min: 0, Max: 100,
-			Doc: "times each strategy is profiled in simulation and the communication model refitted (section 4); 0: uncontended model"},
-		placers.Option{Name: "start", Type: placers.Enum, Default: StartDataParallel, Values: []string{StartDataParallel, StartModel},
-			Doc: "the graph DPOS starts from: the data-parallel replicas or the model graph"})
-	if split {
-		d = append(d,
-			placers.Option{Name: "dims", Type: placers.List, Default: "batch,channel", Values: []string{string(Batch), string(Channel)},
-				Doc: "split dimensions tried for critical-path ops"},
-			placers.Option{Name: "max-trials", Type: placers.Int, Default: strconv.Itoa(DefaultMaxTrials), Min: 0, Max: 1 << 30,
-				Doc: "DPOS runs in the split search at most; 0: no bound"})
-	}
-	return d
+// Declare implements placers.Args.
+func (a *DataParallelArgs) Declare(d *placers.Decls) {
+	d.Int(&a.Bucket, "bucket", DefaultBucketBytes, 0, 1<<40, "all-reduce bucket size in bytes; 0: one bucket")
+	d.Bool(&a.Overlap, "overlap", true, "overlap the all-reduce buckets with the backward pass")
+}
+
+// DPOSArgs are fastt-dpos' options.
+type DPOSArgs struct {
+	DataParallelArgs
+	// EnforceOrder puts the schedule's order on the plan as priorities.
+	EnforceOrder bool
+	// Rollback keeps the start strategy (or the unsplit plan) when it is
+	// faster in the placer's own simulation.
+	Rollback bool
+	// ProfileRounds is how often each strategy is profiled in simulation
+	// and the communication model refitted.
+	ProfileRounds int
+	// Start is the graph DPOS starts from (StartDataParallel, StartModel).
+	Start string
+}
+
+// Declare implements placers.Args.
+func (a *DPOSArgs) Declare(d *placers.Decls) {
+	a.DataParallelArgs.Declare(d)
+	d.Bool(&a.EnforceOrder, "enforce-order", true, "the schedule's order as priorities (section 6.1)")
+	d.Bool(&a.Rollback, "rollback", true,
+		"keep the start strategy (or, for OS-DPOS, the unsplit plan) when faster in the placer's own simulation (section 4)")
+	d.Int(&a.ProfileRounds, "profile-rounds", DefaultProfileRounds, 0, 100,
+		"times each strategy is profiled in simulation and the communication model refitted (section 4); 0: uncontended model")
+	placers.DeclareEnum(d, &a.Start, "start", StartDataParallel, []string{StartDataParallel, StartModel},
+		"the graph DPOS starts from: the data-parallel replicas or the model graph")
+}
+
+// OSDPOSArgs are fastt-os-dpos' options: DPOSArgs and the split search's.
+type OSDPOSArgs struct {
+	DPOSArgs
+	// Dims are the split dimensions tried for critical-path ops.
+	Dims []Dim
+	// MaxTrials bounds the DPOS runs of the split search; 0: no bound.
+	MaxTrials int
+}
+
+// Declare implements placers.Args.
+func (a *OSDPOSArgs) Declare(d *placers.Decls) {
+	a.DPOSArgs.Declare(d)
+	placers.DeclareList(d, &a.Dims, "dims", Dims(), Dims(), "split dimensions tried for critical-path ops")
+	d.Int(&a.MaxTrials, "max-trials", DefaultMaxTrials, 0, 1<<30, "DPOS runs in the split search at most; 0: no bound")
 }
 
 // Register adds FastT's placers and the data-parallel baseline to r.
 func Register(r *placers.Registry) error {
 	for _, e := range []placers.Entry{
-		{Name: "fastt-dpos", Description: "FastT DPOS: upward-rank list scheduling from the data-parallel graph, critical path on its own device, order enforcement", New: NewDPOS,
-			Options: dposDecls(false)},
-		{Name: "fastt-os-dpos", Description: "FastT OS-DPOS: DPOS plus splitting critical-path ops along batch or channel while the estimated step time drops", New: NewOSDPOS,
-			Options: dposDecls(true)},
-		{Name: "data-parallel", Description: "data parallelism: a replica per accelerator, ring all-reduce in buckets overlapped with the backward pass", New: NewDataParallel,
-			Options: dataParallelDecls()},
+		placers.Define("fastt-dpos", "FastT DPOS: upward-rank list scheduling from the data-parallel graph, critical path on its own device, order enforcement", NewDPOS),
+		placers.Define("fastt-os-dpos", "FastT OS-DPOS: DPOS plus splitting critical-path ops along batch or channel while the estimated step time drops", NewOSDPOS),
+		placers.Define("data-parallel", "data parallelism: a replica per accelerator, ring all-reduce in buckets overlapped with the backward pass", NewDataParallel),
 	} {
 		if err := r.Add(e); err != nil {
 			return err

@@ -2,8 +2,6 @@ package graphalg
 
 import (
 	"context"
-	"fmt"
-	"strconv"
 
 	"placesim/engine"
 	"placesim/placers"
@@ -26,40 +24,18 @@ const (
 	DefaultMemFraction = 0.25
 )
 
-// FusionOptionDecls declares coarsen, range and memfrac (coarsen's
-// default is coarsen), for the placers that take ParseFusionOptions.
-func FusionOptionDecls(coarsen bool) []placers.Option {
-	return []placers.Option{
-		{Name: "coarsen", Type: placers.Bool, Default: strconv.FormatBool(coarsen),
-			Doc: "place the graph coarsened by Celeritas' operation fusion and map the plan back"},
-		{Name: "range", Type: placers.Int, Default: strconv.Itoa(DefaultRange), Min: 1, Max: 1 << 30,
-			Doc: "fusion range R: ops at most this far apart in CPD-TOPO order may fuse (Celeritas 5.1.3)"},
-		{Name: "memfrac", Type: placers.Float, Default: strconv.FormatFloat(DefaultMemFraction, 'g', -1, 64), Min: 1e-6, Max: 1,
-			Doc: "fusion memory cap M, a fraction of the smallest device's memory (Celeritas 5.1.3)"},
-	}
+// DeclareOptions binds coarsen (default coarsen), range and memfrac to
+// fo's fields, for the placers that take Celeritas' fusion.
+func (fo *FusionOptions) DeclareOptions(d *placers.Decls, coarsen bool) {
+	d.Bool(&fo.Coarsen, "coarsen", coarsen, "place the graph coarsened by Celeritas' operation fusion and map the plan back")
+	d.Int(&fo.Range, "range", DefaultRange, 1, 1<<30, "fusion range R: ops at most this far apart in CPD-TOPO order may fuse (Celeritas 5.1.3)")
+	d.Float(&fo.MemFraction, "memfrac", DefaultMemFraction, 1e-6, 1, "fusion memory cap M, a fraction of the smallest device's memory (Celeritas 5.1.3)")
 }
 
-// PrioritiesDecl declares priorities, the option that keeps the estimated
-// schedule's order in the plan (default off).
-func PrioritiesDecl() placers.Option {
-	return placers.Option{Name: "priorities", Type: placers.Bool, Default: "false",
-		Doc: "attach the estimated schedule's order to the plan (default: the executor's own order)"}
-}
-
-// ParseFusionOptions reads coarsen, range and memfrac from opts.
-func ParseFusionOptions(opts placers.Options, coarsen bool) (FusionOptions, error) {
-	fo := FusionOptions{}
-	var err error
-	if fo.Coarsen, err = Bool(opts, "coarsen", coarsen); err != nil {
-		return fo, err
-	}
-	if fo.Range, err = opts.Int("range", DefaultRange, 1, 1<<30); err != nil {
-		return fo, err
-	}
-	if fo.MemFraction, err = opts.Float("memfrac", DefaultMemFraction, 1e-6, 1); err != nil {
-		return fo, err
-	}
-	return fo, nil
+// DeclarePriorities binds priorities, the option that keeps the estimated
+// schedule's order in the plan (default off), to p.
+func DeclarePriorities(d *placers.Decls, p *bool) {
+	d.Bool(p, "priorities", false, "attach the estimated schedule's order to the plan (default: the executor's own order)")
 }
 
 // Fuse runs Celeritas' operation fusion on p (CPD-TOPO order, then
@@ -105,19 +81,6 @@ func PlaceCoarse(ctx context.Context, p *Problem, fo FusionOptions, inner func(c
 		return nil, err
 	}
 	return c.Expand(plan)
-}
-
-// Bool reads a true|false option, def when absent.
-func Bool(opts placers.Options, key string, def bool) (bool, error) {
-	v, ok := opts[key]
-	if !ok {
-		return def, nil
-	}
-	b, err := strconv.ParseBool(v)
-	if err != nil {
-		return false, fmt.Errorf("%w: %s=%q (valid: true, false)", placers.ErrBadOption, key, v)
-	}
-	return b, nil
 }
 
 // PlaceWith runs f on the problem of req, or, when fo.Coarsen is set, on

@@ -57,7 +57,7 @@ func TestMemoryConstantsUntunedModels(t *testing.T) {
 		for _, pc := range []struct {
 			name string
 			f    placers.Factory
-		}{{"m-topo", baechi.NewMTopo}, {"m-etf", baechi.NewMETF}, {"celeritas", celeritas.NewCeleritas}} {
+		}{{"m-topo", placers.Typed(baechi.NewMTopo)}, {"m-etf", placers.Typed(baechi.NewMETF)}, {"celeritas", placers.Typed(celeritas.NewCeleritas)}} {
 			t.Run(spec+"/"+pc.name, func(t *testing.T) {
 				p, err := pc.f(nil)
 				if err != nil {

@@ -60,7 +60,7 @@ func BenchmarkPlace(b *testing.B) {
 	}
 	c, _ := devices.NewPreset("2xV100-nvlink+cpu")
 	est, _ := devices.NewEstimates(g, c, devices.EstimateOptions{})
-	p, err := New(placers.Options{"vertices": "60", "timelimit": (10 * time.Second).String()})
+	p, err := placers.Typed(New)(placers.Options{"vertices": "60", "timelimit": (10 * time.Second).String()})
 	if err != nil {
 		b.Fatal(err)
 	}

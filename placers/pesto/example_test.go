@@ -17,7 +17,7 @@ func ExampleNewExpert() {
 	g, _ := zoo.Build("zoo:rnnlm?layers=4&hidden=256&seq=5&vocab=1000&batch=16&training=true")
 	c, _ := devices.NewPreset("2xV100-nvlink+cpu")
 	est, _ := devices.NewEstimates(g, c, devices.EstimateOptions{})
-	p, _ := pesto.NewExpert(nil)
+	p, _ := placers.Typed(pesto.NewExpert)(nil)
 	plan, err := p.Place(context.Background(), &placers.Request{Graph: g, Cluster: c, Estimates: est})
 	if err != nil {
 		fmt.Println(err)

@@ -39,12 +39,7 @@ var _ placers.Placer = (*Expert)(nil)
 type Expert struct{}
 
 // NewExpert makes the Expert placer; it takes no options.
-func NewExpert(opts placers.Options) (placers.Placer, error) {
-	for k := range opts {
-		return nil, fmt.Errorf("%w: pesto-expert takes no options (got %q)", placers.ErrBadOption, k)
-	}
-	return &Expert{}, nil
-}
+func NewExpert(placers.NoArgs) (placers.Placer, error) { return &Expert{}, nil }
 
 // Name implements placers.Placer.
 func (*Expert) Name() string { return "pesto-expert" }

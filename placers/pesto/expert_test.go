@@ -101,7 +101,7 @@ func TestExpertNASNetBranches(t *testing.T) {
 
 func placeExpert(t *testing.T, g *workloads.Graph, c *devices.Cluster) *engine.Plan {
 	t.Helper()
-	p, err := pesto.NewExpert(nil)
+	p, err := placers.Typed(pesto.NewExpert)(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

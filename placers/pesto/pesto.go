@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -75,98 +74,13 @@ const (
 	DefaultVertexCap = 2
 )
 
-// ParseConfig reads Pesto's options.
-func ParseConfig(opts placers.Options) (Config, error) {
-	cfg := Config{WarmStart: true, Schedule: ScheduleOrder, Start: StartMETF,
-		ILP: ILPOptions{TimeLimit: DefaultTimeLimit, Memory: MemoryBalance, Slack: DefaultSlack, Threads: 1}}
-	known := map[string]bool{"vertices": true, "groupcap": true, "timelimit": true, "gap": true, "threads": true,
-		"memory": true, "slack": true, "vertexcap": true, "start": true, "congestion": true, "warmstart": true, "schedule": true, "dir": true}
-	for k := range opts {
-		if !known[k] {
-			return cfg, fmt.Errorf("%w: unknown option %q (valid: dir, congestion, gap, groupcap, memory, schedule, slack, start, threads, timelimit, vertexcap, vertices, warmstart)", placers.ErrBadOption, k)
-		}
-	}
-	var err error
-	if cfg.Coarsen.Target, err = opts.Int("vertices", DefaultVertices, 1, maxILPVertices); err != nil {
-		return cfg, err
-	}
-	if cfg.Coarsen.GroupCap, err = opts.Float("groupcap", 0, 0, 1); err != nil {
-		return cfg, err
-	}
-	if cfg.Coarsen.VertexCap, err = opts.Float("vertexcap", DefaultVertexCap, 0, 1e6); err != nil {
-		return cfg, err
-	}
-	if v, ok := opts["timelimit"]; ok {
-		d, perr := time.ParseDuration(v)
-		if perr != nil {
-			if s, ferr := strconv.ParseFloat(v, 64); ferr == nil {
-				d, perr = time.Duration(s*float64(time.Second)), nil
-			}
-		}
-		if perr != nil || d <= 0 {
-			return cfg, fmt.Errorf("%w: timelimit=%q (valid: a positive duration such as 90s or 4m, or seconds)", placers.ErrBadOption, v)
-		}
-		cfg.ILP.TimeLimit = d
-	}
-	if cfg.ILP.RelGap, err = opts.Float("gap", 0, 0, 1); err != nil {
-		return cfg, err
-	}
-	if cfg.ILP.Threads, err = opts.Int("threads", 1, 1, 256); err != nil {
-		return cfg, err
-	}
-	switch m := MemoryMode(opts.String("memory", string(MemoryBalance))); m {
-	case MemoryBalance, MemoryLimit, MemoryNone:
-		cfg.ILP.Memory = m
-	default:
-		return cfg, fmt.Errorf("%w: memory=%q (valid: balance, limit, none)", placers.ErrBadOption, m)
-	}
-	if cfg.ILP.Slack, err = opts.Float("slack", DefaultSlack, 0, 100); err != nil {
-		return cfg, err
-	}
-	for _, b := range []struct {
-		key string
-		dst *bool
-		neg bool
-	}{{"congestion", &cfg.ILP.NoCongestion, true}, {"warmstart", &cfg.WarmStart, false}} {
-		v, ok := opts[b.key]
-		if !ok {
-			continue
-		}
-		x, perr := strconv.ParseBool(v)
-		if perr != nil {
-			return cfg, fmt.Errorf("%w: %s=%q (valid: true, false)", placers.ErrBadOption, b.key, v)
-		}
-		*b.dst = x != b.neg
-	}
-	switch s := opts.String("schedule", ScheduleOrder); s {
-	case ScheduleOrder, ScheduleBlock, SchedulePriority, ScheduleNone:
-		cfg.Schedule = s
-	default:
-		return cfg, fmt.Errorf("%w: schedule=%q (valid: order, block, priority, none)", placers.ErrBadOption, s)
-	}
-	switch s := opts.String("start", StartMETF); s {
-	case StartMETF, StartBest:
-		cfg.Start = s
-	default:
-		return cfg, fmt.Errorf("%w: start=%q (valid: metf, best)", placers.ErrBadOption, s)
-	}
-	cfg.ILP.Dir = opts.String("dir", "")
-	return cfg, nil
-}
-
 // Pesto is the Pesto placer: coarsening (section 3.3), then the ILP
 // (section 3.2.2) on CBC with m-ETF's schedule as warm start; the plan
 // carries the placement and the ILP's per-device order.
 type Pesto struct{ cfg Config }
 
-// New makes a Pesto placer from its options (see Config).
-func New(opts placers.Options) (placers.Placer, error) {
-	cfg, err := ParseConfig(opts)
-	if err != nil {
-		return nil, err
-	}
-	return &Pesto{cfg: cfg}, nil
-}
+// New makes a Pesto placer from its options (Args).
+func New(a Args) (placers.Placer, error) { return &Pesto{cfg: a.config()}, nil }
 
 // NewWithConfig makes a Pesto placer from a configuration.
 func NewWithConfig(cfg Config) *Pesto { return &Pesto{cfg: cfg} }

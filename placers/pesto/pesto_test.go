@@ -35,7 +35,7 @@ func TestConformance(t *testing.T) {
 		{"order", placers.Options{"timelimit": "120s", "gap": "0.25", "vertices": "40"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := pesto.New(tc.opts)
+			p, err := placers.Typed(pesto.New)(tc.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -45,7 +45,7 @@ func TestConformance(t *testing.T) {
 }
 
 func TestExpertConformance(t *testing.T) {
-	p, err := pesto.NewExpert(nil)
+	p, err := placers.Typed(pesto.NewExpert)(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestOptions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := pesto.New(tc.opts)
+			_, err := placers.Typed(pesto.New)(tc.opts)
 			if (err == nil) != tc.ok {
 				t.Fatalf("err = %v, want ok = %v", err, tc.ok)
 			}
@@ -94,7 +94,7 @@ func TestOptions(t *testing.T) {
 			}
 		})
 	}
-	if _, err := pesto.NewExpert(placers.Options{"file": "x"}); !errors.Is(err, placers.ErrBadOption) {
+	if _, err := placers.Typed(pesto.NewExpert)(placers.Options{"file": "x"}); !errors.Is(err, placers.ErrBadOption) {
 		t.Fatalf("expert with an option: %v", err)
 	}
 }
@@ -116,7 +116,7 @@ func TestReportAndSchedule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := pesto.New(placers.Options{"vertices": "30", "timelimit": "60s"})
+	p, err := placers.Typed(pesto.New)(placers.Options{"vertices": "30", "timelimit": "60s"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestNoSolver(t *testing.T) {
 	g := workloads.Diamond(1e-3, 1<<20)
 	c, _ := devices.NewPreset("2xV100-nvlink+cpu")
 	est, _ := devices.NewEstimates(g, c, devices.EstimateOptions{})
-	p, _ := pesto.New(nil)
+	p, _ := placers.Typed(pesto.New)(nil)
 	_, err := p.Place(context.Background(), &placers.Request{Graph: g, Cluster: c, Estimates: est})
 	if err == nil || !strings.Contains(err.Error(), "cbc") {
 		t.Fatalf("err = %v, want one naming cbc", err)
@@ -181,7 +181,7 @@ func TestFallbackReported(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := pesto.New(nil)
+	p, err := placers.Typed(pesto.New)(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

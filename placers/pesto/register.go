@@ -1,49 +1,55 @@
 package pesto
 
 import (
-	"strconv"
+	"time"
 
 	"placesim/placers"
 )
 
-// optionDecls declares Pesto's options (read by ParseConfig).
-func optionDecls() []placers.Option {
-	return []placers.Option{
-		{Name: "vertices", Type: placers.Int, Default: strconv.Itoa(DefaultVertices), Min: 1, Max: maxILPVertices,
-			Doc: "coarsen the graph to about this many vertices before the ILP (section 3.3)"},
-		{Name: "groupcap", Type: placers.Float, Default: "0", Min: 0, Max: 1,
-			Doc: "cap on a placement group's compute, a fraction of the total; 0: none"},
-		{Name: "vertexcap", Type: placers.Float, Default: strconv.FormatFloat(DefaultVertexCap, 'g', -1, 64), Min: 0, Max: 1e6,
-			Doc: "cap on a merged vertex's compute, a multiple of the mean per vertex at the target; 0: none"},
-		{Name: "timelimit", Type: placers.Duration, Default: DefaultTimeLimit.String(), Min: 1e-9, Max: 1e7,
-			Doc: "CBC time limit for the ILP"},
-		{Name: "gap", Type: placers.Float, Default: "0", Min: 0, Max: 1,
-			Doc: "relative optimality gap at which CBC stops"},
-		{Name: "threads", Type: placers.Int, Default: "1", Min: 1, Max: 256,
-			Doc: "CBC threads (1: deterministic)"},
-		{Name: "memory", Type: placers.Enum, Default: string(MemoryBalance), Values: []string{string(MemoryBalance), string(MemoryLimit), string(MemoryNone)},
-			Doc: "memory constraint of the ILP: balanced shares, the devices' capacity, or none"},
-		{Name: "slack", Type: placers.Float, Default: strconv.FormatFloat(DefaultSlack, 'g', -1, 64), Min: 0, Max: 100,
-			Doc: "memory balance slack: a device may hold (1+slack) times its share"},
-		{Name: "congestion", Type: placers.Bool, Default: "true",
-			Doc: "model link congestion in the ILP (section 3.2.2)"},
-		{Name: "warmstart", Type: placers.Bool, Default: "true",
-			Doc: "start CBC from m-ETF's schedule"},
-		{Name: "schedule", Type: placers.Enum, Default: ScheduleOrder, Values: []string{ScheduleOrder, ScheduleBlock, SchedulePriority, ScheduleNone},
-			Doc: "what of the ILP's schedule the plan carries (order: the faster of block and priority)"},
-		{Name: "start", Type: placers.Enum, Default: StartMETF, Values: []string{StartMETF, StartBest},
-			Doc: "MIP start: m-ETF's, or the better of m-ETF's and the Expert placement"},
-		{Name: "dir", Type: placers.String, Resource: placers.Directory,
-			Doc: "keep the ILP model, start, solution and solver log in this directory (default: a temporary one, removed)"},
-	}
+// Args are Pesto's options: the Config they set, and congestion, whose
+// negation is Config.ILP.NoCongestion.
+type Args struct {
+	Config
+	// Congestion models link congestion in the ILP (section 3.2.2).
+	Congestion bool
+}
+
+// Declare implements placers.Args.
+func (a *Args) Declare(d *placers.Decls) {
+	c := &a.Config
+	d.Int(&c.Coarsen.Target, "vertices", DefaultVertices, 1, maxILPVertices,
+		"coarsen the graph to about this many vertices before the ILP (section 3.3)")
+	d.Float(&c.Coarsen.GroupCap, "groupcap", 0, 0, 1, "cap on a placement group's compute, a fraction of the total; 0: none")
+	d.Float(&c.Coarsen.VertexCap, "vertexcap", DefaultVertexCap, 0, 1e6,
+		"cap on a merged vertex's compute, a multiple of the mean per vertex at the target; 0: none")
+	d.Duration(&c.ILP.TimeLimit, "timelimit", DefaultTimeLimit, time.Nanosecond, 1e7*time.Second, "CBC time limit for the ILP")
+	d.Float(&c.ILP.RelGap, "gap", 0, 0, 1, "relative optimality gap at which CBC stops")
+	d.Int(&c.ILP.Threads, "threads", 1, 1, 256, "CBC threads (1: deterministic)")
+	placers.DeclareEnum(d, &c.ILP.Memory, "memory", MemoryBalance, []MemoryMode{MemoryBalance, MemoryLimit, MemoryNone},
+		"memory constraint of the ILP: balanced shares, the devices' capacity, or none")
+	d.Float(&c.ILP.Slack, "slack", DefaultSlack, 0, 100, "memory balance slack: a device may hold (1+slack) times its share")
+	d.Bool(&a.Congestion, "congestion", true, "model link congestion in the ILP (section 3.2.2)")
+	d.Bool(&c.WarmStart, "warmstart", true, "start CBC from m-ETF's schedule")
+	placers.DeclareEnum(d, &c.Schedule, "schedule", ScheduleOrder, []string{ScheduleOrder, ScheduleBlock, SchedulePriority, ScheduleNone},
+		"what of the ILP's schedule the plan carries (order: the faster of block and priority)")
+	placers.DeclareEnum(d, &c.Start, "start", StartMETF, []string{StartMETF, StartBest},
+		"MIP start: m-ETF's, or the better of m-ETF's and the Expert placement")
+	d.Path(&c.ILP.Dir, "dir", placers.Directory, "",
+		"keep the ILP model, start, solution and solver log in this directory (default: a temporary one, removed)")
+}
+
+// config is the Config a has set.
+func (a Args) config() Config {
+	c := a.Config
+	c.ILP.NoCongestion = !a.Congestion
+	return c
 }
 
 // Register adds this package's placers to r.
 func Register(r *placers.Registry) error {
 	for _, e := range []placers.Entry{
-		{Name: "pesto", Description: "Pesto: coarsening to ~200 vertices, then the placement-and-scheduling ILP on CBC, m-ETF warm start", New: New,
-			Options: optionDecls()},
-		{Name: "pesto-expert", Description: "Pesto's Expert placements: LSTM/Transformer layers split across GPUs, embedding first, attention and softmax last; NASNet branches spread", New: NewExpert},
+		placers.Define("pesto", "Pesto: coarsening to ~200 vertices, then the placement-and-scheduling ILP on CBC, m-ETF warm start", New),
+		placers.Define("pesto-expert", "Pesto's Expert placements: LSTM/Transformer layers split across GPUs, embedding first, attention and softmax last; NASNet branches spread", NewExpert),
 	} {
 		if err := r.Add(e); err != nil {
 			return err

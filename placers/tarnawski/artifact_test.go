@@ -56,7 +56,7 @@ func TestArtifact(t *testing.T) {
 				t.Fatal(err)
 			}
 			req := requestFor(t, g, hintCluster(t, g))
-			p, err := tarnawski.NewDP(placers.Options{"pipeline": "none"})
+			p, err := placers.Typed(tarnawski.NewDP)(placers.Options{"pipeline": "none"})
 			if err != nil {
 				t.Fatal(err)
 			}

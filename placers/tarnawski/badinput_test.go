@@ -20,12 +20,12 @@ func TestBadInput(t *testing.T) {
 		name string
 		f    placers.Factory
 	}{
-		{"tarnawski-dp", tarnawski.NewDP},
-		{"tarnawski-dpl", tarnawski.NewDPL},
-		{"tarnawski-ip", tarnawski.NewIP},
-		{"tarnawski-ip-noncontig", tarnawski.NewIPNonContig},
-		{"pipedream", tarnawski.NewPipeDream},
-		{"greedy", tarnawski.NewGreedy},
+		{"tarnawski-dp", placers.Typed(tarnawski.NewDP)},
+		{"tarnawski-dpl", placers.Typed(tarnawski.NewDPL)},
+		{"tarnawski-ip", placers.Typed(tarnawski.NewIP)},
+		{"tarnawski-ip-noncontig", placers.Typed(tarnawski.NewIPNonContig)},
+		{"pipedream", placers.Typed(tarnawski.NewPipeDream)},
+		{"greedy", placers.Typed(tarnawski.NewGreedy)},
 	}
 	chain := workloads.Chain(6, []float64{1e-3, 2e-3}, 1<<20)
 	big := workloads.Chain(6, []float64{1e-3}, 1<<20)
@@ -99,14 +99,14 @@ func TestBadOptions(t *testing.T) {
 		opts placers.Options
 		want string
 	}{
-		{"dp unknown option", tarnawski.NewDP, placers.Options{"gap": "0.1"}, `no option "gap"`},
-		{"dp max-memory-mib", tarnawski.NewDP, placers.Options{"max-memory-mib": "0"}, "max-memory-mib"},
-		{"dp pipeline", tarnawski.NewDP, placers.Options{"pipeline": "zigzag"}, "pipeline="},
-		{"ip objective", tarnawski.NewIP, placers.Options{"objective": "energy"}, "objective="},
-		{"ip gap", tarnawski.NewIP, placers.Options{"gap": "-1"}, "gap="},
-		{"ip format", tarnawski.NewIP, placers.Options{"format": "xml"}, "format="},
-		{"ip slots on contiguous", tarnawski.NewIP, placers.Options{"slots": "2"}, `no option "slots"`},
-		{"ip warm start", tarnawski.NewIPNonContig, placers.Options{"warm-start": "maybe"}, "warm-start="},
+		{"dp unknown option", placers.Typed(tarnawski.NewDP), placers.Options{"gap": "0.1"}, `unknown option "gap"`},
+		{"dp max-memory-mib", placers.Typed(tarnawski.NewDP), placers.Options{"max-memory-mib": "0"}, "max-memory-mib"},
+		{"dp pipeline", placers.Typed(tarnawski.NewDP), placers.Options{"pipeline": "zigzag"}, "pipeline="},
+		{"ip objective", placers.Typed(tarnawski.NewIP), placers.Options{"objective": "energy"}, "objective="},
+		{"ip gap", placers.Typed(tarnawski.NewIP), placers.Options{"gap": "-1"}, "gap="},
+		{"ip format", placers.Typed(tarnawski.NewIP), placers.Options{"format": "xml"}, "format="},
+		{"ip slots on contiguous", placers.Typed(tarnawski.NewIP), placers.Options{"slots": "2"}, `unknown option "slots"`},
+		{"ip warm start", placers.Typed(tarnawski.NewIPNonContig), placers.Options{"warm-start": "maybe"}, "warm-start="},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -124,7 +124,7 @@ func TestIPMissingSolver(t *testing.T) {
 	g := workloads.Chain(4, []float64{1e-3}, 1<<20)
 	c, _ := devices.AccCPU("t", 2, 1, 1<<30)
 	est, _ := devices.NewEstimates(g, c, devices.EstimateOptions{})
-	for _, f := range []placers.Factory{tarnawski.NewIP, tarnawski.NewIPNonContig} {
+	for _, f := range []placers.Factory{placers.Typed(tarnawski.NewIP), placers.Typed(tarnawski.NewIPNonContig)} {
 		p, err := f(placers.Options{"solver": "/nonexistent/cbc"})
 		if err != nil {
 			t.Fatal(err)

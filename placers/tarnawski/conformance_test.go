@@ -16,13 +16,13 @@ func TestConformance(t *testing.T) {
 		opts    placers.Options
 		cbc     bool
 	}{
-		{"tarnawski-dp", tarnawski.NewDP, nil, false},
-		{"tarnawski-dpl", tarnawski.NewDPL, nil, false},
-		{"pipedream", tarnawski.NewPipeDream, nil, false},
-		{"greedy", tarnawski.NewGreedy, nil, false},
+		{"tarnawski-dp", placers.Typed(tarnawski.NewDP), nil, false},
+		{"tarnawski-dpl", placers.Typed(tarnawski.NewDPL), nil, false},
+		{"pipedream", placers.Typed(tarnawski.NewPipeDream), nil, false},
+		{"greedy", placers.Typed(tarnawski.NewGreedy), nil, false},
 		// a node limit keeps the runs short and deterministic
-		{"tarnawski-ip", tarnawski.NewIP, placers.Options{"node-limit": "50", "time-limit": "120"}, true},
-		{"tarnawski-ip-noncontig", tarnawski.NewIPNonContig, placers.Options{"node-limit": "50", "time-limit": "120"}, true},
+		{"tarnawski-ip", placers.Typed(tarnawski.NewIP), placers.Options{"node-limit": "50", "time-limit": "120"}, true},
+		{"tarnawski-ip-noncontig", placers.Typed(tarnawski.NewIPNonContig), placers.Options{"node-limit": "50", "time-limit": "120"}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -44,7 +44,7 @@ func BenchmarkDP(b *testing.B) {
 					b.Fatal(err)
 				}
 				req := requestFor(b, g, hintCluster(b, g))
-				p, err := tarnawski.NewDP(placers.Options{"pipeline": "none", "workers": fmt.Sprint(workers)})
+				p, err := placers.Typed(tarnawski.NewDP)(placers.Options{"pipeline": "none", "workers": fmt.Sprint(workers)})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -74,7 +74,7 @@ func BenchmarkDPL(b *testing.B) {
 				b.Fatal(err)
 			}
 			req := requestFor(b, g, c)
-			p, err := tarnawski.NewDPL(placers.Options{"pipeline": "none"})
+			p, err := placers.Typed(tarnawski.NewDPL)(placers.Options{"pipeline": "none"})
 			if err != nil {
 				b.Fatal(err)
 			}

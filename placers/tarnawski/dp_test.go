@@ -17,7 +17,7 @@ func TestDPOptimum(t *testing.T) {
 	for _, tc := range fiddleCases {
 		t.Run(tc.file, func(t *testing.T) {
 			req := fiddleRequest(t, tc.file)
-			p, err := tarnawski.NewDP(placers.Options{"pipeline": "none"})
+			p, err := placers.Typed(tarnawski.NewDP)(placers.Options{"pipeline": "none"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -57,7 +57,7 @@ func TestDPL(t *testing.T) {
 				}
 				return rep
 			}
-			dp, dpl := run(tarnawski.NewDP), run(tarnawski.NewDPL)
+			dp, dpl := run(placers.Typed(tarnawski.NewDP)), run(placers.Typed(tarnawski.NewDPL))
 			t.Logf("DP %.6f ms, DPL %.6f ms (%+.3f %%); %v", dp.MaxLoad*1e3, dpl.MaxLoad*1e3, 100*(dpl.MaxLoad/dp.MaxLoad-1), dpl.Notes)
 			if dpl.MaxLoad < dp.MaxLoad*(1-optTol) {
 				t.Errorf("DPL %.9g below the optimum %.9g", dpl.MaxLoad, dp.MaxLoad)

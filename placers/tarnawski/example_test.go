@@ -23,7 +23,7 @@ func ExampleNewDP() {
 	}
 	c, _ := devices.AccCPU("2acc", 2, 0, 16<<30)
 	est, _ := devices.NewEstimates(g, c, devices.EstimateOptions{})
-	p, _ := tarnawski.NewDP(placers.Options{"pipeline": "none"})
+	p, _ := placers.Typed(tarnawski.NewDP)(placers.Options{"pipeline": "none"})
 	plan, rep, err := p.(placers.Reporter).PlaceReport(context.Background(), &placers.Request{Graph: g, Cluster: c, Estimates: est})
 	if err != nil {
 		fmt.Println(err)

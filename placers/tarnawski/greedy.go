@@ -21,16 +21,7 @@ var (
 type Greedy struct{ pipe pipelineOpts }
 
 // NewGreedy makes the greedy placer (options pipeline, micro-batches).
-func NewGreedy(opts placers.Options) (placers.Placer, error) {
-	if err := checkOptions("greedy", opts, "pipeline", "micro-batches"); err != nil {
-		return nil, err
-	}
-	po, err := parsePipeline(opts)
-	if err != nil {
-		return nil, err
-	}
-	return &Greedy{pipe: po}, nil
-}
+func NewGreedy(a PipelineArgs) (placers.Placer, error) { return &Greedy{pipe: a.Pipeline}, nil }
 
 // Name implements placers.Placer.
 func (*Greedy) Name() string { return "greedy" }

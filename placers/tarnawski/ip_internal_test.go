@@ -33,7 +33,7 @@ func TestThroughputIPBruteForce(t *testing.T) {
 					t.Fatal(err)
 				}
 				want := bruteForce(m, contig)
-				p, err := newIP(contig, placers.Options{"gap": "0", "time-limit": "60", "pipeline": "none"})
+				p, err := newIPText(contig, placers.Options{"gap": "0", "time-limit": "60", "pipeline": "none"})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -148,7 +148,7 @@ func TestLatencyIPBruteForce(t *testing.T) {
 				}
 			}
 			rec(0)
-			p, err := newIP(true, placers.Options{"objective": "latency", "gap": "0", "time-limit": "60"})
+			p, err := newIPText(true, placers.Options{"objective": "latency", "gap": "0", "time-limit": "60"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -175,7 +175,7 @@ func TestLatencyIPNonContiguous(t *testing.T) {
 	req := tinyRequest(t, g, 2, 1, 64<<30)
 	run := func(contig bool, opts placers.Options) *placers.Report {
 		t.Helper()
-		p, err := newIP(contig, opts)
+		p, err := newIPText(contig, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -194,4 +194,18 @@ func TestLatencyIPNonContiguous(t *testing.T) {
 	if two.Value > one.Value*(1+ipTol) {
 		t.Errorf("two slots %.9g worse than one %.9g", two.Value, one.Value)
 	}
+}
+
+// newIPText makes tarnawski-ip (contig) or tarnawski-ip-noncontig from
+// option text, as the registry does.
+func newIPText(contig bool, opts placers.Options) (*IP, error) {
+	f := placers.Typed(NewIPNonContig)
+	if contig {
+		f = placers.Typed(NewIP)
+	}
+	p, err := f(opts)
+	if err != nil {
+		return nil, err
+	}
+	return p.(*IP), nil
 }

@@ -44,7 +44,7 @@ func TestIPSharedWorkloads(t *testing.T) {
 				}
 				return rep
 			}
-			contig, non := run(tarnawski.NewIP), run(tarnawski.NewIPNonContig)
+			contig, non := run(placers.Typed(tarnawski.NewIP)), run(placers.Typed(tarnawski.NewIPNonContig))
 			opt := tc.optimum / 1e3
 			t.Logf("contiguous IP %.6f ms %v", contig.MaxLoad*1e3, contig.Notes)
 			t.Logf("non-contiguous IP %.6f ms %v", non.MaxLoad*1e3, non.Notes)
@@ -65,7 +65,7 @@ func TestIPTimeLimit(t *testing.T) {
 	miptest.Require(t)
 	const file = "OperatorGraphs/bert_l-3_training.json"
 	req := fiddleRequest(t, file)
-	p, err := tarnawski.NewIP(placers.Options{"time-limit": "1", "gap": "0"})
+	p, err := placers.Typed(tarnawski.NewIP)(placers.Options{"time-limit": "1", "gap": "0"})
 	if err != nil {
 		t.Fatal(err)
 	}

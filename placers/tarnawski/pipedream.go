@@ -31,16 +31,7 @@ var (
 type PipeDream struct{ pipe pipelineOpts }
 
 // NewPipeDream makes the pipedream placer (options pipeline, micro-batches).
-func NewPipeDream(opts placers.Options) (placers.Placer, error) {
-	if err := checkOptions("pipedream", opts, "pipeline", "micro-batches"); err != nil {
-		return nil, err
-	}
-	po, err := parsePipeline(opts)
-	if err != nil {
-		return nil, err
-	}
-	return &PipeDream{pipe: po}, nil
-}
+func NewPipeDream(a PipelineArgs) (placers.Placer, error) { return &PipeDream{pipe: a.Pipeline}, nil }
 
 // Name implements placers.Placer.
 func (*PipeDream) Name() string { return "pipedream" }

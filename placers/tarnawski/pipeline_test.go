@@ -36,7 +36,7 @@ func TestPipelineMatchesMaxLoad(t *testing.T) {
 		}
 		t.Run(tc.file, func(t *testing.T) {
 			req := fiddleRequest(t, tc.file)
-			p, err := tarnawski.NewDP(placers.Options{"pipeline": "1f1b", "micro-batches": "256"})
+			p, err := placers.Typed(tarnawski.NewDP)(placers.Options{"pipeline": "1f1b", "micro-batches": "256"})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -34,32 +34,14 @@ type DP struct {
 	pipe      pipelineOpts
 }
 
-// NewDP makes tarnawski-dp. Options: max-memory-mib (default 1024), workers
-// (goroutines filling the table; default GOMAXPROCS), pipeline
-// (gpipe|1f1b|pipedream|none; default 1f1b) and micro-batches (default 4
-// per stage).
-func NewDP(opts placers.Options) (placers.Placer, error) { return newDP("tarnawski-dp", false, opts) }
+// NewDP makes tarnawski-dp (options: DPArgs).
+func NewDP(a DPArgs) (placers.Placer, error) { return newDP(false, a), nil }
 
 // NewDPL makes tarnawski-dpl, the DP on the linearised graph (same options).
-func NewDPL(opts placers.Options) (placers.Placer, error) { return newDP("tarnawski-dpl", true, opts) }
+func NewDPL(a DPArgs) (placers.Placer, error) { return newDP(true, a), nil }
 
-func newDP(name string, lin bool, opts placers.Options) (*DP, error) {
-	if err := checkOptions(name, opts, "max-memory-mib", "workers", "pipeline", "micro-batches"); err != nil {
-		return nil, err
-	}
-	mi, err := opts.Int("max-memory-mib", DefaultMaxMemoryMiB, 1, 1<<20)
-	if err != nil {
-		return nil, err
-	}
-	w, err := opts.Int("workers", 0, 0, 1024)
-	if err != nil {
-		return nil, err
-	}
-	po, err := parsePipeline(opts)
-	if err != nil {
-		return nil, err
-	}
-	return &DP{linearize: lin, maxMemory: int64(mi) << 20, workers: w, pipe: po}, nil
+func newDP(lin bool, a DPArgs) *DP {
+	return &DP{linearize: lin, maxMemory: int64(a.MaxMemoryMiB) << 20, workers: a.Workers, pipe: a.Pipeline}
 }
 
 // Name implements placers.Placer.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"time"
 
 	"placesim/engine"
 	"placesim/placers"
@@ -33,87 +32,22 @@ type IP struct {
 	pipe       pipelineOpts
 }
 
-// NewIP makes tarnawski-ip. Options:
-//
-//	objective=throughput|latency  what to minimise (default throughput)
-//	time-limit=SECONDS            CBC's time limit (default 30; enforced with a grace of half of it plus 5 s)
-//	node-limit=N                  CBC's branch-and-bound node limit (default none; deterministic)
-//	gap=REL                       relative optimality gap (default 0.01, the paper's 1 %)
-//	threads=N                     CBC threads (default 1: deterministic)
-//	warm-start=dp|none            start CBC from the DP's split (default dp)
-//	keep=DIR                      keep the model, start, solution and solver log in DIR
-//	format=mps|lp                 model file format (default mps)
-//	solver=PATH                   the cbc binary (default cbc on PATH)
-//	max-memory-mib=N              the warm-start DP's memory limit (MiB)
-//	pipeline, micro-batches       as for tarnawski-dp
-func NewIP(opts placers.Options) (placers.Placer, error) { return newIP(true, opts) }
+// NewIP makes tarnawski-ip (options: IPArgs).
+func NewIP(a IPArgs) (placers.Placer, error) { return newIP(true, a, 1), nil }
 
 // NewIPNonContig makes tarnawski-ip-noncontig: the same IP without the
 // contiguity constraints (section 5.2); with objective=latency every
 // accelerator holds up to slots=q contiguous subgraphs (default 2,
 // Figure 6).
-func NewIPNonContig(opts placers.Options) (placers.Placer, error) { return newIP(false, opts) }
+func NewIPNonContig(a IPNonContigArgs) (placers.Placer, error) {
+	return newIP(false, a.IPArgs, a.Slots), nil
+}
 
-func newIP(contiguous bool, opts placers.Options) (*IP, error) {
-	name := "tarnawski-ip"
-	known := []string{"objective", "time-limit", "node-limit", "gap", "threads", "warm-start", "keep", "format", "solver", "max-memory-mib", "pipeline", "micro-batches"}
-	if !contiguous {
-		name = "tarnawski-ip-noncontig"
-		known = append(known, "slots")
-	}
-	if err := checkOptions(name, opts, known...); err != nil {
-		return nil, err
-	}
-	p := &IP{contiguous: contiguous}
-	switch p.objective = opts.String("objective", "throughput"); p.objective {
-	case "throughput", "latency":
-	default:
-		return nil, fmt.Errorf("%w: objective=%q (valid: throughput, latency)", placers.ErrBadOption, p.objective)
-	}
-	tl, err := opts.Float("time-limit", 30, 0.01, 1e7)
-	if err != nil {
-		return nil, err
-	}
-	gap, err := opts.Float("gap", 0.01, 0, 1)
-	if err != nil {
-		return nil, err
-	}
-	nodes, err := opts.Int("node-limit", 0, 0, 1<<30)
-	if err != nil {
-		return nil, err
-	}
-	threads, err := opts.Int("threads", 1, 1, 256)
-	if err != nil {
-		return nil, err
-	}
-	switch w := opts.String("warm-start", "dp"); w {
-	case "dp":
-		p.warm = true
-	case "none":
-	default:
-		return nil, fmt.Errorf("%w: warm-start=%q (valid: dp, none)", placers.ErrBadOption, w)
-	}
-	format := mip.Format(opts.String("format", "mps"))
-	if format != mip.MPS && format != mip.LP {
-		return nil, fmt.Errorf("%w: format=%q (valid: mps, lp)", placers.ErrBadOption, format)
-	}
-	if p.slots, err = opts.Int("slots", 2, 1, 64); err != nil {
-		return nil, err
-	}
-	if contiguous {
-		p.slots = 1
-	}
-	mib, err := opts.Int("max-memory-mib", DefaultMaxMemoryMiB, 1, 1<<20)
-	if err != nil {
-		return nil, err
-	}
-	p.maxMemory = int64(mib) << 20
-	if p.pipe, err = parsePipeline(opts); err != nil {
-		return nil, err
-	}
-	p.mipOpts = mip.Options{TimeLimit: time.Duration(tl * float64(time.Second)), NodeLimit: nodes, RelGap: gap, Threads: threads,
-		Format: format, Binary: opts.String("solver", ""), Dir: opts.String("keep", "")}
-	return p, nil
+func newIP(contiguous bool, a IPArgs, slots int) *IP {
+	return &IP{contiguous: contiguous, objective: a.Objective, warm: a.WarmStart == "dp", slots: slots,
+		maxMemory: int64(a.MaxMemoryMiB) << 20, pipe: a.Pipeline,
+		mipOpts: mip.Options{TimeLimit: a.TimeLimit, NodeLimit: a.NodeLimit, RelGap: a.Gap, Threads: a.Threads,
+			Format: a.Format, Binary: a.Solver, Dir: a.Keep}}
 }
 
 // Name implements placers.Placer.

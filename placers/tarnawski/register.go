@@ -1,70 +1,111 @@
 package tarnawski
 
 import (
-	"strconv"
+	"time"
 
+	"placesim/engine"
 	"placesim/placers"
+	"placesim/placers/mip"
 	"placesim/placers/tarnawski/maxload"
 )
 
-// pipelineDecls declares pipeline (default 1f1b) and micro-batches.
-func pipelineDecls() []placers.Option { return maxload.PipelineOptionDecls("1f1b") }
-
-// dpDecls declares the options of tarnawski-dp and tarnawski-dpl.
-func dpDecls() []placers.Option {
-	return append(pipelineDecls(),
-		placers.Option{Name: "max-memory-mib", Type: placers.Int, Default: strconv.Itoa(DefaultMaxMemoryMiB), Min: 1, Max: 1 << 20,
-			Doc: "memory (MiB) the DP's ideals, lattice and table may take; beyond it the DP stops, naming the ideals and memory it would need"},
-		placers.Option{Name: "workers", Type: placers.Int, Default: "0", Min: 0, Max: 1024,
-			Doc: "goroutines filling the DP table; 0: GOMAXPROCS"})
+// PipelineArgs are the options of pipedream and greedy, and the ones every
+// placer of this package shares: how the split runs as a pipeline
+// (pipeline, default 1f1b; micro-batches).
+type PipelineArgs struct {
+	Pipeline maxload.PipelineOptions
 }
 
-// ipDecls declares the options of tarnawski-ip (and, with slots, those of
-// tarnawski-ip-noncontig).
-func ipDecls(slots bool) []placers.Option {
-	d := append(pipelineDecls(),
-		placers.Option{Name: "objective", Type: placers.Enum, Default: "throughput", Values: []string{"throughput", "latency"},
-			Doc: "what the IP minimises: the max-load (throughput) or one sample's latency"},
-		placers.Option{Name: "time-limit", Type: placers.Float, Default: "30", Min: 0.01, Max: 1e7,
-			Doc: "CBC's time limit in seconds (enforced with a grace of half of it plus 5 s)"},
-		placers.Option{Name: "node-limit", Type: placers.Int, Default: "0", Min: 0, Max: 1 << 30,
-			Doc: "CBC's branch-and-bound node limit (deterministic); 0: none"},
-		placers.Option{Name: "gap", Type: placers.Float, Default: "0.01", Min: 0, Max: 1,
-			Doc: "relative optimality gap (the paper's 1 %)"},
-		placers.Option{Name: "threads", Type: placers.Int, Default: "1", Min: 1, Max: 256,
-			Doc: "CBC threads (1: deterministic)"},
-		placers.Option{Name: "warm-start", Type: placers.Enum, Default: "dp", Values: []string{"dp", "none"},
-			Doc: "start CBC from the DP's split"},
-		placers.Option{Name: "format", Type: placers.Enum, Default: "mps", Values: []string{"mps", "lp"},
-			Doc: "model file format given to the solver"},
-		placers.Option{Name: "max-memory-mib", Type: placers.Int, Default: strconv.Itoa(DefaultMaxMemoryMiB), Min: 1, Max: 1 << 20,
-			Doc: "memory (MiB) the warm-start DP may take (beyond it: DPL's split)"},
-		placers.Option{Name: "keep", Type: placers.String, Resource: placers.Directory,
-			Doc: "keep the model, start, solution and solver log in this directory"},
-		placers.Option{Name: "solver", Type: placers.String, Resource: placers.Executable,
-			Doc: "the cbc binary to run (default: cbc on PATH)"})
-	if slots {
-		d = append(d, placers.Option{Name: "slots", Type: placers.Int, Default: "2", Min: 1, Max: 64,
-			Doc: "with objective=latency, contiguous subgraphs per accelerator (Figure 6)"})
-	}
-	return d
+// Declare implements placers.Args.
+func (a *PipelineArgs) Declare(d *placers.Decls) { a.Pipeline.Declare(d, engine.OneFOneB) }
+
+// DPArgs are the options of tarnawski-dp and tarnawski-dpl.
+type DPArgs struct {
+	PipelineArgs
+	// MaxMemoryMiB bounds the memory of the DP's ideals, lattice and
+	// table.
+	MaxMemoryMiB int
+	// Workers fill the DP table; 0: GOMAXPROCS.
+	Workers int
+}
+
+// Declare implements placers.Args.
+func (a *DPArgs) Declare(d *placers.Decls) {
+	a.PipelineArgs.Declare(d)
+	d.Int(&a.MaxMemoryMiB, "max-memory-mib", DefaultMaxMemoryMiB, 1, 1<<20,
+		"memory (MiB) the DP's ideals, lattice and table may take; beyond it the DP stops, naming the ideals and memory it would need")
+	d.Int(&a.Workers, "workers", 0, 0, 1024, "goroutines filling the DP table; 0: GOMAXPROCS")
+}
+
+// IPArgs are tarnawski-ip's options.
+type IPArgs struct {
+	PipelineArgs
+	// Objective is what the IP minimises: throughput (the max-load) or
+	// latency (one sample's).
+	Objective string
+	// TimeLimit is CBC's time limit, enforced with a grace of half of it
+	// plus 5 s.
+	TimeLimit time.Duration
+	// NodeLimit is CBC's branch-and-bound node limit; 0: none.
+	NodeLimit int
+	// Gap is the relative optimality gap.
+	Gap float64
+	// Threads is CBC's thread count (1: deterministic).
+	Threads int
+	// WarmStart is dp (start CBC from the DP's split) or none.
+	WarmStart string
+	// Format is the model file format given to the solver.
+	Format mip.Format
+	// MaxMemoryMiB bounds the warm-start DP's memory.
+	MaxMemoryMiB int
+	// Keep is a directory that keeps the model, start, solution and
+	// solver log ("": none).
+	Keep string
+	// Solver is the cbc binary ("": cbc on PATH).
+	Solver string
+}
+
+// Declare implements placers.Args.
+func (a *IPArgs) Declare(d *placers.Decls) {
+	a.PipelineArgs.Declare(d)
+	placers.DeclareEnum(d, &a.Objective, "objective", "throughput", []string{"throughput", "latency"},
+		"what the IP minimises: the max-load (throughput) or one sample's latency")
+	d.Duration(&a.TimeLimit, "time-limit", 30*time.Second, 10*time.Millisecond, 1e7*time.Second,
+		"CBC's time limit (enforced with a grace of half of it plus 5 s)")
+	d.Int(&a.NodeLimit, "node-limit", 0, 0, 1<<30, "CBC's branch-and-bound node limit (deterministic); 0: none")
+	d.Float(&a.Gap, "gap", 0.01, 0, 1, "relative optimality gap (the paper's 1 %)")
+	d.Int(&a.Threads, "threads", 1, 1, 256, "CBC threads (1: deterministic)")
+	placers.DeclareEnum(d, &a.WarmStart, "warm-start", "dp", []string{"dp", "none"}, "start CBC from the DP's split")
+	placers.DeclareEnum(d, &a.Format, "format", mip.MPS, []mip.Format{mip.MPS, mip.LP}, "model file format given to the solver")
+	d.Int(&a.MaxMemoryMiB, "max-memory-mib", DefaultMaxMemoryMiB, 1, 1<<20,
+		"memory (MiB) the warm-start DP may take (beyond it: DPL's split)")
+	d.Path(&a.Keep, "keep", placers.Directory, "", "keep the model, start, solution and solver log in this directory")
+	d.Path(&a.Solver, "solver", placers.Executable, "", "the cbc binary to run (default: cbc on PATH)")
+}
+
+// IPNonContigArgs are tarnawski-ip-noncontig's options: IPArgs and slots.
+type IPNonContigArgs struct {
+	IPArgs
+	// Slots is, with objective=latency, the number of contiguous
+	// subgraphs per accelerator (Figure 6).
+	Slots int
+}
+
+// Declare implements placers.Args.
+func (a *IPNonContigArgs) Declare(d *placers.Decls) {
+	a.IPArgs.Declare(d)
+	d.Int(&a.Slots, "slots", 2, 1, 64, "with objective=latency, contiguous subgraphs per accelerator (Figure 6)")
 }
 
 // Register adds this package's placers to r.
 func Register(r *placers.Registry) error {
 	for _, e := range []placers.Entry{
-		{Name: "tarnawski-dp", Description: "Tarnawski et al.: max-load DP over ideals, optimal contiguous split on k accelerators + l CPUs, pipelined", New: NewDP,
-			Options: dpDecls()},
-		{Name: "tarnawski-dpl", Description: "Tarnawski et al.: the DP on a DFS-linearised graph (DPL), |V|+1 ideals", New: NewDPL,
-			Options: dpDecls()},
-		{Name: "tarnawski-ip", Description: "Tarnawski et al.: max-load (or latency) IP, contiguous splits, CBC", New: NewIP,
-			Options: ipDecls(false)},
-		{Name: "tarnawski-ip-noncontig", Description: "Tarnawski et al.: max-load (or latency) IP, non-contiguous splits, CBC", New: NewIPNonContig,
-			Options: ipDecls(true)},
-		{Name: "pipedream", Description: "PipeDream's optimizer (SOSP'19) on the graph with branchings contracted to a path", New: NewPipeDream,
-			Options: pipelineDecls()},
-		{Name: "greedy", Description: "Tarnawski et al. appendix F: topological order, fill each accelerator to its memory, the rest on a CPU", New: NewGreedy,
-			Options: pipelineDecls()},
+		placers.Define("tarnawski-dp", "Tarnawski et al.: max-load DP over ideals, optimal contiguous split on k accelerators + l CPUs, pipelined", NewDP),
+		placers.Define("tarnawski-dpl", "Tarnawski et al.: the DP on a DFS-linearised graph (DPL), |V|+1 ideals", NewDPL),
+		placers.Define("tarnawski-ip", "Tarnawski et al.: max-load (or latency) IP, contiguous splits, CBC", NewIP),
+		placers.Define("tarnawski-ip-noncontig", "Tarnawski et al.: max-load (or latency) IP, non-contiguous splits, CBC", NewIPNonContig),
+		placers.Define("pipedream", "PipeDream's optimizer (SOSP'19) on the graph with branchings contracted to a path", NewPipeDream),
+		placers.Define("greedy", "Tarnawski et al. appendix F: topological order, fill each accelerator to its memory, the rest on a CPU", NewGreedy),
 	} {
 		if err := r.Add(e); err != nil {
 			return err

@@ -3,7 +3,6 @@ package tarnawski
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"placesim/engine"
 	"placesim/placers"
@@ -12,26 +11,6 @@ import (
 
 // pipelineOpts says how a split becomes a pipelined plan.
 type pipelineOpts = maxload.PipelineOptions
-
-// parsePipeline reads the options pipeline (default 1f1b) and
-// micro-batches.
-func parsePipeline(opts placers.Options) (pipelineOpts, error) {
-	return maxload.ParsePipeline(opts, "1f1b")
-}
-
-// checkOptions refuses option keys outside known.
-func checkOptions(name string, opts placers.Options, known ...string) error {
-	for k := range opts {
-		ok := false
-		for _, x := range known {
-			ok = ok || x == k
-		}
-		if !ok {
-			return fmt.Errorf("%w: %s has no option %q (valid: %s)", placers.ErrBadOption, name, k, strings.Join(known, ", "))
-		}
-	}
-	return nil
-}
 
 // prepare builds the model of req and refuses inputs no split can serve:
 // a CPU-only op without CPUs.

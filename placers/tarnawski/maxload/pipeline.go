@@ -1,50 +1,39 @@
 package maxload
 
 import (
-	"fmt"
-
 	"placesim/engine"
 	"placesim/placers"
 )
 
 // PipelineOptions say how a max-load placer's split becomes a pipelined
 // plan (section 5: the split is run as a pipeline whose period per sample
-// approaches the max-load).
+// approaches the max-load): the placer options pipeline and micro-batches,
+// declared by Declare.
 type PipelineOptions struct {
-	// Schedule is "" for no pipeline (device assignment only).
-	Schedule engine.Schedule
+	// Pipeline is the micro-batch schedule (gpipe, 1f1b, pipedream) or
+	// NoPipeline.
+	Pipeline engine.Schedule
 	// MicroBatches per step (0: 4 per stage).
 	MicroBatches int
 }
 
-// PipelineOptionDecls declares pipeline (default def) and micro-batches,
-// the options ParsePipeline reads.
-func PipelineOptionDecls(def string) []placers.Option {
-	return []placers.Option{
-		{Name: "pipeline", Type: placers.Enum, Default: def, Values: []string{"gpipe", "1f1b", "pipedream", "none"},
-			Doc: "micro-batch schedule the split runs as; none: device assignment only"},
-		{Name: "micro-batches", Type: placers.Int, Default: "0", Min: 0, Max: 1 << 20,
-			Doc: "micro-batches per step; 0: 4 per pipeline stage"},
-	}
+// NoPipeline is the pipeline option's value for device assignment only.
+const NoPipeline engine.Schedule = "none"
+
+// Declare binds the options pipeline (default def) and micro-batches to
+// p's fields.
+func (p *PipelineOptions) Declare(d *placers.Decls, def engine.Schedule) {
+	placers.DeclareEnum(d, &p.Pipeline, "pipeline", def, append(engine.Schedules(), NoPipeline),
+		"micro-batch schedule the split runs as; none: device assignment only")
+	d.Int(&p.MicroBatches, "micro-batches", 0, 0, 1<<20, "micro-batches per step; 0: 4 per pipeline stage")
 }
 
-// ParsePipeline reads the placer options pipeline=gpipe|1f1b|pipedream|none
-// (default def) and micro-batches=N.
-func ParsePipeline(opts placers.Options, def string) (PipelineOptions, error) {
-	var p PipelineOptions
-	if s := opts.String("pipeline", def); s != "none" {
-		sched, err := engine.ParseSchedule(s)
-		if err != nil {
-			return p, fmt.Errorf("%w: pipeline=%q (valid: gpipe, 1f1b, pipedream, none)", placers.ErrBadOption, s)
-		}
-		p.Schedule = sched
+// Schedule is the pipeline's schedule, "" for none.
+func (p PipelineOptions) Schedule() engine.Schedule {
+	if p.Pipeline == NoPipeline {
+		return ""
 	}
-	m, err := opts.Int("micro-batches", 0, 0, 1<<20)
-	if err != nil {
-		return p, err
-	}
-	p.MicroBatches = m
-	return p, nil
+	return p.Pipeline
 }
 
 // Apply makes plan a pipeline with one stage per device it uses, in
@@ -55,7 +44,8 @@ func ParsePipeline(opts placers.Options, def string) (PipelineOptions, error) {
 // holds at least one sample; the engine refuses more micro-batches than
 // samples).
 func (p PipelineOptions) Apply(plan *engine.Plan, batch int) {
-	if p.Schedule == "" {
+	sched := p.Schedule()
+	if sched == "" {
 		return
 	}
 	used := map[int]bool{}
@@ -69,7 +59,7 @@ func (p PipelineOptions) Apply(plan *engine.Plan, batch int) {
 			mb = batch
 		}
 	}
-	plan.Pipeline = &engine.Pipeline{Schedule: p.Schedule, MicroBatches: mb}
+	plan.Pipeline = &engine.Pipeline{Schedule: sched, MicroBatches: mb}
 }
 
 // Report scores an assignment and describes it: max-load, bottleneck,
