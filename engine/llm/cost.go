@@ -62,8 +62,8 @@ type coster struct {
 	// FP8 under Transformer Engine's FP8 recipe (BF16 elsewhere; a kind
 	// without FP8 runs them as the device's Peak says)
 	mmType workloads.DType
-	sh    zoo.Shard
-	r     int // pipeline rank
+	sh     zoo.Shard
+	r      int // pipeline rank
 }
 
 func newCoster(j *Job, r int) *coster {
