@@ -1,0 +1,300 @@
+package study
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"placesim/engine/llm"
+	"placesim/parallel"
+	"placesim/workloads/zoo"
+)
+
+// llmColumns are the columns of a large-model validation file
+// (../shared/fidelity/llm.tsv; columns in ../shared/fidelity/README.md).
+var llmColumns = []string{"id", "model", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "experts", "top_k", "seq",
+	"global_batch", "micro_batch", "system", "gpus", "precision", "tp", "pp", "vp", "cp", "ep", "dp",
+	"sequence_parallel", "optimizer_sharding", "recompute", "measured", "unit", "source", "note"}
+
+// LLMRow is one setting of a large-model validation file.
+type LLMRow struct {
+	Line                  int
+	ID, ModelName, System string
+	Model                 zoo.LLM
+	Layout                parallel.Layout
+	GPUs                  int
+	Measured              float64
+	Unit                  string
+	Source, Note          string
+	// Defaults lists the settings the row leaves open ("?") and the value
+	// the simulation uses.
+	Defaults []string
+}
+
+// LLMRowResult is a row's outcome.
+type LLMRowResult struct {
+	ID        string  `json:"id"`
+	Model     string  `json:"model"`
+	System    string  `json:"system"`
+	GPUs      int     `json:"gpus"`
+	Layout    string  `json:"layout"`
+	Measured  float64 `json:"measured"`
+	Simulated float64 `json:"simulated"`
+	Unit      string  `json:"unit"`
+	// Error = placesim's throughput / measured throughput - 1 (for
+	// s/iteration: measured / simulated - 1).
+	Error      float64  `json:"error"`
+	MFU        float64  `json:"mfu"`
+	PeakMemory int64    `json:"peakMemory"`
+	OOM        string   `json:"oom,omitempty"`
+	Defaults   []string `json:"defaults,omitempty"`
+	Failure    string   `json:"failure,omitempty"`
+}
+
+// LLMValidationSummary is every row's result with the median and worst
+// |error| over the rows that ran.
+type LLMValidationSummary struct {
+	File        string         `json:"file"`
+	Rows        []LLMRowResult `json:"rows"`
+	MedianError float64        `json:"medianError"`
+	WorstError  float64        `json:"worstError"`
+	WorstID     string         `json:"worstId"`
+}
+
+// IsLLMValidation reports whether the file's header is the large-model
+// validation format (it has the columns tp, pp and global_batch).
+func IsLLMValidation(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, fmt.Errorf("read validation file: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		t := strings.TrimRight(sc.Text(), "\r")
+		if strings.TrimSpace(t) == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		cols := map[string]bool{}
+		for _, c := range strings.Split(t, "\t") {
+			cols[strings.TrimSpace(c)] = true
+		}
+		return cols["tp"] && cols["pp"] && cols["global_batch"], nil
+	}
+	return false, sc.Err()
+}
+
+// ReadLLMValidation reads a large-model validation file; an error names
+// the file, the line and the column.
+func ReadLLMValidation(path string) ([]LLMRow, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read validation file: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	bad := func(line int, col, format string, args ...any) error {
+		where := fmt.Sprintf("%s:%d", path, line)
+		if col != "" {
+			where += ": column " + col
+		}
+		return fmt.Errorf("%w: %s: %s", ErrValidationFile, where, fmt.Sprintf(format, args...))
+	}
+	var idx map[string]int
+	var ncol int
+	var rows []LLMRow
+	ids := map[string]bool{}
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimRight(sc.Text(), "\r")
+		if strings.TrimSpace(text) == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		fields := strings.Split(text, "\t")
+		if idx == nil {
+			idx, ncol = map[string]int{}, len(fields)
+			for i, h := range fields {
+				idx[strings.TrimSpace(h)] = i
+			}
+			for _, c := range llmColumns {
+				if _, ok := idx[c]; !ok {
+					return nil, bad(line, "", "header lacks column %q (columns: %s)", c, strings.Join(llmColumns, ", "))
+				}
+			}
+			continue
+		}
+		if len(fields) != ncol {
+			return nil, bad(line, "", "%d tab-separated fields, the header has %d", len(fields), ncol)
+		}
+		get := func(c string) string { return strings.TrimSpace(fields[idx[c]]) }
+		num := func(c string, lo, hi int) (int, error) {
+			n, err := strconv.Atoi(get(c))
+			if err != nil || n < lo || n > hi {
+				return 0, bad(line, c, "%q (valid range: an integer in [%d, %d])", get(c), lo, hi)
+			}
+			return n, nil
+		}
+		r := LLMRow{Line: line, ID: get("id"), ModelName: get("model"), System: get("system"), Unit: get("unit"), Source: get("source"), Note: get("note")}
+		if r.ID == "" || ids[r.ID] {
+			return nil, bad(line, "id", "%q is empty or repeated", r.ID)
+		}
+		ids[r.ID] = true
+		var err error
+		ints := map[string]*int{}
+		var sh struct{ layers, hidden, heads, kv, ffn, vocab, experts, topk, seq, gbs, mbs, tp, pp, vp, cp, ep, dp int }
+		for _, c := range []struct {
+			name   string
+			p      *int
+			lo, hi int
+		}{{"layers", &sh.layers, 1, 4096}, {"hidden", &sh.hidden, 1, 1 << 20}, {"heads", &sh.heads, 1, 1 << 14}, {"kv_heads", &sh.kv, 1, 1 << 14},
+			{"ffn", &sh.ffn, 1, 1 << 22}, {"vocab", &sh.vocab, 1, 1 << 24}, {"experts", &sh.experts, 0, 1 << 14}, {"top_k", &sh.topk, 0, 1 << 14},
+			{"seq", &sh.seq, 1, 1 << 24}, {"global_batch", &sh.gbs, 1, 1 << 24}, {"micro_batch", &sh.mbs, 1, 1 << 16}, {"gpus", &r.GPUs, 1, 1 << 20},
+			{"tp", &sh.tp, 1, 1 << 16}, {"pp", &sh.pp, 1, 1 << 16}, {"vp", &sh.vp, 1, 1 << 16}, {"cp", &sh.cp, 1, 1 << 16}, {"ep", &sh.ep, 1, 1 << 16}, {"dp", &sh.dp, 1, 1 << 20}} {
+			if *c.p, err = num(c.name, c.lo, c.hi); err != nil {
+				return nil, err
+			}
+			ints[c.name] = c.p
+		}
+		r.Model = llmModelOf(r.ModelName, sh.layers, sh.hidden, sh.heads, sh.kv, sh.ffn, sh.vocab, sh.experts, sh.topk, sh.seq)
+		if err := r.Model.Validate(); err != nil {
+			return nil, bad(line, "", "model: %v", err)
+		}
+		if r.Measured, err = strconv.ParseFloat(get("measured"), 64); err != nil || !(r.Measured > 0) || math.IsInf(r.Measured, 0) {
+			return nil, bad(line, "measured", "%q (valid range: a number > 0)", get("measured"))
+		}
+		if r.Unit != "s/iteration" && r.Unit != "tokens/s/GPU" {
+			return nil, bad(line, "unit", "%q (valid: s/iteration, tokens/s/GPU)", r.Unit)
+		}
+		l := parallel.Default()
+		l.TP, l.PP, l.VP, l.CP, l.EP, l.DP = sh.tp, sh.pp, sh.vp, sh.cp, sh.ep, sh.dp
+		l.MicroBatch, l.GlobalBatch = sh.mbs, sh.gbs
+		if l.Precision, err = parallel.ParsePrecision(get("precision")); err != nil {
+			return nil, bad(line, "precision", "%v", err)
+		}
+		// "?": the documented defaults of the framework that ran it
+		// (NeMo/Megatron-Bridge recipes: sequence parallelism with tensor
+		// parallelism, the distributed optimizer, no recomputation)
+		switch v := get("sequence_parallel"); v {
+		case "yes", "no":
+			l.SequenceParallel = v == "yes"
+		case "?":
+			l.SequenceParallel = l.TP > 1
+			r.Defaults = append(r.Defaults, fmt.Sprintf("sequence_parallel=%v (NeMo recipes: on when tp > 1)", l.SequenceParallel))
+		default:
+			return nil, bad(line, "sequence_parallel", "%q (valid: yes, no, ?)", v)
+		}
+		switch v := get("optimizer_sharding"); v {
+		case "?":
+			l.Sharding = parallel.ShardZeRO1
+			r.Defaults = append(r.Defaults, "optimizer_sharding=distributed (NeMo recipes: use_distributed_optimizer)")
+		default:
+			if l.Sharding, err = parallel.ParseSharding(v); err != nil {
+				return nil, bad(line, "optimizer_sharding", "%v", err)
+			}
+		}
+		switch v := get("recompute"); v {
+		case "?":
+			l.Recompute = parallel.RecomputeNone
+			r.Defaults = append(r.Defaults, "recompute=none (NeMo performance recipes)")
+		default:
+			if l.Recompute, err = parallel.ParseRecompute(v); err != nil {
+				return nil, bad(line, "recompute", "%v", err)
+			}
+		}
+		if err := l.Validate(); err != nil {
+			return nil, bad(line, "", "layout: %v", err)
+		}
+		if l.GPUs() != r.GPUs {
+			return nil, bad(line, "gpus", "%d, but tp*pp*cp*dp = %d", r.GPUs, l.GPUs())
+		}
+		r.Layout = l
+		rows = append(rows, r)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read validation file %s: %w", path, err)
+	}
+	if idx == nil {
+		return nil, fmt.Errorf("%w: %s: no header", ErrValidationFile, path)
+	}
+	return rows, nil
+}
+
+// llmModelOf is the zoo preset whose shape the row's columns give (it
+// adds what the columns do not say: head size, flash attention), or a
+// model built from the columns: Megatron GPT when the name says so,
+// otherwise Llama-style (SwiGLU, GQA, flash attention).
+func llmModelOf(name string, layers, hidden, heads, kv, ffn, vocab, experts, topk, seq int) zoo.LLM {
+	for _, n := range zoo.LLMNames() {
+		p, _ := zoo.LLMByName(n)
+		if p.Layers == layers && p.Hidden == hidden && p.Heads == heads && p.KVHeads == kv && p.FFN == ffn &&
+			p.Vocab == vocab && p.Experts == experts && p.TopK == topk {
+			p.Seq = seq
+			return p
+		}
+	}
+	m := zoo.LLM{Name: name, Arch: zoo.ArchLlama, Layers: layers, Hidden: hidden, Heads: heads, KVHeads: kv, FFN: ffn, Vocab: vocab,
+		Experts: experts, TopK: topk, Seq: seq, Imbalance: 1, FlashAttention: true}
+	if strings.Contains(strings.ToLower(name), "gpt (megatron") {
+		// Megatron-LM of 2021-22 (Korthikanti et al.): unfused softmax
+		m.Arch, m.FlashAttention = zoo.ArchGPT, false
+	}
+	return m
+}
+
+// ValidateLLM simulates every row on its system and layout. A row that
+// cannot be simulated is reported with its failure; an out-of-memory
+// verdict is reported beside the simulated time.
+func ValidateLLM(rows []LLMRow) *LLMValidationSummary {
+	s := &LLMValidationSummary{}
+	var errs []float64
+	for _, r := range rows {
+		out := LLMRowResult{ID: r.ID, Model: r.ModelName, System: r.System, GPUs: r.GPUs, Layout: r.Layout.String(), Measured: r.Measured, Unit: r.Unit, Defaults: r.Defaults}
+		res, err := simulateLLMRow(r)
+		if err != nil {
+			out.Failure = err.Error()
+			s.Rows = append(s.Rows, out)
+			continue
+		}
+		out.MFU, out.PeakMemory = res.MFU, res.PeakMemory
+		if res.OOM != nil {
+			out.OOM = res.OOM.Err.Error()
+		}
+		switch r.Unit {
+		case "s/iteration":
+			out.Simulated = res.IterationTime
+			out.Error = r.Measured/res.IterationTime - 1
+		default:
+			out.Simulated = res.TokensPerSecPerGPU
+			out.Error = res.TokensPerSecPerGPU/r.Measured - 1
+		}
+		errs = append(errs, math.Abs(out.Error))
+		if math.Abs(out.Error) > s.WorstError {
+			s.WorstError, s.WorstID = math.Abs(out.Error), r.ID
+		}
+		s.Rows = append(s.Rows, out)
+	}
+	if len(errs) > 0 {
+		sort.Float64s(errs)
+		n := len(errs)
+		s.MedianError = errs[n/2]
+		if n%2 == 0 {
+			s.MedianError = (errs[n/2-1] + errs[n/2]) / 2
+		}
+	}
+	return s
+}
+
+func simulateLLMRow(r LLMRow) (*llm.Result, error) {
+	c, err := llm.System(r.System, r.GPUs)
+	if err != nil {
+		return nil, err
+	}
+	return llm.Simulate(&llm.Job{Model: r.Model, Layout: r.Layout, Cluster: c})
+}
