@@ -38,7 +38,9 @@ type Estimates struct {
 	kindOf []int
 	nKinds int
 	opTime []float64 // [op*nKinds + kind]; +Inf where unsupported
-	// commFactor scales transfer times per (src, dst) device pair.
+	// commFactor scales transfer times per (src, dst) device pair; nil
+	// for exact estimates (all 1), so a 16,384-GPU system needs no
+	// n x n table.
 	commFactor []float64
 	// memFactor scales op memory (output and temp) per op; nil = exact.
 	memFactor []float64
@@ -86,11 +88,13 @@ func NewEstimates(g *workloads.Graph, c *Cluster, o EstimateOptions) (*Estimates
 			e.opTime[i*e.nKinds+k] = t
 		}
 	}
-	n := len(c.Devices)
-	e.commFactor = make([]float64, n*n)
-	for i := range e.commFactor {
-		e.commFactor[i] = 1
-		if rng != nil {
+	if rng != nil {
+		n := len(c.Devices)
+		if n > maxNoisyDevices {
+			return nil, fmt.Errorf("estimate mode %q: %d devices (valid range: <= %d; the noise is drawn per device pair)", o.Mode, n, maxNoisyDevices)
+		}
+		e.commFactor = make([]float64, n*n)
+		for i := range e.commFactor {
 			e.commFactor[i] = noise(rng, o.Sigma)
 		}
 	}
@@ -119,8 +123,16 @@ func (e *Estimates) TransferTime(src, dst int, b int64) float64 {
 	if src == dst {
 		return 0
 	}
-	return e.Cluster.TransferTime(src, dst, b) * e.commFactor[src*len(e.Cluster.Devices)+dst]
+	t := e.Cluster.TransferTime(src, dst, b)
+	if e.commFactor != nil {
+		t *= e.commFactor[src*len(e.Cluster.Devices)+dst]
+	}
+	return t
 }
+
+// maxNoisyDevices bounds the devices of noisy estimates: their per-pair
+// noise table has n^2 entries (8 bytes each: 512 MiB at 8,192).
+const maxNoisyDevices = 8192
 
 // OpMemory is the estimated memory an op pins on its device: parameters,
 // output and workspace.

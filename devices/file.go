@@ -250,9 +250,13 @@ func (ks KindSpec) build() (Kind, error) {
 	return k, k.Validate()
 }
 
-// Resolve returns a preset by name or, when the name is a path to a file
-// (contains a path separator or ends in .yaml/.yml/.json), loads it.
+// Resolve returns a preset by name, a system by its one-line spec
+// ("dgx-h100:nodes=2", see ParseSystem) or, when the name is a path to a
+// file (contains a path separator or ends in .yaml/.yml/.json), loads it.
 func Resolve(spec string) (*Cluster, error) {
+	if IsSystemSpec(spec) {
+		return NewSystem(spec)
+	}
 	if strings.ContainsAny(spec, `/\`) || strings.HasSuffix(spec, ".yaml") || strings.HasSuffix(spec, ".yml") || strings.HasSuffix(spec, ".json") {
 		return LoadClusterFile(spec)
 	}

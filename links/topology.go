@@ -154,3 +154,19 @@ func (t *Topology) Clone() *Topology {
 	}
 	return c
 }
+
+// Grow reserves room for endpoints more endpoints and links more
+// full-duplex connections, so that building a large system does not
+// reallocate as it goes.
+func (t *Topology) Grow(endpoints, links int) {
+	if endpoints > 0 {
+		t.Endpoints = append(make([]Endpoint, 0, len(t.Endpoints)+endpoints), t.Endpoints...)
+		t.out = append(make([][]LinkID, 0, len(t.out)+endpoints), t.out...)
+		if len(t.byName) == 0 {
+			t.byName = make(map[string]EndpointID, endpoints)
+		}
+	}
+	if links > 0 {
+		t.Links = append(make([]Link, 0, len(t.Links)+2*links), t.Links...)
+	}
+}
