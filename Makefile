@@ -55,19 +55,23 @@ deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(DEB_PKGS) >/dev/null; \
 	fi
 
-# the cost model against the measured throughputs of validation/: issue 15
-# asks median |error| <= 10 % and worst <= 25 % (today 6.4 % and 20.4 %,
-# p039; README "Fidelity").
-VALIDATE_MEDIAN ?= 0.10
-VALIDATE_WORST  ?= 0.25
+# the cost model against the measured throughputs of validation/: issue 29
+# asks median |error| <= 6 %, worst <= 15 % and every 8-GPU row within
+# 10 %; today 6.4 %, 18.0 % and 18.0 % (p039; README "Fidelity"), so CI
+# holds what is reached (issue 15's 10 % and 25 % tightened) until the
+# targets are met
+VALIDATE_MEDIAN    ?= 0.07
+VALIDATE_WORST     ?= 0.20
+VALIDATE_MULTI_GPU ?= 0.20
+VALIDATE_FLAGS = --max-median $(VALIDATE_MEDIAN) --max-worst $(VALIDATE_WORST) --max-multi-gpu $(VALIDATE_MULTI_GPU)
 
 test: deps
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
-	$(GO) run ./cmd/placesim validate validation/published.tsv --max-median $(VALIDATE_MEDIAN) --max-worst $(VALIDATE_WORST)
+	$(GO) run ./cmd/placesim validate validation/published.tsv $(VALIDATE_FLAGS)
 
 validate:
-	$(GO) run ./cmd/placesim validate validation/published.tsv --max-median $(VALIDATE_MEDIAN) --max-worst $(VALIDATE_WORST)
+	$(GO) run ./cmd/placesim validate validation/published.tsv $(VALIDATE_FLAGS)
 
 # every benchmark, then the engine's speed against commit 64f744f (the
 # engine before issue 17) measured in the same run: both trees built side

@@ -210,6 +210,11 @@ type ValidationSummary struct {
 	MedianError float64            `json:"medianAbsError"`
 	WorstError  float64            `json:"worstAbsError"`
 	WorstID     string             `json:"worstId"`
+	// WorstMultiGPU is the worst |error| among the rows on more than one
+	// GPU (data parallel) and WorstMultiGPUID its row; 0 and "" without
+	// such rows.
+	WorstMultiGPU   float64 `json:"worstMultiGpuAbsError"`
+	WorstMultiGPUID string  `json:"worstMultiGpuId,omitempty"`
 }
 
 // ValidationWorkload is the spec a row simulates: its workload with the
@@ -261,6 +266,9 @@ func Validate(ctx context.Context, reg *placers.Registry, rows []ValidationRow, 
 		abs[i] = math.Abs(r.Error)
 		if abs[i] > s.WorstError || s.WorstID == "" {
 			s.WorstError, s.WorstID = abs[i], r.ID
+		}
+		if r.GPUs > 1 && (abs[i] > s.WorstMultiGPU || s.WorstMultiGPUID == "") {
+			s.WorstMultiGPU, s.WorstMultiGPUID = abs[i], r.ID
 		}
 	}
 	sort.Float64s(abs)

@@ -19,6 +19,8 @@ type ValidateOptions struct {
 	Ctx                 context.Context
 	File, Format        string
 	MaxMedian, MaxWorst float64
+	// MaxMultiGPU bounds every data-parallel row's |error| (0: none).
+	MaxMultiGPU float64
 	// Explain, when set, is the id of the one row to take apart.
 	Explain string
 }
@@ -47,7 +49,8 @@ tensorflow. A tokens/s row multiplies samples/s by tokens_per_sample. A row
 that fails (out of memory) counts as error -100 %.
 
 --max-median and --max-worst make the command exit 1 when the median or
-worst |error| is above the threshold (fractions: 0.1 = 10 %).
+worst |error| is above the threshold (fractions: 0.1 = 10 %);
+--max-multi-gpu when any row on more than one GPU is further off than it.
 
 --explain ID simulates that row alone and takes its iteration apart on
 one GPU (the slowest replica's under data parallelism): compute time by
@@ -72,6 +75,7 @@ other idle time; the parts sum to the iteration.`,
 	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json (one object with rows and the summary)")
 	cmd.Flags().Float64Var(&opts.MaxMedian, "max-median", 0, "exit 1 when the median |error| is above this fraction (0 = no limit)")
 	cmd.Flags().Float64Var(&opts.MaxWorst, "max-worst", 0, "exit 1 when the worst |error| is above this fraction (0 = no limit)")
+	cmd.Flags().Float64Var(&opts.MaxMultiGPU, "max-multi-gpu", 0, "exit 1 when a row on more than one GPU has an |error| above this fraction (0 = no limit)")
 	cmd.Flags().StringVar(&opts.Explain, "explain", "", "simulate the row with this id alone and print its iteration taken apart (kernel classes, optimizer, communication, exposed communication, slowest GPU, idle)")
 	return cmd
 }
@@ -83,7 +87,7 @@ func validateRun(opts *ValidateOptions) error {
 	for _, t := range []struct {
 		name string
 		v    float64
-	}{{"max-median", opts.MaxMedian}, {"max-worst", opts.MaxWorst}} {
+	}{{"max-median", opts.MaxMedian}, {"max-worst", opts.MaxWorst}, {"max-multi-gpu", opts.MaxMultiGPU}} {
 		if !(t.v >= 0) || math.IsInf(t.v, 0) {
 			return fmt.Errorf("--%s %g (valid range: a fraction >= 0, e.g. 0.1 for 10 %%; 0 = no limit)", t.name, t.v)
 		}
@@ -101,8 +105,8 @@ func validateRun(opts *ValidateOptions) error {
 		ctx = context.Background()
 	}
 	if opts.Explain != "" {
-		if opts.MaxMedian > 0 || opts.MaxWorst > 0 {
-			return fmt.Errorf("--explain takes one row apart; --max-median and --max-worst judge the whole file (give one or the other)")
+		if opts.MaxMedian > 0 || opts.MaxWorst > 0 || opts.MaxMultiGPU > 0 {
+			return fmt.Errorf("--explain takes one row apart; --max-median, --max-worst and --max-multi-gpu judge the whole file (give one or the other)")
 		}
 		e, err := study.Explain(ctx, reg, rows, opts.Explain, filepath.Dir(opts.File))
 		if err != nil {
@@ -132,6 +136,9 @@ func validateRun(opts *ValidateOptions) error {
 	if opts.MaxWorst > 0 && s.WorstError > opts.MaxWorst {
 		return &exitError{ExitError, fmt.Errorf("worst |error| %.1f %% (%s) is above --max-worst %.1f %%", 100*s.WorstError, s.WorstID, 100*opts.MaxWorst)}
 	}
+	if opts.MaxMultiGPU > 0 && s.WorstMultiGPU > opts.MaxMultiGPU {
+		return &exitError{ExitError, fmt.Errorf("multi-GPU row %s: |error| %.1f %% is above --max-multi-gpu %.1f %%", s.WorstMultiGPUID, 100*s.WorstMultiGPU, 100*opts.MaxMultiGPU)}
+	}
 	return nil
 }
 
@@ -150,6 +157,9 @@ func printValidation(w io.Writer, s *study.ValidationSummary) {
 		}
 	}
 	fmt.Fprintf(w, "\n%d rows: median |error| %.1f %%, worst %.1f %% (%s)\n", len(s.Rows), 100*s.MedianError, 100*s.WorstError, s.WorstID)
+	if s.WorstMultiGPUID != "" {
+		fmt.Fprintf(w, "rows on more than one GPU: worst |error| %.1f %% (%s)\n", 100*s.WorstMultiGPU, s.WorstMultiGPUID)
+	}
 }
 
 // explainNames are the explanation's parts as printed.

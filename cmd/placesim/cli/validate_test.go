@@ -13,6 +13,8 @@ func TestValidateCmd(t *testing.T) {
 	const header = "id\tworkload\tcluster\tgpus\tprecision\tframework\tmeasured\tunit\ttokens_per_sample\tsource\tnote\n"
 	good := filepath.Join(dir, "good.tsv")
 	os.WriteFile(good, []byte(header+"mlp\tzoo:mlp?training=true&batch=64\t1xV100\t1\tfp32\tpytorch\t1e9\tsamples/s\t1\tnowhere\t\n"), 0o644)
+	multi := filepath.Join(dir, "multi.tsv")
+	os.WriteFile(multi, []byte(header+"mlp2\tzoo:mlp?training=true&batch=64\t4xV100-pcie\t2\tfp32\tpytorch\t1e9\tsamples/s\t1\tnowhere\t\n"), 0o644)
 	bad := filepath.Join(dir, "bad.tsv")
 	os.WriteFile(bad, []byte(header+"mlp\tzoo:mlp?training=true&batch=64\t1xV100\tone\tfp32\tpytorch\t1\tsamples/s\t1\tnowhere\t\n"), 0o644)
 	tests := []struct {
@@ -26,6 +28,8 @@ func TestValidateCmd(t *testing.T) {
 		{"malformed", []string{"validate", bad}, 1, "", "bad.tsv:2: column gpus: \"one\""},
 		{"format", []string{"validate", good, "--format", "xml"}, 1, "", "--format \"xml\""},
 		{"negative", []string{"validate", good, "--max-worst", "-1"}, 1, "", "--max-worst -1"},
+		{"multi-gpu", []string{"validate", multi, "--max-multi-gpu", "0.5"}, 1, "rows on more than one GPU: worst |error|", "multi-GPU row mlp2: |error| 100.0 % is above --max-multi-gpu 50.0 %"},
+		{"multi-gpu negative", []string{"validate", good, "--max-multi-gpu", "-0.5"}, 1, "", "--max-multi-gpu -0.5"},
 		{"explain", []string{"validate", good, "--explain", "mlp"}, 0, "optimizer (update ops)", ""},
 		{"explain unknown", []string{"validate", good, "--explain", "nope"}, 1, "", `--explain "nope": no such row id (valid: [mlp])`},
 		{"explain and threshold", []string{"validate", good, "--explain", "mlp", "--max-worst", "0.1"}, 1, "", "--explain takes one row apart"},
