@@ -18,6 +18,8 @@ type ExportOptions struct {
 	*Factory
 	Ctx                      context.Context
 	Workload, Format, ToFile string
+	// Cluster and Placer: where --format chakra places and plays the step.
+	Cluster, Placer string
 }
 
 // NewCmdExport builds export; runF, when not nil, replaces exportRun.
@@ -42,7 +44,9 @@ written atomically: an interrupted export leaves none.`,
 			return exportRun(opts)
 		},
 	}
-	cmd.Flags().StringVarP(&opts.Format, "format", "f", "native", "output format: native (JSON) or dot (Graphviz)")
+	cmd.Flags().StringVarP(&opts.Format, "format", "f", "native", "output format: native (JSON), dot (Graphviz) or chakra (per-rank Chakra ETs of a placed, simulated step; --out DIR or trace.%d.et)")
+	cmd.Flags().StringVarP(&opts.Cluster, "cluster", "c", "", "chakra: the cluster to place and play the step on")
+	cmd.Flags().StringVarP(&opts.Placer, "placer", "p", "single", "chakra: the placer (placesim list placers)")
 	cmd.Flags().StringVarP(&opts.ToFile, "out", "o", "", "output file (default: standard output)")
 	return cmd
 }
@@ -54,8 +58,10 @@ func exportRun(opts *ExportOptions) error {
 	case "native":
 	case "dot":
 		write = dot.Write
+	case "chakra":
+		return exportChakra(opts)
 	default:
-		return fmt.Errorf("--format %q (valid: native, dot)", opts.Format)
+		return fmt.Errorf("--format %q (valid: native, dot, chakra)", opts.Format)
 	}
 	g, err := study.LoadWorkload(opts.Workload)
 	if err != nil {
