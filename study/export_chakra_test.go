@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"google.golang.org/protobuf/encoding/protodelim"
 	"gonum.org/v1/gonum/floats/scalar"
+	"google.golang.org/protobuf/encoding/protodelim"
 
 	"placesim/engine"
 	"placesim/placers/builtin"
