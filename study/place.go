@@ -7,7 +7,7 @@ import (
 
 	"placesim/engine"
 	"placesim/placers"
-	"placesim/placers/tarnawski/maxload"
+	"placesim/placers/maxload"
 )
 
 // PlaceRequest is one placer on one workload and cluster whose split is

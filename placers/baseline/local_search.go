@@ -9,7 +9,7 @@ import (
 
 	"placesim/engine"
 	"placesim/placers"
-	"placesim/placers/tarnawski/maxload"
+	"placesim/placers/maxload"
 )
 
 var (

@@ -11,7 +11,7 @@ import (
 
 	"placesim/devices"
 	"placesim/placers"
-	"placesim/placers/tarnawski/maxload"
+	"placesim/placers/maxload"
 	"placesim/workloads/zoo"
 )
 

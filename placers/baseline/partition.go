@@ -17,7 +17,7 @@ import (
 	"placesim/engine"
 	"placesim/internal/scratch"
 	"placesim/placers"
-	"placesim/placers/tarnawski/maxload"
+	"placesim/placers/maxload"
 )
 
 var (

@@ -4,7 +4,7 @@ import (
 	"placesim/engine"
 	"placesim/placers"
 	"placesim/placers/graphalg"
-	"placesim/placers/tarnawski/maxload"
+	"placesim/placers/maxload"
 )
 
 // SingleArgs are single's options.

@@ -9,9 +9,9 @@ import (
 
 	"placesim/devices"
 	"placesim/placers"
+	"placesim/placers/maxload"
 	"placesim/placers/mip"
 	"placesim/placers/tarnawski"
-	"placesim/placers/tarnawski/maxload"
 	"placesim/workloads"
 )
 

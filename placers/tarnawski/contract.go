@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"placesim/placers/tarnawski/maxload"
+	"placesim/placers/maxload"
 	"placesim/workloads"
 )
 

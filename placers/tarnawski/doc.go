@@ -7,6 +7,6 @@
 // Appendix C) and the latency IP (section 4, Appendix A) solved with CBC,
 // and the paper's baselines that share its cost model: PipeDream's
 // optimizer on a linearised graph and the greedy split of Appendix F.
-// Splits are scored by placers/tarnawski/maxload and returned as plans
+// Splits are scored by placers/maxload and returned as plans
 // with one pipeline stage per part.
 package tarnawski

@@ -9,8 +9,8 @@ import (
 	"gonum.org/v1/gonum/floats/scalar"
 
 	"placesim/placers"
+	"placesim/placers/maxload"
 	"placesim/placers/mip/miptest"
-	"placesim/placers/tarnawski/maxload"
 )
 
 // ipTol is the relative tolerance on objectives CBC returns (its default

@@ -8,8 +8,8 @@ import (
 
 	"placesim/engine"
 	"placesim/placers"
+	"placesim/placers/maxload"
 	"placesim/placers/mip"
-	"placesim/placers/tarnawski/maxload"
 )
 
 // latencyIP is the latency IP of Appendix A over the ops: slot 0 is all

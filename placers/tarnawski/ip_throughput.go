@@ -6,8 +6,8 @@ import (
 	"math"
 	"slices"
 
+	"placesim/placers/maxload"
 	"placesim/placers/mip"
-	"placesim/placers/tarnawski/maxload"
 )
 
 // unitGraph is the graph of colocation units (ops sharing a colour class,

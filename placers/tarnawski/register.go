@@ -5,8 +5,8 @@ import (
 
 	"placesim/engine"
 	"placesim/placers"
+	"placesim/placers/maxload"
 	"placesim/placers/mip"
-	"placesim/placers/tarnawski/maxload"
 )
 
 // PipelineArgs are the options of pipedream and greedy, and the ones every

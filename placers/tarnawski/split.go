@@ -6,7 +6,7 @@ import (
 
 	"placesim/engine"
 	"placesim/placers"
-	"placesim/placers/tarnawski/maxload"
+	"placesim/placers/maxload"
 )
 
 // pipelineOpts says how a split becomes a pipelined plan.

@@ -6,5 +6,7 @@
 // CPU's load is its compute; the max-load is the time per sample of the
 // pipelined execution (section 5.1); an accelerator's memory bounds the
 // sizes placed on it. The DP, the IPs and the baselines of the paper
-// (local search, PipeDream, greedy) all score splits with it.
+// (local search, PipeDream, greedy) all score splits with it. It is a
+// leaf below the families: baseline, tarnawski and study import it, and it
+// imports no family.
 package maxload

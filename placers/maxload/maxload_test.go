@@ -9,7 +9,7 @@ import (
 
 	"placesim/devices"
 	"placesim/placers"
-	"placesim/placers/tarnawski/maxload"
+	"placesim/placers/maxload"
 	"placesim/workloads"
 	"placesim/workloads/fiddle"
 )
