@@ -149,6 +149,10 @@ func buildGNMT(p *Params) (*net, error) {
 			below = out
 		}
 
+		// Audit (issue 29): the softmax layer runs at every target step,
+		// as tensorflow/nmt's decoder computes logits for the whole
+		// target sequence (model.py, _build_decoder: output_layer on
+		// every step's output) before the masked loss.
 		n.inLayer(fmt.Sprintf("decoder/softmax/t_%d", t), "decoder/softmax", "softmax")
 		logits := n.matmulShared("matmul", below, wOut)
 		logits = n.op("bias_add", "bias-add", float64(logits.elems()), logits.shape, nil, logits, bOut)

@@ -64,6 +64,10 @@ func buildGPT(p *Params) (*net, error) {
 	}
 	n.in("final_norm", "layernorm")
 	x = n.layerNorm("layer_norm", x)
+	// Audit (issue 29): a language model predicts the next token at every
+	// position: the head and the loss run on batch x seq rows (openai
+	// gpt-2 src/model.py, logits of every position; Megatron-LM's
+	// post_language_model_processing likewise).
 	n.in("softmax", "softmax")
 	n.xentLoss("loss", n.tiedLogits("logits", x, wte), labels)
 	return n, nil

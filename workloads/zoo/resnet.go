@@ -55,7 +55,10 @@ func buildResNet(p *Params) (*net, error) {
 }
 
 // classifier is the ImageNet head: global average pool, [dropout,] fully
-// connected layer, softmax cross-entropy loss (returned).
+// connected layer, softmax cross-entropy loss (returned). Audit (issue
+// 29): the head runs once per image on the pooled features, never per
+// pixel, as in the reference trainers (torchvision resnet.py forward:
+// avgpool, flatten, fc; TF-slim resnet_v1 and inception_v3 likewise).
 func classifier(n *net, x, labels tensor, classes int, dropout bool) tensor {
 	n.in("classifier/pool", "global-avg-pool")
 	x = n.globalAvgPool("global_avg_pool", x)

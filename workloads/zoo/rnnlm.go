@@ -47,6 +47,9 @@ func buildRNNLM(p *Params) (*net, error) {
 	wOut := n.variable("kernel", hid, vocab)
 	n.inLayer("softmax/bias", "softmax", "variable")
 	bOut := n.variable("bias", vocab)
+	// Audit (issue 29): the softmax runs at every step (Zaremba et al.
+	// 2014's PTB model, tensorflow/models ptb_word_lm.py: logits of every
+	// step, sequence_loss over all of them).
 	losses := make([]tensor, seq)
 	for t := range losses {
 		n.inLayer(fmt.Sprintf("softmax/t_%d", t), "softmax", "softmax")

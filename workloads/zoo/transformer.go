@@ -94,6 +94,14 @@ func buildTransformer(p *Params) (*net, error) {
 		n.in(pre+"/ffn", "ffn")
 		y = n.sublayer(y, false, func(h tensor) tensor { return n.ffn(h, ff, "relu") })
 	}
+	// Audit (issue 29): the projection to the vocabulary and the loss run
+	// at every target position, as the reference trainers compute them:
+	// fairseq's decoder (DeepLearningExamples
+	// PyTorch/Translation/Transformer/fairseq/models/transformer.py,
+	// TransformerDecoder.forward) projects every position, padding
+	// included, and the trainer's log_softmax covers the whole [tokens, V]
+	// (ddp_trainer.py, _forward); the criterion masks padding only in the
+	// sum (criterions.py). tensor2tensor likewise.
 	n.in("decoder/softmax", "softmax")
 	logits := n.tiedLogits("logits", y, table)
 	n.xentLoss("loss", logits, labels)
