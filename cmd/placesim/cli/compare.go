@@ -29,6 +29,9 @@ type CompareOptions struct {
 	Regimes string
 	// Skip is --skip: placers left out of the default set.
 	Skip string
+	// Layout is --layout: compare stage planners on a large-model job
+	// (see train).
+	Layout string
 	// Changed reports whether a flag was given on the command line.
 	Changed func(name string) bool
 	Timeout time.Duration
@@ -76,6 +79,7 @@ A progress bar goes to stderr when it is a terminal (not with --quiet).
 	opts.Run.register(cmd, "4xV100-pcie")
 	opts.Pipeline.register(cmd)
 	fl := cmd.Flags()
+	fl.StringVar(&opts.Layout, "layout", "", "compare stage planners on a large transformer (-w zoo:llama3.1-405b, -c dgx-h100) under this parallel layout (see placesim train); --placers picks the planners")
 	fl.StringVar(&opts.Skip, "skip", "", "comma-separated placers to leave out of the default set (without --placers), e.g. those whose solver is not installed")
 	fl.StringVar(&opts.Regimes, "regimes", "", "compare in each of these regimes, comma-separated: step, SCHEDULE:M[:recompute][:even], dp:N, SCHEDULE:M+dp:N (e.g. step,1f1b:16,dp:4); adds the placer x regime matrix")
 	fl.StringVar(&opts.Placers, "placers", "", "comma-separated placer names (default: all that need no options; placesim list placers)")
@@ -91,6 +95,9 @@ A progress bar goes to stderr when it is a terminal (not with --quiet).
 func compareRun(opts *CompareOptions) error {
 	if !slices.Contains(compareFormats, opts.Format) {
 		return fmt.Errorf("--format %q (valid: %s)", opts.Format, strings.Join(compareFormats, ", "))
+	}
+	if opts.Layout != "" {
+		return compareLLMRun(opts, opts.Layout)
 	}
 	if opts.Timeout < 0 {
 		return fmt.Errorf("--timeout %v is negative (valid: 0 for none, or a duration such as 30s)", opts.Timeout)

@@ -130,6 +130,7 @@ partial file and exits 130.`,
 		NewCmdModels(f, nil),
 		NewCmdStats(f, nil),
 		NewCmdPlace(f, nil),
+		NewCmdTrain(f, nil),
 	)
 	return root
 }

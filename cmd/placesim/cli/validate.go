@@ -92,6 +92,12 @@ func validateRun(opts *ValidateOptions) error {
 			return fmt.Errorf("--%s %g (valid range: a fraction >= 0, e.g. 0.1 for 10 %%; 0 = no limit)", t.name, t.v)
 		}
 	}
+	// a large-model file (../shared/fidelity/llm.tsv) is told by its header
+	if isLLM, err := study.IsLLMValidation(opts.File); err != nil {
+		return err
+	} else if isLLM {
+		return validateLLMRun(opts)
+	}
 	rows, err := study.ReadValidation(opts.File)
 	if err != nil {
 		return err

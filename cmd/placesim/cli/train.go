@@ -1,0 +1,345 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"placesim/devices"
+	"placesim/engine/llm"
+	"placesim/parallel"
+	"placesim/study"
+	"placesim/workloads/zoo"
+)
+
+// TrainOptions are train's parsed flags.
+type TrainOptions struct {
+	*Factory
+	Ctx                                context.Context
+	Workload, Cluster, Layout, Planner string
+	Format                             string
+}
+
+// NewCmdTrain builds train: one iteration of a large decoder-only model
+// under a parallel layout.
+func NewCmdTrain(f *Factory, runF func(*TrainOptions) error) *cobra.Command {
+	opts := &TrainOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "train -w zoo:MODEL -c SYSTEM --layout LAYOUT",
+		Short: "Simulate one training iteration of a large transformer under a TP/PP/CP/EP/DP layout",
+		Long: `Simulate one iteration of a decoder-only transformer (` + strings.Join(zoo.LLMNames(), ", ") + `;
+shape overrides as zoo:NAME?seq=N&layers=N&imbalance=F) under a parallel
+layout, by symmetry (one representative GPU per pipeline rank), event by
+event: the pipeline schedule's chunks, the tensor/sequence-, context- and
+expert-parallel collectives, pipeline sends, and the data-parallel gradient
+reduction or sharded-optimizer traffic overlapped with the backward.
+
+It prints iteration time, tokens/s/GPU, model TFLOP/s/GPU, MFU and HFU,
+the pipeline bubble, exposed communication per kind (TP, CP, EP, PP, DP)
+and the per-GPU memory of every pipeline rank; a layout that does not fit
+is an out-of-memory verdict naming the GPU, the task and the bytes (exit 2).
+
+SYSTEM is dgx-h100 or dgx-a100-80gb (as many 8-GPU nodes as the layout
+needs), or a cluster preset or file with at least tp*pp*cp*dp GPUs
+(rank i on device i, Megatron's order tp-cp-ep-dp-pp).
+
+LAYOUT: ` + parallel.Syntax + `.
+
+--planner NAME splits the layers over the stages with a placer (e.g.
+tarnawski-dp, pipedream) instead of Megatron's even split.`,
+		Example: `  placesim train -w zoo:llama3.1-70b -c dgx-h100 --layout tp=4,pp=4,cp=2,dp=2,vp=5,sp,zero=1,mbs=1,gbs=128
+  placesim train -w zoo:llama3.1-70b -c dgx-h100 --layout dp=64,gbs=64          # out of memory: exit 2
+  placesim train -w 'zoo:mixtral-8x7b?imbalance=1.3' -c dgx-h100 --layout tp=2,ep=8,dp=8,sp,zero=1,gbs=256 --format json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.Ctx = cmd.Context()
+			if runF != nil {
+				return runF(opts)
+			}
+			return trainRun(opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&opts.Workload, "workload", "w", "", "model: zoo:NAME[?seq=N&layers=N&imbalance=F...] (required)")
+	fl.StringVarP(&opts.Cluster, "cluster", "c", "dgx-h100", "system (dgx-h100, dgx-a100-80gb), cluster preset or cluster file")
+	fl.StringVar(&opts.Layout, "layout", "", "parallel layout, e.g. tp=4,pp=4,cp=2,dp=2,vp=5,sp,zero=1,recompute=selective,mbs=1,gbs=128 (required)")
+	fl.StringVar(&opts.Planner, "planner", study.PlannerEven, "stage planner: even (Megatron) or a placer name")
+	fl.StringVar(&opts.Format, "format", "text", "output format: text or json")
+	_ = cmd.MarkFlagRequired("workload")
+	_ = cmd.MarkFlagRequired("layout")
+	return cmd
+}
+
+// llmJob builds the job of a model spec, a system and a layout.
+func llmJob(workload, cluster, layout string) (*llm.Job, error) {
+	m, err := zoo.ParseLLM(workload)
+	if err != nil {
+		return nil, fmt.Errorf("--workload: %w", err)
+	}
+	l, err := parallel.Parse(layout)
+	if err != nil {
+		return nil, fmt.Errorf("--layout: %w", err)
+	}
+	c, err := llmCluster(cluster, l.GPUs())
+	if err != nil {
+		return nil, fmt.Errorf("--cluster: %w", err)
+	}
+	return &llm.Job{Model: m, Layout: l, Cluster: c}, nil
+}
+
+func llmCluster(spec string, gpus int) (*devices.Cluster, error) {
+	c, err := llm.System(spec, gpus)
+	if err == nil {
+		return c, nil
+	}
+	if c, perr := devices.NewPreset(spec); perr == nil {
+		return c, nil
+	}
+	if _, serr := os.Stat(spec); serr == nil {
+		return devices.LoadClusterFile(spec)
+	}
+	return nil, err
+}
+
+func trainRun(opts *TrainOptions) error {
+	if opts.Format != "text" && opts.Format != "json" {
+		return fmt.Errorf("--format %q (valid: text, json)", opts.Format)
+	}
+	j, err := llmJob(opts.Workload, opts.Cluster, opts.Layout)
+	if err != nil {
+		return err
+	}
+	var notes []string
+	if opts.Planner != study.PlannerEven {
+		reg, err := opts.Registry()
+		if err != nil {
+			return err
+		}
+		ctx := opts.Ctx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		j.Stages, notes, err = study.PlanStages(ctx, reg, opts.Planner, j)
+		if err != nil {
+			return fmt.Errorf("--planner %s: %w", opts.Planner, err)
+		}
+		j.Planner = opts.Planner
+	}
+	r, err := llm.Simulate(j)
+	if err != nil {
+		return err
+	}
+	r.Notes = append(r.Notes, notes...)
+	if opts.Format == "json" {
+		if err := writeJSON(opts.Out, trainJSON(j, r)); err != nil {
+			return err
+		}
+	} else {
+		printTrain(opts.Out, j, r)
+	}
+	if r.OOM != nil {
+		return &exitError{ExitOOM, r.OOM.Err}
+	}
+	return nil
+}
+
+// trainJSON is train's JSON object: the results schema's fields where
+// they apply (stepTime, throughput in sequences/s, peakMemory, oom) and
+// the field's units.
+func trainJSON(j *llm.Job, r *llm.Result) map[string]any {
+	var oom any
+	if r.OOM != nil {
+		oom = map[string]any{"device": r.OOM.Device, "rank": r.OOM.Rank, "op": r.OOM.Op, "bytes": r.OOM.Bytes, "capacity": r.OOM.Capacity, "error": r.OOM.Err.Error()}
+	}
+	planner := j.Planner
+	if planner == "" {
+		planner = study.PlannerEven
+	}
+	return map[string]any{
+		"model": j.Model.Name, "cluster": j.Cluster.Name, "layout": j.Layout.String(), "planner": planner, "gpus": r.GPUs, "stages": r.Stages,
+		"stepTime": r.IterationTime, "throughput": float64(j.Layout.GlobalBatch) / r.IterationTime,
+		"tokensPerSecPerGPU": r.TokensPerSecPerGPU, "modelTFLOPsPerGPU": r.ModelTFLOPsPerGPU, "mfu": r.MFU, "hfu": r.HFU,
+		"bubble": r.Bubble, "exposedComm": r.ExposedByKind(), "peakMemory": r.PeakMemory, "memory": r.Memory, "oom": oom, "notes": r.Notes,
+	}
+}
+
+func printTrain(w io.Writer, j *llm.Job, r *llm.Result) {
+	fmt.Fprintf(w, "%s on %s, %d GPUs, layout %s\n", j.Model.Name, j.Cluster.Name, r.GPUs, j.Layout)
+	fmt.Fprintf(w, "stages (layers per virtual stage): %v\n", r.Stages)
+	fmt.Fprintf(w, "iteration time      %.3f s\n", r.IterationTime)
+	fmt.Fprintf(w, "tokens/s/GPU        %.0f\n", r.TokensPerSecPerGPU)
+	fmt.Fprintf(w, "model TFLOP/s/GPU   %.1f\n", r.ModelTFLOPsPerGPU)
+	fmt.Fprintf(w, "MFU / HFU           %.1f %% / %.1f %%\n", 100*r.MFU, 100*r.HFU)
+	fmt.Fprintf(w, "pipeline bubble     %.1f %% of the iteration\n", 100*r.Bubble)
+	var parts []string
+	for _, k := range llm.CommKinds() {
+		parts = append(parts, fmt.Sprintf("%s %.3f s", k, r.Exposed[k]))
+	}
+	fmt.Fprintf(w, "exposed comm        %s\n", strings.Join(parts, ", "))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "rank\tdevice\tGPUs\tweights GB\tgrads GB\toptimizer GB\tactivations GB\tin flight\tworkspace GB\tbuffers GB\tpeak GB\tcapacity GB\t")
+	for _, m := range r.Memory {
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t\n", m.Rank, m.Device, m.Stands,
+			gbOf(m.Weights), gbOf(m.Grads), gbOf(m.Optimizer), gbOf(m.Activations), m.InFlight, gbOf(m.Workspace), gbOf(m.Buffers), gbOf(m.Peak), gbOf(m.Capacity))
+	}
+	tw.Flush()
+	if r.OOM != nil {
+		fmt.Fprintf(w, "OUT OF MEMORY: %v\n", r.OOM.Err)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}
+
+func gbOf(b int64) float64 { return float64(b) / 1e9 }
+
+// compareLLMRun is compare with --layout: the stage planners on one
+// large-model job, Megatron's even split first as the baseline.
+func compareLLMRun(opts *CompareOptions, layout string) error {
+	if opts.Format != "table" && opts.Format != "json" {
+		return fmt.Errorf("--format %q with --layout (valid: table, json)", opts.Format)
+	}
+	cluster := opts.Run.cluster
+	j, err := llmJob(opts.Run.workload, cluster, layout)
+	if err != nil {
+		return err
+	}
+	names := study.DefaultStagePlanners
+	if opts.Placers != "" {
+		names = []string{study.PlannerEven}
+		for _, n := range strings.Split(opts.Placers, ",") {
+			if n = strings.TrimSpace(n); n != "" && n != study.PlannerEven {
+				names = append(names, n)
+			}
+		}
+	}
+	reg, err := opts.Registry()
+	if err != nil {
+		return err
+	}
+	ctx := opts.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	plans := study.CompareStagePlanners(ctx, reg, names, j)
+	if opts.Format == "json" {
+		var rows []map[string]any
+		for _, p := range plans {
+			row := map[string]any{"planner": p.Planner, "stages": p.Stages, "placeTime": p.PlaceTime, "notes": p.Notes, "failure": p.Failure}
+			if p.Result != nil {
+				for k, v := range trainJSON(j, p.Result) {
+					row[k] = v
+				}
+				row["planner"] = p.Planner
+			}
+			rows = append(rows, row)
+		}
+		return writeJSON(opts.Out, map[string]any{"results": rows})
+	}
+	w := opts.Out
+	fmt.Fprintf(w, "%s on %s, %d GPUs, layout %s: stage planners (baseline: Megatron's even split)\n", j.Model.Name, j.Cluster.Name, j.Layout.GPUs(), j.Layout)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "planner\titeration s\tvs even\tMFU\ttokens/s/GPU\tpeak memory GB\tOOM\tstages")
+	var base float64
+	if plans[0].Result != nil {
+		base = plans[0].Result.IterationTime
+	}
+	for _, p := range plans {
+		if p.Result == nil {
+			fmt.Fprintf(tw, "%s\tfailed: %s\t\t\t\t\t\t\n", p.Planner, p.Failure)
+			continue
+		}
+		r := p.Result
+		vs := "-"
+		if base > 0 {
+			vs = fmt.Sprintf("%+.1f %%", 100*(r.IterationTime/base-1))
+		}
+		oom := "no"
+		if r.OOM != nil {
+			oom = fmt.Sprintf("rank %d: %.1f > %.1f GB", r.OOM.Rank, gbOf(r.OOM.Bytes), gbOf(r.OOM.Capacity))
+		}
+		fmt.Fprintf(tw, "%s\t%.3f\t%s\t%.1f %%\t%.0f\t%.1f\t%s\t%v\n", p.Planner, r.IterationTime, vs, 100*r.MFU, r.TokensPerSecPerGPU, gbOf(r.PeakMemory), oom, compactStages(r.Stages))
+	}
+	tw.Flush()
+	for _, p := range plans {
+		for _, n := range p.Notes {
+			fmt.Fprintf(w, "note: %s: %s\n", p.Planner, n)
+		}
+	}
+	return nil
+}
+
+// compactStages prints a long split as "8x7,9" runs.
+func compactStages(st []int) string {
+	var parts []string
+	for i := 0; i < len(st); {
+		k := i
+		for k < len(st) && st[k] == st[i] {
+			k++
+		}
+		if k-i > 1 {
+			parts = append(parts, fmt.Sprintf("%dx%d", k-i, st[i]))
+		} else {
+			parts = append(parts, fmt.Sprint(st[i]))
+		}
+		i = k
+	}
+	return strings.Join(parts, ",")
+}
+
+// validateLLMRun is validate on a large-model file (llm.tsv's header).
+func validateLLMRun(opts *ValidateOptions) error {
+	rows, err := study.ReadLLMValidation(opts.File)
+	if err != nil {
+		return err
+	}
+	s := study.ValidateLLM(rows)
+	s.File = opts.File
+	if opts.Format == "json" {
+		if err := writeJSON(opts.Out, s); err != nil {
+			return err
+		}
+	} else {
+		w := opts.Out
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "id\tgpus\tlayout\tmeasured\tsimulated\tunit\terror\tMFU")
+		for _, r := range s.Rows {
+			if r.Failure != "" {
+				fmt.Fprintf(tw, "%s\t%d\t%s\t%.2f\tfailed\t%s\t\t\n", r.ID, r.GPUs, r.Layout, r.Measured, r.Unit)
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%.2f\t%.2f\t%s\t%+.1f %%\t%.1f %%\n", r.ID, r.GPUs, r.Layout, r.Measured, r.Simulated, r.Unit, 100*r.Error, 100*r.MFU)
+		}
+		tw.Flush()
+		for _, r := range s.Rows {
+			if r.Failure != "" {
+				fmt.Fprintf(w, "%s: %s\n", r.ID, r.Failure)
+			}
+			if r.OOM != "" {
+				fmt.Fprintf(w, "%s: %s\n", r.ID, r.OOM)
+			}
+			if len(r.Defaults) > 0 {
+				fmt.Fprintf(w, "%s: not stated, assumed %s\n", r.ID, strings.Join(r.Defaults, "; "))
+			}
+		}
+		fmt.Fprintf(w, "\n%d rows: median |error| %.1f %%, worst %.1f %% (%s)\n", len(s.Rows), 100*s.MedianError, 100*s.WorstError, s.WorstID)
+	}
+	if opts.MaxMedian > 0 && s.MedianError > opts.MaxMedian {
+		return &exitError{ExitError, fmt.Errorf("median |error| %.1f %% is above --max-median %.1f %%", 100*s.MedianError, 100*opts.MaxMedian)}
+	}
+	if opts.MaxWorst > 0 && s.WorstError > opts.MaxWorst {
+		return &exitError{ExitError, fmt.Errorf("worst |error| %.1f %% (%s) is above --max-worst %.1f %%", 100*s.WorstError, s.WorstID, 100*opts.MaxWorst)}
+	}
+	for _, r := range s.Rows {
+		if r.Failure != "" {
+			return &exitError{ExitError, errors.New("some rows could not be simulated")}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,74 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"placesim/internal/sharedtest"
+)
+
+func TestTrainPrintsFieldUnits(t *testing.T) {
+	code, out, errs := run(t, "train", "-w", "zoo:llama3.1-8b?layers=8&seq=4096", "-c", "dgx-h100", "--layout", "tp=2,pp=2,dp=2,sp,zero=1,mbs=1,gbs=8")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"iteration time", "tokens/s/GPU", "model TFLOP/s/GPU", "MFU / HFU", "pipeline bubble", "exposed comm", "TP ", "PP ", "DP ", "optimizer GB"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestTrainOOMExit2(t *testing.T) {
+	code, out, errs := run(t, "train", "-w", "zoo:llama3.1-70b", "-c", "dgx-h100", "--layout", "dp=64,gbs=64", "--format", "json")
+	if code != 2 {
+		t.Fatalf("exit %d, want 2 (OOM): %s", code, errs)
+	}
+	var v struct {
+		OOM struct {
+			Device string `json:"device"`
+			Op     string `json:"op"`
+			Bytes  int64  `json:"bytes"`
+		} `json:"oom"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.OOM.Device != "n0-gpu0" || v.OOM.Bytes <= 80e9 || v.OOM.Op == "" {
+		t.Fatalf("oom %+v", v.OOM)
+	}
+}
+
+func TestTrainBadLayoutNamesField(t *testing.T) {
+	code, _, errs := run(t, "train", "-w", "zoo:llama3.1-8b", "--layout", "tp=3,pp=0")
+	if code != 1 || !strings.Contains(errs, "pp") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+}
+
+func TestCompareStagePlanners(t *testing.T) {
+	code, out, errs := run(t, "compare", "-w", "zoo:llama3.1-8b?layers=30&seq=4096", "-c", "dgx-h100", "--layout", "tp=2,pp=4,sp,gbs=8",
+		"--placers", "tarnawski-dp,pipedream,order-place")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"even", "tarnawski-dp", "pipedream", "order-place", "MFU", "peak memory GB"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestValidateDetectsLLMFile(t *testing.T) {
+	path := sharedtest.Path(t, "fidelity", "llm.tsv")
+	code, out, errs := run(t, "validate", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, id := range []string{"kor-t5-175b-seqsel", "dgxc-llama31-405b-bf16-512", "mbr-gptoss-120b-bf16-h100-64", "median |error|"} {
+		if !strings.Contains(out, id) {
+			t.Errorf("output lacks %q", id)
+		}
+	}
+}
