@@ -61,6 +61,9 @@ func listRun(opts *ListOptions) error {
 		for _, p := range devices.Presets() {
 			fmt.Fprintf(w, "%-22s %s\n", p.Name, p.Description)
 		}
+		for _, s := range devices.SystemFamilies() {
+			fmt.Fprintf(w, "%-22s %s\n", s.Name+":"+s.Unit+"=N", s.Description)
+		}
 	case "devices":
 		for _, n := range devices.KindNames() {
 			k, _ := devices.KindByName(n)

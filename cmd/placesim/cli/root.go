@@ -131,6 +131,7 @@ partial file and exits 130.`,
 		NewCmdStats(f, nil),
 		NewCmdPlace(f, nil),
 		NewCmdTrain(f, nil),
+		NewCmdCollective(f, nil),
 	)
 	return root
 }
