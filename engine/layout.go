@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 
+	"placesim/internal/checked"
 	"placesim/devices"
 	"placesim/workloads"
 )
@@ -360,7 +361,7 @@ func (l *layout) checkBatch(g *workloads.Graph) error {
 	if l.reps > g.Batch {
 		return fmt.Errorf("%w: field dataParallel.replicas = %d is more than graph %q's batch (valid range: 1..%d)", ErrInvalidPlan, l.reps, g.Name, g.Batch)
 	}
-	if mr := count(l.m).mul(uint64(l.reps)); mr.over || mr.v > uint64(g.Batch) {
+	if mr, ok := checked.CountOf(int64(l.m)).Mul(uint64(l.reps)).Value(); !ok || mr > uint64(g.Batch) {
 		return fmt.Errorf("%w: fields pipeline.microBatches x dataParallel.replicas = %d x %d is more than graph %q's batch of %d (valid: at most one sample per micro-batch and replica; micro-batches in 1..%d)",
 			ErrInvalidPlan, l.m, l.reps, g.Name, g.Batch, g.Batch/l.reps)
 	}

@@ -8,6 +8,7 @@ package checked
 import (
 	"errors"
 	"math"
+	"math/bits"
 )
 
 // ErrOverflow is wrapped by errors for a sum or product that does not fit
@@ -75,6 +76,40 @@ func (a *Acc) Value() (int64, bool) {
 	}
 	return a.v, true
 }
+
+// Count is a non-negative count (nodes, edges, bytes of a size estimate)
+// whose arithmetic remembers an overflow of 64 bits: once a product or sum
+// overflows, the count stays overflowed. The zero value is 0.
+type Count struct {
+	v    uint64
+	over bool
+}
+
+// CountOf is n as a Count; a negative n is an overflowed count.
+func CountOf(n int64) Count {
+	if n < 0 {
+		return Count{over: true}
+	}
+	return Count{v: uint64(n)}
+}
+
+// Mul returns c*b.
+func (c Count) Mul(b uint64) Count {
+	hi, lo := bits.Mul64(c.v, b)
+	return Count{lo, c.over || hi != 0}
+}
+
+// Add returns c+b.
+func (c Count) Add(b Count) Count {
+	sum, carry := bits.Add64(c.v, b.v, 0)
+	return Count{sum, c.over || b.over || carry != 0}
+}
+
+// Value returns the count and ok false when it overflowed.
+func (c Count) Value() (n uint64, ok bool) { return c.v, !c.over }
+
+// Overflowed reports whether the count overflowed.
+func (c Count) Overflowed() bool { return c.over }
 
 // Finite reports whether f is neither NaN nor infinite: a FLOP count or a
 // time computed from input data must be, before it is printed or used.

@@ -109,3 +109,33 @@ func TestFinite(t *testing.T) {
 		t.Error("Finite refuses a finite number")
 	}
 }
+
+func TestCount(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		c    checked.Count
+		want uint64 // ignored when over
+		over bool
+	}{
+		{"zero", checked.Count{}, 0, false},
+		{"product", checked.CountOf(3).Mul(4).Mul(5), 60, false},
+		{"sum", checked.CountOf(7).Add(checked.CountOf(8)), 15, false},
+		{"largest product", checked.CountOf(1 << 32).Mul(1<<32 - 1), 1<<64 - 1<<32, false},
+		{"product overflows", checked.CountOf(1 << 32).Mul(1 << 32), 0, true},
+		{"sum overflows", checked.CountOf(math.MaxInt64).Add(checked.CountOf(math.MaxInt64)).Add(checked.CountOf(2)), 0, true},
+		{"overflow is sticky", checked.CountOf(1 << 40).Mul(1 << 40).Mul(0).Add(checked.CountOf(1)), 0, true},
+		{"negative", checked.CountOf(-1), 0, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := tc.c.Value()
+			if ok == tc.over || tc.c.Overflowed() != tc.over {
+				t.Fatalf("Value() ok = %v, Overflowed() = %v, want overflow %v", ok, tc.c.Overflowed(), tc.over)
+			}
+			if !tc.over && got != tc.want {
+				t.Errorf("Value() = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
