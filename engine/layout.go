@@ -5,8 +5,8 @@ import (
 	"slices"
 	"sort"
 
-	"placesim/internal/checked"
 	"placesim/devices"
+	"placesim/internal/checked"
 	"placesim/workloads"
 )
 
