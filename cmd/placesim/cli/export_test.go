@@ -72,7 +72,7 @@ func TestExportErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"bad format", []string{"export", "zoo:mlp", "--format", "svg"}, `--format "svg" (valid: native, dot)`},
+		{"bad format", []string{"export", "zoo:mlp", "--format", "svg"}, `--format "svg" (valid: native, dot, chakra)`},
 		{"no workload", []string{"export"}, "accepts 1 arg(s), received 0"},
 		{"missing file", []string{"export", "nope.json"}, `read workload "nope.json"`},
 		{"unwritable output", []string{"export", "zoo:mlp", "--out", "/nonexistent-dir/x.json"}, "/nonexistent-dir/x.json"},
