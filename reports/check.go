@@ -28,7 +28,7 @@ func CheckOutput(path string) error {
 	}
 	switch ext := filepath.Ext(path); ext {
 	case ".json":
-		var v map[string]any
+		var v any // an object (results.json) or an array (results.timings.json)
 		if err := json.Unmarshal(data, &v); err != nil {
 			return bad("JSON does not parse", err)
 		}

@@ -23,6 +23,13 @@ type DirOptions struct {
 	// Cancelled, when set, is asked before each file; a non-nil error
 	// stops WriteDir with that error (an interrupted command).
 	Cancelled func() error
+	// Results, when set, is results.json as the caller encodes it (the
+	// one versioned results schema of package study, which check reads);
+	// nil: the rows as JSON writes them.
+	Results []byte
+	// Timings, when set, is written as results.timings.json (wall-clock
+	// measurements kept out of results.json, so that it is deterministic).
+	Timings []byte
 }
 
 // Figures returns every chart of a comparison: step time, placement time
@@ -48,7 +55,7 @@ func Figures(rows []*Outcome, detail *Outcome, c *devices.Cluster) ([]*Figure, e
 }
 
 // WriteDir writes a comparison's outputs into dir, creating it:
-// results.json, results.csv, table.txt, each figure as PNG and SVG,
+// results.json (and results.timings.json with opt.Timings), results.csv, table.txt, each figure as PNG and SVG,
 // trace.json (with a detailed run) and report.html, last. Every file is
 // written with WriteFileAtomic, so a run killed midway leaves only whole
 // files (and hidden temporary files, which the next WriteDir or PrepareDir
@@ -81,8 +88,17 @@ func WriteDir(dir string, rows []*Outcome, opt DirOptions) ([]string, error) {
 		}
 		return put(name, b.Bytes())
 	}
-	if err := gen("results.json", func(w io.Writer) error { return JSON(w, rows) }); err != nil {
+	if opt.Results != nil {
+		if err := put("results.json", opt.Results); err != nil {
+			return written, err
+		}
+	} else if err := gen("results.json", func(w io.Writer) error { return JSON(w, rows) }); err != nil {
 		return written, err
+	}
+	if opt.Timings != nil {
+		if err := put("results.timings.json", opt.Timings); err != nil {
+			return written, err
+		}
 	}
 	if err := gen("results.csv", func(w io.Writer) error { return CSV(w, rows) }); err != nil {
 		return written, err

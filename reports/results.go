@@ -9,7 +9,8 @@ import (
 )
 
 // JSON writes {"results": [...]}: one object per run, sorted as in Table,
-// with the fields of Outcome (times in seconds, sizes in bytes;
+// with the fields of Outcome (times in seconds, sizes in bytes; stepTime
+// and throughput null when the run was not simulated;
 // placeTime null in reproducible runs, oom null or an object) and vsBest,
 // the run's step time over the best of its own regime (absent when the
 // run failed, ran out of memory or is not comparable), as the table's
@@ -30,6 +31,10 @@ func JSON(w io.Writer, rows []*Outcome) error {
 type jsonRow struct {
 	*Outcome
 	VsBest float64 `json:"vsBest,omitempty"`
+	// StepTime and Throughput are the Outcome's, null when the run was
+	// not simulated (an error, or not comparable in its regime).
+	StepTime   *float64 `json:"stepTime"`
+	Throughput *float64 `json:"throughput"`
 }
 
 // jsonRows sorts rows as Table does and adds each one's vsBest.
@@ -39,6 +44,9 @@ func jsonRows(rows []*Outcome) []jsonRow {
 	out := make([]jsonRow, len(rows))
 	for i, o := range rows {
 		out[i] = jsonRow{Outcome: o, VsBest: vsBest(o, best)}
+		if o.Error == "" && o.NotComparable == "" {
+			out[i].StepTime, out[i].Throughput = &o.StepTime, &o.Throughput
+		}
 	}
 	return out
 }

@@ -34,6 +34,10 @@ type CompareSpec struct {
 	// Progress, when set, is called once per finished run, in completion
 	// order, never concurrently with itself.
 	Progress func(Progress)
+	// Start, when set, is called as each run starts, with its placer
+	// and regime, never concurrently with itself or Progress (a progress
+	// line names what is running and for how long).
+	Start func(placer, regime string)
 }
 
 // Progress reports one finished run of a comparison.
@@ -130,6 +134,11 @@ func Compare(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *
 				s := cs.Base
 				s.Placer = names[i]
 				s.Options = perPlacer[names[i]]
+				if cs.Start != nil {
+					mu.Lock()
+					cs.Start(s.Placer, s.Regime.String())
+					mu.Unlock()
+				}
 				o := runGuarded(ctx, reg, g, c, s, cs.Timeout)
 				rows[i] = o
 				if cs.Progress != nil {

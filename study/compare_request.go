@@ -27,6 +27,9 @@ type CompareRequest struct {
 	// Regimes, when set, runs the comparison once per regime (replacing
 	// Base.Regime); every row carries its regime.
 	Regimes []Regime
+	// AllReduce is the all-reduce flags as given, recorded with the
+	// regimes in results.json's scenario (nil: the defaults).
+	AllReduce *AllReduceSpec
 }
 
 // CompareResult is what CompareFiles returns.
@@ -91,6 +94,9 @@ func CompareFiles(ctx context.Context, reg *placers.Registry, req CompareRequest
 		}
 	}
 	if req.Out != "" {
+		if err := ClaimDir(req.Out, "compare"); err != nil {
+			return nil, err
+		}
 		if err := reports.PrepareDir(req.Out); err != nil {
 			return nil, err
 		}
@@ -124,7 +130,19 @@ func CompareFiles(ctx context.Context, reg *placers.Registry, req CompareRequest
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := writeCompareDir(ctx, req, res); err != nil {
+	sc, err := req.CompareScenario(reg, cs.Placers, regimes)
+	if err != nil {
+		return nil, err
+	}
+	stamp := NewStamp("compare")
+	if cs.Base.Reproducible {
+		stamp.Date = ""
+	}
+	results, timings, err := encodeCompareResults(sc, reg, res.Rows, stamp)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeCompareDir(ctx, req, res, results, timings); err != nil {
 		for _, p := range res.Written {
 			os.Remove(p)
 		}
@@ -137,8 +155,8 @@ func CompareFiles(ctx context.Context, reg *placers.Registry, req CompareRequest
 // writeCompareDir writes Out. The comparison runs without traces; the run
 // it details (the best, or Gantt's) is simulated again with one. A ctx
 // cancelled midway stops it between files with ctx's error.
-func writeCompareDir(ctx context.Context, req CompareRequest, res *CompareResult) error {
-	opt := reports.DirOptions{Cluster: res.Cluster}
+func writeCompareDir(ctx context.Context, req CompareRequest, res *CompareResult, results, timings []byte) error {
+	opt := reports.DirOptions{Cluster: res.Cluster, Results: results, Timings: timings}
 	detail := Best(res.Rows)
 	if req.Gantt != "" {
 		detail = nil

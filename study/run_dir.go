@@ -16,6 +16,11 @@ func RunToDir(ctx context.Context, s *Scenario, o RunOptions) (*Results, error) 
 	if err := s.Validate(o.Registry); err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
 	}
+	if o.Stamp != nil {
+		if err := ClaimDir(o.Dir, o.Stamp.Command); err != nil {
+			return nil, err
+		}
+	}
 	if err := reports.PrepareDir(o.Dir); err != nil {
 		return nil, err
 	}
@@ -26,6 +31,7 @@ func RunToDir(ctx context.Context, s *Scenario, o RunOptions) (*Results, error) 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	res.Stamp = o.Stamp
 	if err := WriteResults(o.ResultsFile(), res, timings); err != nil {
 		return nil, err
 	}

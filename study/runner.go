@@ -53,6 +53,22 @@ type Record struct {
 	Rewritten string   `json:"rewritten,omitempty"`
 }
 
+// MarshalJSON writes the record with stepTime and throughput null when
+// the point was not simulated (an error, or not comparable in its
+// regime), so that no reader mistakes a failure for a step of 0 s.
+func (r Record) MarshalJSON() ([]byte, error) {
+	type plain Record
+	v := struct {
+		plain
+		StepTime   *float64 `json:"stepTime"`
+		Throughput *float64 `json:"throughput"`
+	}{plain: plain(r)}
+	if r.Error == "" && r.NotComparable == "" {
+		v.StepTime, v.Throughput = &r.StepTime, &r.Throughput
+	}
+	return json.Marshal(v)
+}
+
 // Failed reports whether the point errored or ran out of memory.
 func (r *Record) Failed() bool { return r.Error != "" || r.OOM != nil }
 
@@ -85,8 +101,11 @@ const (
 type Results struct {
 	// Format and Version are ResultsFormat and ResultsVersion; set by
 	// EncodeResults.
-	Format   string    `json:"format"`
-	Version  int       `json:"version"`
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+	// Stamp says which placesim wrote the file, with which command and
+	// when (absent in files written before stamps).
+	Stamp    *Stamp    `json:"stamp,omitempty"`
 	Scenario *Scenario `json:"scenario"`
 	// Shard is "i/N" for a shard's partial results, empty when complete.
 	Shard   string   `json:"shard,omitempty"`
@@ -154,6 +173,11 @@ type RunOptions struct {
 	// Notice, if set, is told about journaled points that are re-run
 	// because their inputs changed.
 	Notice func(msg string)
+	// Stamp, if set, is written into the results file (RunToDir).
+	Stamp *Stamp
+	// Start, if set, is called as each point starts, never concurrently
+	// with itself or Progress.
+	Start func(p Point)
 }
 
 func (o *RunOptions) journal() string {
@@ -242,6 +266,11 @@ func RunScenario(ctx context.Context, s *Scenario, o RunOptions) (*Results, []Ti
 		go func() {
 			defer wg.Done()
 			for p := range ch {
+				if o.Start != nil {
+					mu.Lock()
+					o.Start(p)
+					mu.Unlock()
+				}
 				line, complete := runPoint(ctx, s, p, o.Registry, cache, timeout, local[p.Placer], o.MaxMemory)
 				if !complete {
 					continue // interrupted: left for the next run
@@ -346,18 +375,23 @@ func runPoint(ctx context.Context, s *Scenario, p Point, reg *placers.Registry, 
 		line.Record.Error = r.err.Error()
 		return line, true
 	}
-	o := r.o
-	if o.PlaceTime != nil {
-		line.PlaceTime = *o.PlaceTime
+	if r.o.PlaceTime != nil {
+		line.PlaceTime = *r.o.PlaceTime
 	}
-	line.Record.StepTime, line.Record.Throughput = o.StepTime, o.Throughput
-	line.Record.PeakMemory, line.Record.Capacity = o.PeakMemory, o.Capacity
-	line.Record.OOM, line.Record.Error = o.OOM, o.Error
-	line.Record.BytesMoved, line.Record.Transfers = o.BytesMoved, o.Transfers
-	line.Record.OrderRelaxed = o.Result != nil && o.Result.OrderRelaxed != ""
-	line.Record.NotComparable, line.Record.RegimeNote, line.Record.MaxLoad = o.NotComparable, o.RegimeNote, o.MaxLoad
-	line.Record.Fallback, line.Record.Relaxed, line.Record.Rewritten = o.Fallback, o.Relaxed, o.Rewritten
+	line.Record = recordOf(p, r.o)
 	return line, true
+}
+
+// recordOf is the record of point p from its run's outcome o.
+func recordOf(p Point, o *Outcome) Record {
+	return Record{Point: p,
+		StepTime: o.StepTime, Throughput: o.Throughput,
+		PeakMemory: o.PeakMemory, Capacity: o.Capacity,
+		OOM: o.OOM, Error: o.Error,
+		BytesMoved: o.BytesMoved, Transfers: o.Transfers,
+		OrderRelaxed:  o.Result != nil && o.Result.OrderRelaxed != "",
+		NotComparable: o.NotComparable, RegimeNote: o.RegimeNote, MaxLoad: o.MaxLoad,
+		Fallback: o.Fallback, Relaxed: o.Relaxed, Rewritten: o.Rewritten}
 }
 
 // resolveLocal distributes the command line's placer options over the

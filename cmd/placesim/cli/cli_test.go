@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"placesim/cmd/placesim/cli"
+	"placesim/study"
 )
 
 // run calls the CLI in-process and returns exit code, stdout and stderr.
@@ -146,9 +147,25 @@ func TestSweepMergeCheck(t *testing.T) {
 	if code, _, errs := run(t, append([]string{"merge", "--out", filepath.Join(dir, "merged")}, parts...)...); code != 0 {
 		t.Fatalf("merge: %s", errs)
 	}
-	a, _ := os.ReadFile(filepath.Join(dir, "whole", "results.json"))
-	b, _ := os.ReadFile(filepath.Join(dir, "merged", "results.json"))
-	if len(a) == 0 || string(a) != string(b) {
+	// the same scenario and records; only the stamps (command, date) differ
+	unstamped := func(path, command string) string {
+		r, err := study.ReadResults(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Stamp == nil || r.Stamp.Command != command || r.Stamp.Placesim == "" || r.Stamp.Date == "" {
+			t.Fatalf("%s: stamp %+v, want command %s with a version and a date", path, r.Stamp, command)
+		}
+		r.Stamp = nil
+		var b strings.Builder
+		if err := study.EncodeResults(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	a := unstamped(filepath.Join(dir, "whole", "results.json"), "sweep")
+	b := unstamped(filepath.Join(dir, "merged", "results.json"), "merge")
+	if len(a) == 0 || a != b {
 		t.Fatal("merged shards differ from the whole sweep")
 	}
 	code, out, errs := run(t, "check", "--baseline", filepath.Join(dir, "whole", "results.json"))

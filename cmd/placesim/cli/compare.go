@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
@@ -35,8 +34,11 @@ type CompareOptions struct {
 	// Changed reports whether a flag was given on the command line.
 	Changed func(name string) bool
 	Timeout time.Duration
-	Jobs    int
-	Quiet   bool
+	// Jobs is --workers (--jobs, deprecated).
+	Jobs  int
+	Quiet bool
+	// AllowFailures: exit 0 even when runs fail.
+	AllowFailures bool
 }
 
 var compareFormats = []string{"table", "csv", "json"}
@@ -84,10 +86,13 @@ A progress bar goes to stderr when it is a terminal (not with --quiet).
 	fl.StringVar(&opts.Regimes, "regimes", "", "compare in each of these regimes, comma-separated: step, SCHEDULE:M[:recompute][:even], dp:N, SCHEDULE:M+dp:N (e.g. step,1f1b:16,dp:4); adds the placer x regime matrix")
 	fl.StringVar(&opts.Placers, "placers", "", "comma-separated placer names (default: all that need no options; placesim list placers)")
 	fl.StringVar(&opts.Format, "format", "table", "output format on stdout: "+strings.Join(compareFormats, ", "))
-	fl.StringVar(&opts.OutDir, "out", "", "directory to write results, charts, trace.json and report.html into")
+	fl.StringVarP(&opts.OutDir, "out", "o", "", "directory to write results, charts, trace.json and report.html into")
 	fl.StringVar(&opts.Gantt, "gantt", "", "placer whose run the Gantt chart, memory timelines and trace show (default: the best)")
 	fl.DurationVar(&opts.Timeout, "timeout", 5*time.Minute, "time limit per placer (placement and simulation); 0: none")
+	fl.IntVar(&opts.Jobs, "workers", 0, "placers run at once (default: the number of cores)")
 	fl.IntVar(&opts.Jobs, "jobs", 0, "placers run at once (default: the number of cores)")
+	_ = fl.MarkHidden("jobs") // deprecated: compareRun says so
+	fl.BoolVar(&opts.AllowFailures, "allow-failures", false, "exit 0 even when runs fail or time out (default: exit 1, naming how many failed and why; a run that runs out of memory is a result, not a failure)")
 	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress bar or notes on stderr")
 	return cmd
 }
@@ -102,8 +107,15 @@ func compareRun(opts *CompareOptions) error {
 	if opts.Timeout < 0 {
 		return fmt.Errorf("--timeout %v is negative (valid: 0 for none, or a duration such as 30s)", opts.Timeout)
 	}
+	workersFlag := "--workers"
+	if opts.Changed != nil && opts.Changed("jobs") {
+		workersFlag = "--jobs"
+	}
 	if opts.Jobs < 0 {
-		return fmt.Errorf("--jobs %d is negative (valid: 0 for the number of cores, or >= 1)", opts.Jobs)
+		return fmt.Errorf("%s %d is negative (valid: 0 for the number of cores, or >= 1)", workersFlag, opts.Jobs)
+	}
+	if workersFlag == "--jobs" && !opts.Quiet {
+		fmt.Fprintln(opts.ErrOut, "placesim: --jobs is deprecated, use --workers")
 	}
 	in, spec, err := opts.Run.request()
 	if err != nil {
@@ -113,7 +125,7 @@ func compareRun(opts *CompareOptions) error {
 	if changed == nil {
 		changed = func(string) bool { return false }
 	}
-	regimes, _, err := opts.Pipeline.parse(changed, opts.Regimes)
+	regimes, ar, err := opts.Pipeline.parse(changed, opts.Regimes)
 	if err != nil {
 		return err
 	}
@@ -132,22 +144,25 @@ func compareRun(opts *CompareOptions) error {
 			return err
 		}
 	}
-	req := study.CompareRequest{Inputs: in, Out: opts.OutDir, Gantt: opts.Gantt, Regimes: regimes,
+	req := study.CompareRequest{Inputs: in, Out: opts.OutDir, Gantt: opts.Gantt, Regimes: regimes, AllReduce: ar,
 		CompareSpec: study.CompareSpec{Placers: names, Base: spec, Workers: opts.Jobs, Timeout: opts.Timeout}}
-	var bar *progressbar.ProgressBar
+	nReg := max(1, len(regimes))
+	prog := newProgress(opts.Factory, "compare", nReg*max(1, len(names)), opts.Quiet)
+	runName := func(placer, regime string) string {
+		if nReg > 1 {
+			return placer + " in " + regime
+		}
+		return placer
+	}
+	req.Start = func(placer, regime string) { prog.started(runName(placer, regime)) }
 	req.Progress = func(p study.Progress) {
-		if bar == nil {
-			bar = newProgressBar(opts.ErrOut, p.Total, opts.Quiet)
+		if p.Done == 1 {
+			prog.setTotal(p.Total)
 		}
-		if bar != nil {
-			bar.Describe(fmt.Sprintf("compare %s: %-16s", p.Outcome.Regime, p.Outcome.Placer))
-			_ = bar.Add(1)
-		}
+		prog.finished(runName(p.Outcome.Placer, p.Outcome.Regime), p.Done)
 	}
 	res, err := study.CompareFiles(opts.Ctx, reg, req)
-	if bar != nil {
-		_ = bar.Finish()
-	}
+	prog.close()
 	if err != nil {
 		return err
 	}
@@ -161,7 +176,14 @@ func compareRun(opts *CompareOptions) error {
 		}
 		fmt.Fprintf(opts.ErrOut, "wrote %d files to %s (open report.html; %s)\n", len(res.Written), opts.OutDir, what)
 	}
-	return res.DetailErr
+	if res.DetailErr != nil {
+		return res.DetailErr
+	}
+	errs := make([]string, 0, len(res.Rows))
+	for _, o := range res.Rows {
+		errs = append(errs, o.Error)
+	}
+	return failures(opts.ErrOut, "compare", "runs", errs, opts.AllowFailures, opts.Quiet)
 }
 
 // skipPlacers is the default placers less those of --skip (names must be
@@ -234,22 +256,6 @@ func writeComparison(out io.Writer, format string, rows []*study.Outcome, regime
 		return err
 	}
 	return m.Table(out)
-}
-
-// newProgressBar returns a progress bar on w, or nil when quiet or when w
-// is not a terminal (a file, a pipe, a test buffer).
-func newProgressBar(w io.Writer, total int, quiet bool) *progressbar.ProgressBar {
-	if quiet || !writerIsTerminal(w) {
-		return nil
-	}
-	return progressbar.NewOptions(total,
-		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetDescription("compare"),
-		progressbar.OptionShowCount(),
-		progressbar.OptionSetWidth(30),
-		progressbar.OptionSetElapsedTime(true),
-		progressbar.OptionClearOnFinish(),
-	)
 }
 
 // writerIsTerminal reports whether w is a terminal (not a file, a pipe,

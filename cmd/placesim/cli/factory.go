@@ -3,6 +3,7 @@ package cli
 import (
 	"io"
 	"os"
+	"time"
 
 	"placesim/placers"
 	"placesim/placers/builtin"
@@ -20,6 +21,9 @@ type Factory struct {
 	// Getenv reads the environment of the person running placesim (see
 	// the trust boundary in trust.go).
 	Getenv func(string) string
+	// ProgressEvery is how often a long command prints a progress line
+	// on ErrOut when it is not a terminal (0: every 5 s).
+	ProgressEvery time.Duration
 }
 
 // NewFactory returns the factory of the real program: the built-in

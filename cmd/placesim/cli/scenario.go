@@ -11,7 +11,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"placesim/internal/units"
@@ -49,7 +48,7 @@ func (f *shardFlags) resolve() (study.Shard, error) {
 
 // runScenario runs s into dir with a progress bar on errOut and writes the
 // results, a CSV and a table. It returns the results written.
-func runScenario(ctx context.Context, f *Factory, s *study.Scenario, dir string, sh study.Shard, quiet bool, workers int, optFlags []string, maxMemory string) (*study.Results, error) {
+func runScenario(ctx context.Context, f *Factory, command string, s *study.Scenario, dir string, sh study.Shard, quiet bool, workers int, optFlags []string, maxMemory string) (*study.Results, error) {
 	reg, err := f.Registry()
 	if err != nil {
 		return nil, err
@@ -65,20 +64,17 @@ func runScenario(ctx context.Context, f *Factory, s *study.Scenario, dir string,
 	if workers < 0 {
 		return nil, fmt.Errorf("--workers %d (valid: 0 for the number of cores, or >= 1)", workers)
 	}
-	opts := study.RunOptions{Registry: reg, Dir: dir, Shard: sh, Workers: workers, Options: local, MaxMemory: maxMem}
+	opts := study.RunOptions{Registry: reg, Dir: dir, Shard: sh, Workers: workers, Options: local, MaxMemory: maxMem, Stamp: study.NewStamp(command)}
 	opts.Notice = func(msg string) { fmt.Fprintln(f.ErrOut, "placesim:", msg) }
-	var bar *progressbar.ProgressBar
-	if !quiet && isTerminal(f.ErrOut) {
-		opts.Progress = func(done, total int, p study.Point) {
-			if bar == nil {
-				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f.ErrOut),
-					progressbar.OptionSetDescription(s.Name), progressbar.OptionShowCount(),
-					progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
-			}
-			_ = bar.Set(done)
-		}
+	prog := newProgress(f, command+" "+s.Name, 0, quiet)
+	pointName := func(p study.Point) string { return fmt.Sprintf("point %d (%s, %s)", p.Index, p.Placer, p.Regime) }
+	opts.Start = func(p study.Point) { prog.started(pointName(p)) }
+	opts.Progress = func(done, total int, p study.Point) {
+		prog.setTotal(total)
+		prog.finished(pointName(p), done)
 	}
 	res, err := study.RunToDir(ctx, s, opts)
+	prog.close()
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +260,7 @@ second, exit 130, with the finished points journaled and no results file.`,
 			return runRun(opts)
 		},
 	}
-	cmd.Flags().StringVarP(&opts.OutDir, "out", "o", "out", "output directory")
+	cmd.Flags().StringVarP(&opts.OutDir, "out", "o", "", "output directory (default: out/run/NAME, NAME the scenario file's name without its extension)")
 	cmd.Flags().BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress bar")
 	cmd.Flags().IntVar(&opts.Workers, "workers", 0, "points run in parallel (default: number of cores)")
 	opts.Shard.register(cmd)
@@ -279,18 +275,33 @@ func runRun(opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.OutDir == "" {
+		opts.OutDir = defaultRunDir(opts.Scenario)
+	}
 	sh, err := opts.Shard.resolve()
 	if err != nil {
 		return err
 	}
-	res, err := runScenario(opts.Ctx, opts.Factory, s, opts.OutDir, sh, opts.Quiet, opts.Workers, opts.Opts, opts.MaxMemory)
+	res, err := runScenario(opts.Ctx, opts.Factory, "run", s, opts.OutDir, sh, opts.Quiet, opts.Workers, opts.Opts, opts.MaxMemory)
 	if err != nil {
 		return err
 	}
 	if res.Shard == "" {
 		writeRecordsTable(opts.Out, res)
 	}
-	return failedPoints(res, opts.AllowFailures)
+	return failedPoints(opts.ErrOut, "run", res, opts.AllowFailures, opts.Quiet)
+}
+
+// defaultRunDir is run's output folder for a scenario file: out/run/NAME,
+// NAME the file's base name without its extension (chosen by the person
+// who names the file on the command line, never by the file's contents).
+func defaultRunDir(scenarioPath string) string {
+	base := filepath.Base(scenarioPath)
+	name := strings.TrimSuffix(base, filepath.Ext(base))
+	if name == "" || name == "." || name == ".." {
+		name = "scenario"
+	}
+	return filepath.Join("out", "run", name)
 }
 
 // SweepOptions are sweep's parsed flags and surroundings.
@@ -387,28 +398,50 @@ func sweepRun(opts *SweepOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := runScenario(opts.Ctx, opts.Factory, s, opts.OutDir, sh, opts.Quiet, opts.Workers, opts.Opts, opts.MaxMemory)
+	res, err := runScenario(opts.Ctx, opts.Factory, "sweep", s, opts.OutDir, sh, opts.Quiet, opts.Workers, opts.Opts, opts.MaxMemory)
 	if err != nil {
 		return err
 	}
 	if res.Shard == "" {
 		writeSweepSummary(opts.Out, res)
 	}
-	return failedPoints(res, opts.AllowFailures)
+	return failedPoints(opts.ErrOut, "sweep", res, opts.AllowFailures, opts.Quiet)
 }
 
 // failedPoints returns an error saying how many points failed and why
 // (the most frequent reasons first), or nil when none did or allow is set.
-func failedPoints(res *study.Results, allow bool) error {
-	count := map[string]int{}
-	n := 0
+func failedPoints(w io.Writer, command string, res *study.Results, allow, quiet bool) error {
+	errs := make([]string, 0, len(res.Records))
 	for _, r := range res.Records {
-		if r.Error != "" {
+		errs = append(errs, r.Error)
+	}
+	return failures(w, command, "points", errs, allow, quiet)
+}
+
+// failures is a command's summary line and exit status over its runs'
+// errors ("" for a run that did not fail): a summary on w (unless quiet),
+// and an error naming how many failed and the commonest reasons, or, with
+// allow, the same said on w and no error.
+func failures(w io.Writer, command, noun string, errs []string, allow, quiet bool) error {
+	count := map[string]int{}
+	n, timeouts := 0, 0
+	for _, e := range errs {
+		if e != "" {
 			n++
-			count[r.Error]++
+			count[e]++
+			if strings.HasPrefix(e, "timed out") {
+				timeouts++
+			}
 		}
 	}
-	if n == 0 || allow {
+	if !quiet {
+		line := fmt.Sprintf("%s: %d %s, %d ok, %d failed", command, len(errs), noun, len(errs)-n, n)
+		if timeouts > 0 {
+			line += fmt.Sprintf(" (%d timed out)", timeouts)
+		}
+		fmt.Fprintln(w, line)
+	}
+	if n == 0 {
 		return nil
 	}
 	reasons := make([]string, 0, len(count))
@@ -428,7 +461,11 @@ func failedPoints(res *study.Results, allow bool) error {
 	if len(reasons) > 3 {
 		parts = append(parts, fmt.Sprintf("%d other reasons", len(reasons)-3))
 	}
-	return fmt.Errorf("%d of %d points failed (--allow-failures to exit 0 anyway): %s", n, len(res.Records), strings.Join(parts, "; "))
+	if allow {
+		fmt.Fprintf(w, "%s: %d of %d %s failed (exit 0: --allow-failures): %s\n", command, n, len(errs), noun, strings.Join(parts, "; "))
+		return nil
+	}
+	return fmt.Errorf("%d of %d %s failed (--allow-failures to exit 0 anyway): %s", n, len(errs), noun, strings.Join(parts, "; "))
 }
 
 // writeSweepSummary prints step time per placer (rows) per value (columns).
@@ -510,7 +547,7 @@ func NewCmdMerge(f *Factory, runF func(*MergeOptions) error) *cobra.Command {
 			return mergeRun(opts)
 		},
 	}
-	cmd.Flags().StringVarP(&opts.OutDir, "out", "o", "out", "output directory")
+	cmd.Flags().StringVarP(&opts.OutDir, "out", "o", filepath.Join("out", "merge"), "output directory")
 	return cmd
 }
 
@@ -534,12 +571,16 @@ func mergeRun(opts *MergeOptions) error {
 	if err := study.CheckDataOptions(reg, res.Scenario.PlacerOptions); err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
+	if err := study.ClaimDir(opts.OutDir, "merge"); err != nil {
+		return err
+	}
 	if err := reports.PrepareDir(opts.OutDir); err != nil {
 		return err
 	}
 	if err := opts.Ctx.Err(); err != nil {
 		return err
 	}
+	res.Stamp = study.NewStamp("merge")
 	if err := study.WriteResults(filepath.Join(opts.OutDir, "results.json"), res, nil); err != nil {
 		return err
 	}

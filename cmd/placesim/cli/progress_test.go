@@ -1,0 +1,67 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"placesim/cmd/placesim/cli"
+	"placesim/engine"
+	"placesim/placers"
+	"placesim/placers/builtin"
+)
+
+// stuck is a placer that runs until its context ends.
+type stuck struct{}
+
+func (stuck) Name() string { return "stuck" }
+
+func (stuck) Place(ctx context.Context, req *placers.Request) (*engine.Plan, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestCompareProgressAndTimeoutExit: outside a terminal, compare prints a
+// progress line every ProgressEvery naming what runs, done/total and the
+// time elapsed; a row that timed out makes it exit 1 with a summary line
+// (exit 0 with --allow-failures, which says what failed).
+func TestCompareProgressAndTimeoutExit(t *testing.T) {
+	reg := func() (*placers.Registry, error) {
+		r, err := builtin.NewRegistry()
+		if err != nil {
+			return nil, err
+		}
+		if err := r.Register("stuck", "runs until its timeout", func(placers.Options) (placers.Placer, error) { return stuck{}, nil }); err != nil {
+			return nil, err
+		}
+		return r, nil
+	}
+	for _, allow := range []bool{false, true} {
+		var out, errb bytes.Buffer
+		f := &cli.Factory{Out: &out, ErrOut: &errb, Registry: reg, Getenv: func(string) string { return "" }, ProgressEvery: 20 * time.Millisecond}
+		args := []string{"compare", "-w", "zoo:mlp", "-c", "4xV100-pcie", "--placers", "single,stuck", "--timeout", "300ms"}
+		want := cli.ExitError
+		if allow {
+			args, want = append(args, "--allow-failures"), cli.ExitOK
+		}
+		code := cli.MainContext(context.Background(), f, args)
+		errs := errb.String()
+		if code != want {
+			t.Fatalf("allow %v: exit %d, want %d\n%s", allow, code, want, errs)
+		}
+		if !strings.Contains(errs, "compare: 1/2 done") || !strings.Contains(errs, "elapsed; running: stuck") {
+			t.Errorf("allow %v: no progress line naming the running placer on stderr:\n%s", allow, errs)
+		}
+		if !strings.Contains(errs, "compare: 2 runs, 1 ok, 1 failed (1 timed out)") {
+			t.Errorf("allow %v: no summary line:\n%s", allow, errs)
+		}
+		if allow && !strings.Contains(errs, "exit 0: --allow-failures") {
+			t.Errorf("--allow-failures does not say what failed:\n%s", errs)
+		}
+		if !allow && !strings.Contains(errs, "1 of 2 runs failed") {
+			t.Errorf("the error does not say how many failed:\n%s", errs)
+		}
+	}
+}
