@@ -33,7 +33,7 @@ func TestCompareProgressAndTimeoutExit(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		if err := r.Register("stuck", "runs until its timeout", func(placers.Options) (placers.Placer, error) { return stuck{}, nil }); err != nil {
+		if err := r.Add(placers.Define("stuck", "runs until its timeout", func(placers.NoArgs) (placers.Placer, error) { return stuck{}, nil })); err != nil {
 			return nil, err
 		}
 		return r, nil
