@@ -23,6 +23,9 @@ type Estimate struct {
 	// AlgBW is bytes / Seconds and BusBW is AlgBW times nccl-tests' bus
 	// factor (Kind.BusFactor), both in bytes/s.
 	AlgBW, BusBW float64
+	// fixed is the part of Seconds that does not depend on bandwidth
+	// (NCCL's latency term), which sharing links does not stretch.
+	fixed float64
 }
 
 // group is what the tuning model needs to know of a communicator.
@@ -58,8 +61,13 @@ func Time(c *devices.Cluster, grp []int, k Kind, bytes int64) (Estimate, error) 
 	if k == SendRecv && g.nRanks != 2 {
 		return Estimate{}, fmt.Errorf("collective %s: %w: %d devices (valid: exactly 2, sender and receiver)", k, ErrBadGroup, g.nRanks)
 	}
+	return g.estimate(k, bytes), nil
+}
+
+// estimate is Time for an analysed group.
+func (g *group) estimate(k Kind, bytes int64) Estimate {
 	if g.nRanks == 1 || bytes == 0 {
-		return Estimate{Algorithm: "none", Protocol: "none"}, nil
+		return Estimate{Algorithm: "none", Protocol: "none"}
 	}
 	var e Estimate
 	switch k {
@@ -70,11 +78,15 @@ func Time(c *devices.Cluster, grp []int, k Kind, bytes int64) (Estimate, error) 
 	default:
 		e = g.tuned(k, bytes)
 	}
+	e.setBW(k, bytes, g.nRanks)
+	return e
+}
+
+func (e *Estimate) setBW(k Kind, bytes int64, n int) {
 	if e.Seconds > 0 {
 		e.AlgBW = float64(bytes) / e.Seconds
-		e.BusBW = e.AlgBW * k.BusFactor(g.nRanks)
+		e.BusBW = e.AlgBW * k.BusFactor(n)
 	}
-	return e, nil
 }
 
 func archOf(name string) arch {
@@ -273,9 +285,9 @@ func (g *group) tuned(k Kind, bytes int64) Estimate {
 			if !(bw > 0) {
 				continue
 			}
-			t := g.algoTime(k, a, p, bw, lat, ring.nChannels, bytes)
+			t, fixed := g.algoTime(k, a, p, bw, lat, ring.nChannels, bytes)
 			if t < best.Seconds {
-				best = Estimate{Seconds: t, Algorithm: algoNames[a], Protocol: protoNames[p], Channels: graphs[a].nChannels}
+				best = Estimate{Seconds: t, Algorithm: algoNames[a], Protocol: protoNames[p], Channels: graphs[a].nChannels, fixed: fixed}
 			}
 		}
 	}
@@ -457,8 +469,9 @@ func (g *group) model(k Kind, a algo, p proto, gr graph) (float64, float64) {
 	return busBw, lat
 }
 
-// algoTime is ncclTopoGetAlgoTime for one operation, in seconds.
-func (g *group) algoTime(k Kind, a algo, p proto, bw, lat float64, nChannels int, bytes int64) float64 {
+// algoTime is ncclTopoGetAlgoTime for one operation, in seconds, and its
+// latency part.
+func (g *group) algoTime(k Kind, a algo, p proto, bw, lat float64, nChannels int, bytes int64) (float64, float64) {
 	logSize := -1
 	if b := bytes >> 6; b > 0 {
 		logSize = int(log2i(int(min(b, math.MaxInt64))))
@@ -473,7 +486,7 @@ func (g *group) algoTime(k Kind, a algo, p proto, bw, lat float64, nChannels int
 		}
 	}
 	us := lat + float64(bytes)/(1000*bw)
-	return us * 1e-6
+	return us * 1e-6, lat * 1e-6
 }
 
 // p2pLatency is the fixed cost of a send/recv step in microseconds: the
@@ -498,8 +511,9 @@ func (g *group) sendRecv(bytes int64) Estimate {
 	if inter {
 		bw = g.net
 	}
-	us := g.p2pLatency(inter) + float64(bytes)/(1000*bw)
-	return Estimate{Seconds: us * 1e-6, Algorithm: "p2p", Protocol: protoNames[protoSimple], Channels: 1}
+	lat := g.p2pLatency(inter)
+	us := lat + float64(bytes)/(1000*bw)
+	return Estimate{Seconds: us * 1e-6, Algorithm: "p2p", Protocol: protoNames[protoSimple], Channels: 1, fixed: lat * 1e-6}
 }
 
 // allToAll is NCCL's all-to-all, a group of send/recv to every peer:
@@ -519,8 +533,9 @@ func (g *group) allToAll(bytes int64) Estimate {
 		net := g.net * g.leafFactor()
 		t = math.Max(t, interBytes/(1000*net))
 	}
-	us := g.p2pLatency(g.nNodes > 1) + t
-	return Estimate{Seconds: us * 1e-6, Algorithm: "p2p", Protocol: protoNames[protoSimple], Channels: 1}
+	lat := g.p2pLatency(g.nNodes > 1)
+	us := lat + t
+	return Estimate{Seconds: us * 1e-6, Algorithm: "p2p", Protocol: protoNames[protoSimple], Channels: 1, fixed: lat * 1e-6}
 }
 
 // leafFactor is the share of its adapter rate a rank keeps for

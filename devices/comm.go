@@ -46,6 +46,9 @@ type CommView struct {
 	// bandwidth: 1 for a non-blocking leaf, 1/4 for 4:1
 	// oversubscription, +Inf when it has no uplinks (a single switch).
 	LeafUp []float64
+	// LeafDown is, per leaf switch, the bandwidth of its links to
+	// adapters (bytes/s per direction).
+	LeafDown []float64
 }
 
 type commCache struct {
@@ -139,6 +142,7 @@ func newCommView(t *links.Topology, devs []Device) *CommView {
 				r = up / down
 			}
 			v.LeafUp = append(v.LeafUp, r)
+			v.LeafDown = append(v.LeafDown, down)
 		}
 		return id
 	}

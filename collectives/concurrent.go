@@ -1,0 +1,204 @@
+package collectives
+
+import (
+	"fmt"
+	"math"
+
+	"placesim/devices"
+)
+
+// Concurrent is the time of collective k of bytes over each of groups
+// when all start at once: the tensor-parallel groups of a layout
+// all-reducing together, or its data-parallel groups reducing gradients
+// together. Groups slow each other only where their traffic meets:
+//
+//   - a GPU in several groups shares its scale-up links among them;
+//   - a node's network adapters carry the sum of its groups' cross-node
+//     traffic (each group's per-node rate is its bus bandwidth, capped
+//     by the adapters it may use);
+//   - a leaf switch's uplinks carry the traffic of the groups whose
+//     next node (in ring order over sorted nodes; the tree algorithms
+//     are charged as rings) is under another leaf, and an all-to-all's
+//     share for nodes outside the leaf.
+//
+// Each group's bandwidth term (its time less NCCL's latency term) is
+// stretched by its most loaded resource's demand over capacity; the
+// latency term is not. Alone, a group's estimate is Time's.
+func Concurrent(c *devices.Cluster, groups [][]int, k Kind, bytes int64) ([]Estimate, error) {
+	if bytes < 0 {
+		return nil, fmt.Errorf("collective %s: size %d bytes (valid range: >= 0)", k, bytes)
+	}
+	if k < AllReduce || k > SendRecv {
+		return nil, fmt.Errorf("collective %s: unknown kind", k)
+	}
+	cv := c.Comm()
+	gs := make([]*group, len(groups))
+	es := make([]Estimate, len(groups))
+	for i, grp := range groups {
+		g, err := analyse(c, grp)
+		if err != nil {
+			return nil, fmt.Errorf("collective %s, group %d: %w", k, i, err)
+		}
+		if k == SendRecv && g.nRanks != 2 {
+			return nil, fmt.Errorf("collective %s, group %d: %w: %d devices (valid: exactly 2)", k, i, ErrBadGroup, g.nRanks)
+		}
+		gs[i], es[i] = g, g.estimate(k, bytes)
+	}
+	// demand on each resource, bytes/s
+	gpuGroups := map[int]int{}
+	nodeDemand := map[int32]float64{}
+	leafDemand := map[int32]float64{}
+	rate := make([]float64, len(gs)) // per-node network rate of each group
+	for i, g := range gs {
+		if g.nRanks < 2 || es[i].Seconds == 0 {
+			continue
+		}
+		for _, d := range g.members {
+			gpuGroups[d]++
+		}
+		if g.nNodes < 2 {
+			continue
+		}
+		netCap := float64(g.nics) * g.net * 1e9
+		if k == AllToAll || k == SendRecv {
+			rate[i] = g.ppn * g.net * 1e9
+		} else {
+			rate[i] = math.Min(es[i].BusBW, netCap)
+		}
+		for _, n := range g.nodes {
+			nodeDemand[n] += rate[i]
+		}
+		g.forCrossing(k, func(leaf int32, share float64) { leafDemand[leaf] += rate[i] * share })
+	}
+	out := make([]Estimate, len(es))
+	for i, g := range gs {
+		e := es[i]
+		slow := 1.0
+		if g.nRanks >= 2 && e.Seconds > 0 {
+			if g.ppn > 1 || g.nNodes == 1 {
+				for _, d := range g.members {
+					slow = math.Max(slow, float64(gpuGroups[d]))
+				}
+			}
+			if g.nNodes > 1 {
+				for _, n := range g.nodes {
+					nodeCap := 0.0
+					for _, d := range cv.NodeDevices[n] {
+						if c.Devices[d].Kind.Class == devices.Accelerator {
+							nodeCap += cv.NetBW[d]
+						}
+					}
+					if nodeCap > 0 {
+						slow = math.Max(slow, nodeDemand[n]/nodeCap)
+					}
+				}
+				g.forCrossing(k, func(leaf int32, _ float64) {
+					if up := cv.LeafUp[leaf]; !math.IsInf(up, 1) {
+						slow = math.Max(slow, leafDemand[leaf]/(up*cv.LeafDown[leaf]))
+					}
+				})
+			}
+		}
+		if slow > 1 {
+			e.Seconds = e.fixed + (e.Seconds-e.fixed)*slow
+			e.setBW(k, bytes, g.nRanks)
+		}
+		out[i] = e
+	}
+	return out, nil
+}
+
+// forCrossing calls f for each leaf whose uplinks the group's traffic
+// crosses, with the share of the group's per-node rate that crosses it:
+// for an all-to-all, each rank's traffic to nodes outside its leaf (as a
+// fraction of the other nodes), shared over the node's ranks; otherwise
+// the ring's hop from each node to the next (sorted, cyclic) when that
+// node is under another leaf, shared over the node's ranks (each on its
+// rail's leaf).
+func (g *group) forCrossing(k Kind, f func(leaf int32, share float64)) {
+	cv := g.cv
+	if g.nNodes < 2 {
+		return
+	}
+	byNode := map[int32][]int{}
+	for _, d := range g.members {
+		byNode[cv.Node[d]] = append(byNode[cv.Node[d]], d)
+	}
+	for i, n := range g.nodes {
+		ds := byNode[n]
+		per := 1 / float64(len(ds))
+		if k == AllToAll {
+			for _, d := range ds {
+				lf := cv.Leaf[d]
+				if lf < 0 {
+					continue
+				}
+				outside := 0
+				for _, m := range g.nodes {
+					if m != n && cv.SpansLeaves(lf, []int32{m}) {
+						outside++
+					}
+				}
+				if outside > 0 {
+					f(lf, per*float64(outside)/float64(g.nNodes-1))
+				}
+			}
+			continue
+		}
+		next := g.nodes[(i+1)%len(g.nodes)]
+		for _, d := range ds {
+			if lf := cv.Leaf[d]; lf >= 0 && cv.SpansLeaves(lf, []int32{next}) {
+				f(lf, per)
+			}
+		}
+	}
+}
+
+// Replicated is Time for group when every disjoint translate of it
+// within the devices 0 to limit-1 (the group shifted by a device offset,
+// as the data-parallel or tensor-parallel groups of a layout tile the
+// GPUs) runs the same collective at the same time (Concurrent); limit 0
+// means the whole cluster.
+func Replicated(c *devices.Cluster, grp []int, k Kind, bytes int64, limit int) (Estimate, error) {
+	if limit <= 0 || limit > len(c.Devices) {
+		limit = len(c.Devices)
+	}
+	groups := [][]int{grp}
+	used := make([]bool, limit)
+	lo, hi := math.MaxInt, -1
+	for _, d := range grp {
+		if d < 0 || d >= limit {
+			return Time(c, grp, k, bytes) // Time names the bad device
+		}
+		used[d] = true
+		lo, hi = min(lo, d), max(hi, d)
+	}
+	if len(grp) > 1 {
+		for off := -lo; off+hi < limit; off++ {
+			if off == 0 {
+				continue
+			}
+			ok := true
+			for _, d := range grp {
+				if used[d+off] {
+					ok = false
+					break
+				}
+			}
+			if !ok {
+				continue
+			}
+			t := make([]int, len(grp))
+			for j, d := range grp {
+				t[j] = d + off
+				used[d+off] = true
+			}
+			groups = append(groups, t)
+		}
+	}
+	es, err := Concurrent(c, groups, k, bytes)
+	if err != nil {
+		return Estimate{}, err
+	}
+	return es[0], nil
+}
