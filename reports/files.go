@@ -19,6 +19,12 @@ var tempPattern = regexp.MustCompile(`^\..+\.tmp[0-9]+$`)
 // one, never a part. A killed run may leave the hidden temporary file;
 // CleanTemp removes it.
 func WriteFileAtomic(path string, data []byte) error {
+	// the rename replaces whatever path names: only a regular file (or
+	// nothing) may be replaced, never a device node, a FIFO or a link
+	// (issue 31: export --out /dev/null as root made it a regular file)
+	if st, err := os.Lstat(path); err == nil && !st.Mode().IsRegular() {
+		return fmt.Errorf("write %s: not a regular file (mode %s); placesim replaces only regular files", path, st.Mode())
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

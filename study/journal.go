@@ -170,6 +170,15 @@ func openJournal(path string, pts []Point, want map[int]PointInputs) (*os.File, 
 	} else if !fi.Mode().IsRegular() {
 		return fail(errors.New("not a regular file"))
 	}
+	// one writer per journal: a second run on the same folder (or shard)
+	// would interleave its lines with the first's (issue 31); the lock
+	// ends when the journal is closed or the process dies
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return fail(errors.New("another placesim is running into this folder (its journal is locked); wait for it to end or use another --out"))
+		}
+		return fail(fmt.Errorf("lock: %w", err))
+	}
 	data, err := io.ReadAll(f)
 	if err != nil {
 		return fail(err)

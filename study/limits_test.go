@@ -1,6 +1,7 @@
 package study
 
 import (
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -57,4 +58,28 @@ func TestRunScenarioWorkersBound(t *testing.T) {
 			t.Errorf("workers %d: error %v, want the range named", w, err)
 		}
 	}
+}
+
+// TestJournalLocked: a journal is written by one run at a time; a second
+// open of it (another run into the same folder or shard) is refused until
+// the first closes it (issue 31: two runs on one --out interleaved it).
+func TestJournalLocked(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	f1, _, _, err := openJournal(path, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f2, _, _, err := openJournal(path, nil, nil); err == nil || !strings.Contains(err.Error(), "journal is locked") {
+		if f2 != nil {
+			f2.Close()
+		}
+		t.Fatalf("second open: %v, want refused as locked", err)
+	}
+	f1.Close()
+	f3, _, _, err := openJournal(path, nil, nil)
+	if err != nil {
+		t.Fatalf("open after the first closed: %v", err)
+	}
+	f3.Close()
 }

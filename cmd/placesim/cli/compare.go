@@ -161,6 +161,13 @@ func compareRun(opts *CompareOptions) error {
 		}
 		prog.finished(runName(p.Outcome.Placer, p.Outcome.Regime), p.Done)
 	}
+	if opts.OutDir != "" {
+		release, err := claimOutDir("--out", opts.OutDir, "compare", study.Shard{})
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
 	res, err := study.CompareFiles(opts.Ctx, reg, req)
 	prog.close()
 	if err != nil {

@@ -77,5 +77,8 @@ func exportRun(opts *ExportOptions) error {
 		_, err := opts.Out.Write(buf.Bytes())
 		return err
 	}
+	if err := guardOutFile("--out", opts.ToFile); err != nil {
+		return err
+	}
 	return reports.WriteFileAtomic(opts.ToFile, buf.Bytes())
 }

@@ -282,6 +282,11 @@ func runRun(opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
+	release, err := claimOutDir("--out", opts.OutDir, "run", sh)
+	if err != nil {
+		return err
+	}
+	defer release()
 	res, err := runScenario(opts.Ctx, opts.Factory, "run", s, opts.OutDir, sh, opts.Quiet, opts.Workers, opts.Opts, opts.MaxMemory)
 	if err != nil {
 		return err
@@ -398,6 +403,11 @@ func sweepRun(opts *SweepOptions) error {
 	if err != nil {
 		return err
 	}
+	release, err := claimOutDir("--out", opts.OutDir, "sweep", sh)
+	if err != nil {
+		return err
+	}
+	defer release()
 	res, err := runScenario(opts.Ctx, opts.Factory, "sweep", s, opts.OutDir, sh, opts.Quiet, opts.Workers, opts.Opts, opts.MaxMemory)
 	if err != nil {
 		return err
@@ -574,6 +584,11 @@ func mergeRun(opts *MergeOptions) error {
 	if err := study.ClaimDir(opts.OutDir, "merge"); err != nil {
 		return err
 	}
+	release, err := claimOutDir("--out", opts.OutDir, "merge", study.Shard{})
+	if err != nil {
+		return err
+	}
+	defer release()
 	if err := reports.PrepareDir(opts.OutDir); err != nil {
 		return err
 	}
