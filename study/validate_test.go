@@ -35,7 +35,7 @@ func TestReadValidationErrors(t *testing.T) {
 		{"no header column", "id\tworkload\n", "header lacks column \"cluster\""},
 		{"field count", validationHeader + "a\tzoo:mlp\n", ":2: 2 tab-separated fields, the header has 11"},
 		{"gpus", validationHeader + strings.Replace(good, "\t1\tfp32", "\t0\tfp32", 1), ":2: column gpus: \"0\""},
-		{"precision", validationHeader + strings.Replace(good, "fp32", "fp8", 1), ":2: column precision: \"fp8\""},
+		{"precision", validationHeader + strings.Replace(good, "fp32", "fp12", 1), ":2: column precision: \"fp12\""},
 		{"framework", validationHeader + strings.Replace(good, "pytorch", "caffe", 1), ":2: column framework: \"caffe\""},
 		{"measured", validationHeader + strings.Replace(good, "\t100\t", "\t-3\t", 1), ":2: column measured: \"-3\""},
 		{"unit", validationHeader + strings.Replace(good, "samples/s", "img/s", 1), ":2: column unit: \"img/s\""},

@@ -35,7 +35,7 @@ func TestPrecisionFrameworkSettings(t *testing.T) {
 			}
 		})
 	}
-	for _, bad := range []study.Setting{{Param: "precision", Value: "fp8"}, {Param: "framework", Value: "caffe"}} {
+	for _, bad := range []study.Setting{{Param: "precision", Value: "fp12"}, {Param: "framework", Value: "caffe"}} {
 		if err := study.CheckSetting(bad); err == nil || !strings.Contains(err.Error(), bad.Value) {
 			t.Fatalf("%s: %v", bad, err)
 		}
