@@ -33,6 +33,37 @@ func collTime(c *devices.Cluster, group []int, k Coll, bytes float64) (float64, 
 	return e.Seconds, nil
 }
 
+// collKey identifies a collective call: the groups of a job are
+// arithmetic progressions of ranks (Megatron's rank order), named by
+// their first two members and size.
+type collKey struct {
+	first, second, n int
+	k                Coll
+	bytes            int64
+}
+
+// collMemo caches collTime for one simulation (the same bucket of the
+// same group recurs for every chunk and micro-batch).
+type collMemo struct {
+	c *devices.Cluster
+	m map[collKey]float64
+}
+
+func (cm *collMemo) time(group []int, k Coll, bytes float64) (float64, error) {
+	if len(group) <= 1 || bytes <= 0 {
+		return 0, nil
+	}
+	key := collKey{first: group[0], second: group[1], n: len(group), k: k, bytes: int64(bytes)}
+	if t, ok := cm.m[key]; ok {
+		return t, nil
+	}
+	t, err := collTime(cm.c, group, k, bytes)
+	if err == nil {
+		cm.m[key] = t
+	}
+	return t, err
+}
+
 // routeBW is the bottleneck bandwidth and the latency of the route from
 // device a to b.
 func routeBW(c *devices.Cluster, a, b int) (bw, lat float64) {

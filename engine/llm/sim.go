@@ -211,13 +211,14 @@ func Simulate(j *Job) (*Result, error) {
 	if l.Sharding != parallel.ShardNone {
 		gradKind = ReduceScatter
 	}
+	memo := &collMemo{c: j.Cluster, m: map[collKey]float64{}}
 	dpTime := func(r, vs int, k Coll, bytesPer float64, frac float64) (float64, error) {
 		d, e := chunkParams(vs)
-		t1, err := collTime(j.Cluster, dpg[r], k, d*bytesPer*frac)
+		t1, err := memo.time(dpg[r], k, d*bytesPer*frac)
 		if err != nil {
 			return 0, err
 		}
-		t2, err := collTime(j.Cluster, edpg[r], k, e*bytesPer*frac)
+		t2, err := memo.time(edpg[r], k, e*bytesPer*frac)
 		return t1 + t2, err
 	}
 	numBuckets := func(vs int) int {
