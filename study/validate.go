@@ -154,7 +154,11 @@ func parseValidation(path string, sc *bufio.Scanner) ([]ValidationRow, error) {
 		}
 		r.GPUs = n
 		if _, err := workloads.ParsePrecision(r.Precision); err != nil || r.Precision == "" {
-			return nil, bad(line, "precision", "%q (valid: fp32, tf32, fp16, bf16, amp-fp16, amp-bf16)", r.Precision)
+			names := make([]string, 0, len(workloads.Precisions()))
+			for _, p := range workloads.Precisions() {
+				names = append(names, string(p))
+			}
+			return nil, bad(line, "precision", "%q (valid: %s)", r.Precision, strings.Join(names, ", "))
 		}
 		if _, ok := ValidationFrameworks[r.Framework]; !ok {
 			return nil, bad(line, "framework", "%q (valid: pytorch, tensorflow, tensorflow-xla, mxnet)", r.Framework)
