@@ -154,15 +154,33 @@ func (g *group) forCrossing(k Kind, f func(leaf int32, share float64)) {
 	}
 }
 
+// replicatedKey memoizes Replicated on the cluster (devices.Cluster.Memo).
+type replicatedKey struct {
+	group string
+	k     Kind
+	bytes int64
+	limit int
+}
+
 // Replicated is Time for group when every disjoint translate of it
 // within the devices 0 to limit-1 (the group shifted by a device offset,
 // as the data-parallel or tensor-parallel groups of a layout tile the
 // GPUs) runs the same collective at the same time (Concurrent); limit 0
-// means the whole cluster.
+// means the whole cluster. Results are memoized on the cluster, so a
+// simulation that asks again for the same group and size pays once.
 func Replicated(c *devices.Cluster, grp []int, k Kind, bytes int64, limit int) (Estimate, error) {
 	if limit <= 0 || limit > len(c.Devices) {
 		limit = len(c.Devices)
 	}
+	key := replicatedKey{fmt.Sprint(grp), k, bytes, limit}
+	v, err := c.Memo(key, func() (any, error) { return replicated(c, grp, k, bytes, limit) })
+	if err != nil {
+		return Estimate{}, err
+	}
+	return v.(Estimate), nil
+}
+
+func replicated(c *devices.Cluster, grp []int, k Kind, bytes int64, limit int) (Estimate, error) {
 	groups := [][]int{grp}
 	used := make([]bool, limit)
 	lo, hi := math.MaxInt, -1

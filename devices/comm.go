@@ -54,6 +54,28 @@ type CommView struct {
 type commCache struct {
 	once sync.Once
 	v    *CommView
+	memo sync.Map
+}
+
+// Memo returns the value stored under key for this cluster, computing it
+// with f on first use: a cache of figures derived from the cluster (a
+// collective's time under its peers' load) that lives and dies with the
+// cluster, safe for concurrent use (f may run twice for one key when two
+// callers race; the first value stored wins). Keys must be comparable
+// and should be the caller's own type, so packages do not collide.
+func (c *Cluster) Memo(key any, f func() (any, error)) (any, error) {
+	if c.comm == nil {
+		return f()
+	}
+	if v, ok := c.comm.memo.Load(key); ok {
+		return v, nil
+	}
+	v, err := f()
+	if err != nil {
+		return nil, err
+	}
+	v, _ = c.comm.memo.LoadOrStore(key, v)
+	return v, nil
 }
 
 // Comm returns the cluster's CommView, computed from the topology on

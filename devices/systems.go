@@ -485,3 +485,48 @@ func (sp SystemSpec) topology() (*links.Topology, []Device, error) {
 	}
 	return t, devs, nil
 }
+
+// SystemKeys lists the keys a system spec may set.
+func SystemKeys() []string {
+	return strings.Split(strings.ReplaceAll(strings.ReplaceAll(systemKeys, "|", ", "), " ", ""), ",")
+}
+
+// SetSystemSetting returns spec with key set to value (replacing the
+// key's setting if the spec has one), checked: the what-ifs of a sweep
+// over a system's NVLink domain, adapter speed, oversubscription or GPU
+// kind ("system.nvlink-domain=8,16,36,72").
+func SetSystemSetting(spec, key, value string) (string, error) {
+	if !IsSystemSpec(spec) {
+		return "", fmt.Errorf("system setting %s=%s: cluster %q is not a one-line system (valid: %s)", key, value, spec, strings.Join(SystemNames(), ", "))
+	}
+	key = strings.ToLower(strings.TrimSpace(key))
+	if !slicesContains(SystemKeys(), key) {
+		return "", fmt.Errorf("system setting %q (valid: %s)", key, systemKeys)
+	}
+	name, rest, _ := strings.Cut(spec, ":")
+	var kept []string
+	if rest != "" {
+		for _, kv := range strings.Split(rest, ",") {
+			k, _, _ := strings.Cut(kv, "=")
+			if strings.EqualFold(strings.TrimSpace(k), key) {
+				continue
+			}
+			kept = append(kept, kv)
+		}
+	}
+	kept = append(kept, key+"="+value)
+	out := name + ":" + strings.Join(kept, ",")
+	if _, err := ParseSystem(out); err != nil {
+		return "", err
+	}
+	return out, nil
+}
+
+func slicesContains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

@@ -148,3 +148,24 @@ func BenchmarkSystem16k(b *testing.B) {
 	}
 	b.ReportMetric(float64(peak)/1e6, "MB-live")
 }
+
+func TestSetSystemSetting(t *testing.T) {
+	t.Parallel()
+	got, err := devices.SetSystemSetting("gb200-nvl72:racks=15,gpus=1024", "nvlink-domain", "8")
+	if err != nil || got != "gb200-nvl72:racks=15,gpus=1024,nvlink-domain=8" {
+		t.Fatalf("%q %v", got, err)
+	}
+	got, err = devices.SetSystemSetting("dgx-h100:nodes=2,oversubscription=2", "oversubscription", "4:1")
+	if err != nil || got != "dgx-h100:nodes=2,oversubscription=4:1" {
+		t.Fatalf("replace: %q %v", got, err)
+	}
+	for _, tc := range [][3]string{
+		{"8xH100-nvswitch", "gpu", "B200"},
+		{"dgx-h100", "colour", "red"},
+		{"dgx-h100", "nvlink-domain", "12"},
+	} {
+		if _, err := devices.SetSystemSetting(tc[0], tc[1], tc[2]); err == nil {
+			t.Errorf("%v: no error", tc)
+		}
+	}
+}

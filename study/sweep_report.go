@@ -33,7 +33,13 @@ func SweepFigures(res *Results) ([]*reports.Figure, error) {
 		}
 		x, scale, err := settingValue(s.Vary.Param, r.Settings[n-1].Value)
 		if err != nil {
-			return nil, err
+			// a categorical setting (a GPU kind, a fabric, a precision):
+			// its position in the swept list, 1-based
+			if i := categoryIndex(s.Vary.Range, r.Settings[n-1].Value); i > 0 {
+				x, err = float64(i), nil
+			} else {
+				return nil, err
+			}
 		}
 		allScale = allScale && scale
 		xs = append(xs, x)
@@ -103,7 +109,7 @@ func settingValue(param, v string) (x float64, scale bool, err error) {
 		return x, true, err
 	}
 	switch {
-	case strings.HasSuffix(param, ".bandwidth"), strings.HasSuffix(param, ".membw"):
+	case strings.HasSuffix(param, ".bandwidth"), strings.HasSuffix(param, ".membw"), param == "system.adapter-speed":
 		x, err = units.ParseRate(v)
 	case strings.HasSuffix(param, ".latency"):
 		x, err = units.ParseSeconds(v)
@@ -113,10 +119,23 @@ func settingValue(param, v string) (x float64, scale bool, err error) {
 		var b int64
 		b, err = units.ParseBytes(v)
 		x = float64(b)
+	case param == "system.oversubscription":
+		x, err = strconv.ParseFloat(strings.TrimSuffix(v, ":1"), 64)
 	default:
 		x, err = strconv.ParseFloat(v, 64)
 	}
 	return x, false, err
+}
+
+// categoryIndex is v's 1-based position in a list range "a,b,c" (0 when
+// it is not there).
+func categoryIndex(rangeSpec, v string) int {
+	for i, c := range strings.Split(rangeSpec, ",") {
+		if strings.TrimSpace(c) == v {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // ScenarioFigures draws a scenario without a sweep axis: one step-time bar

@@ -28,6 +28,11 @@ import (
 //	                                fp16, bf16, amp-fp16, amp-bf16)
 //	framework                       fusion profile of a zoo workload
 //	                                (pytorch, tensorflow, xla, mxnet, tf1-graph)
+//	system.KEY                      a setting of a one-line system cluster
+//	                                (devices.ParseSystem: nvlink-domain,
+//	                                adapter-speed, oversubscription, gpu,
+//	                                fabric, ...); the system is rebuilt
+//	                                before the other settings apply
 //
 // FAMILY_OR_KIND is a link family (pcie, nvlink, ib, ethernet, cpu) or kind
 // (pcie3, nvlink2, ...) or "all"; KIND_OR_CLASS a device kind (V100-16GB),
@@ -59,10 +64,31 @@ func ApplySettings(workload string, c *devices.Cluster, settings []Setting) (str
 		return workload, c, nil
 	}
 	cc := c.Clone()
+	// system settings rebuild the cluster from its spec, first
+	spec := ""
+	for _, s := range settings {
+		if key, ok := strings.CutPrefix(s.Param, "system."); ok {
+			if spec == "" {
+				spec = c.Name
+			}
+			var err error
+			if spec, err = devices.SetSystemSetting(spec, key, s.Value); err != nil {
+				return "", nil, fmt.Errorf("what-if %s: %w", s, err)
+			}
+		}
+	}
+	if spec != "" {
+		var err error
+		if cc, err = devices.NewSystem(spec); err != nil {
+			return "", nil, err
+		}
+	}
 	for _, s := range settings {
 		parts := strings.Split(s.Param, ".")
 		var err error
 		switch {
+		case len(parts) == 2 && parts[0] == "system":
+			// applied above
 		case len(parts) == 1 && parts[0] == "batch":
 			workload, err = setBatch(workload, s.Value)
 		case len(parts) == 1 && (parts[0] == "precision" || parts[0] == "framework"):
@@ -74,7 +100,7 @@ func ApplySettings(workload string, c *devices.Cluster, settings []Setting) (str
 		case len(parts) == 3 && parts[0] == "device":
 			err = applyDevice(cc, parts[1], parts[2], s.Value)
 		default:
-			err = fmt.Errorf("unknown parameter (valid: link.FAMILY.bandwidth|latency, device.KIND.flops|membw|memory, batch, precision, framework)")
+			err = fmt.Errorf("unknown parameter (valid: link.FAMILY.bandwidth|latency, device.KIND.flops|membw|memory, batch, precision, framework, system.KEY)")
 		}
 		if err != nil {
 			return "", nil, fmt.Errorf("what-if %s: %w", s, err)
@@ -247,6 +273,11 @@ func CheckSetting(s Setting) error {
 			return fmt.Errorf("what-if %s: %w", s, err)
 		}
 		return nil
+	case len(parts) == 2 && parts[0] == "system":
+		if !slices.Contains(devices.SystemKeys(), parts[1]) {
+			return fmt.Errorf("what-if %s: system key %q (valid: %s)", s, parts[1], strings.Join(devices.SystemKeys(), ", "))
+		}
+		return nil
 	case len(parts) == 3 && parts[0] == "link" && (parts[2] == "bandwidth" || parts[2] == "latency"),
 		len(parts) == 3 && parts[0] == "device" && (parts[2] == "flops" || parts[2] == "membw" || parts[2] == "memory"):
 		if strings.HasSuffix(s.Value, "x") {
@@ -256,7 +287,7 @@ func CheckSetting(s Setting) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("what-if %s: unknown parameter (valid: link.FAMILY.bandwidth|latency, device.KIND.flops|membw|memory, batch, precision, framework)", s)
+	return fmt.Errorf("what-if %s: unknown parameter (valid: link.FAMILY.bandwidth|latency, device.KIND.flops|membw|memory, batch, precision, framework, system.KEY)", s)
 }
 
 // ExpandRange turns a range into values: "0.1x..10x:7" gives 7 factors in
