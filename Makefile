@@ -19,9 +19,11 @@ REGIME   ?= step
 # TIMEOUT leaves room for that and the model build)
 TIMEOUT  ?= 60s
 MIP_LIMIT ?= 8
-# Debian packages the tests use: the MIP solver and the graph partitioners
-DEB_PKGS := coinor-cbc scotch metis
-DEB_BINS := cbc scotch_gpart gpmetis
+# Debian packages the tests use: the MIP solver, the graph partitioners and
+# protoc (the Chakra schema test compiles et_def.proto; go generate in
+# workloads/chakra/etdef regenerates its Go types)
+DEB_PKGS := coinor-cbc scotch metis protobuf-compiler
+DEB_BINS := cbc scotch_gpart gpmetis protoc
 
 .PHONY: run build test validate deps bench bench-ratio fuzz vet fmt clean
 
