@@ -1,7 +1,9 @@
 package study
 
 import (
+	"bytes"
 	"math"
+	"os"
 	"testing"
 
 	"placesim/internal/sharedtest"
@@ -11,7 +13,14 @@ import (
 // read as it is and simulated on its system with its layout, with an
 // error for each (the accuracy goal belongs to issue 26).
 func TestValidateLLMRunsEveryRow(t *testing.T) {
-	path := sharedtest.Path(t, "fidelity", "llm.tsv")
+	path := "../validation/llm.tsv"
+	shared, err := os.ReadFile(sharedtest.Path(t, "fidelity", "llm.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if own, err := os.ReadFile(path); err != nil || !bytes.Equal(own, shared) {
+		t.Fatalf("validation/llm.tsv is not a copy of ../shared/fidelity/llm.tsv (%v)", err)
+	}
 	ok, err := IsLLMValidation(path)
 	if err != nil || !ok {
 		t.Fatalf("header of %s not detected as llm.tsv: %v", path, err)
