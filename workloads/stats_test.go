@@ -53,3 +53,29 @@ func TestCCR(t *testing.T) {
 		t.Errorf("CCR without computation %g, want 0", got)
 	}
 }
+
+// TestLayerFLOPs: the forward FLOPs by layer group are the forward ops'
+// FLOPs grouped by the first component of their layer, in order of first
+// appearance, and sum to the forward FLOPs.
+func TestLayerFLOPs(t *testing.T) {
+	const tol = 1e-12
+	g := workloads.NewGraph("g", 1)
+	add := func(layer string, flops float64, role workloads.Role) {
+		g.AddOp(workloads.Op{Name: layer + "/op", Layer: layer, FLOPs: flops, Role: role})
+	}
+	add("encoder/layer_0/ffn", 3, workloads.Forward)
+	add("mlm/transform", 5, workloads.Forward)
+	add("encoder/layer_1/ffn", 4, workloads.Forward)
+	add("", 1, workloads.Forward)
+	add("mlm/transform", 100, workloads.Backward) // not forward work
+	s := workloads.ComputeStats(g)
+	want := []workloads.GroupFLOPs{{Group: "encoder", Ops: 2, FLOPs: 7}, {Group: "mlm", Ops: 1, FLOPs: 5}, {Group: "-", Ops: 1, FLOPs: 1}}
+	if len(s.LayerFLOPs) != len(want) {
+		t.Fatalf("groups %+v, want %+v", s.LayerFLOPs, want)
+	}
+	for i, w := range want {
+		if got := s.LayerFLOPs[i]; got.Group != w.Group || got.Ops != w.Ops || !scalar.EqualWithinAbsOrRel(got.FLOPs, w.FLOPs, 0, tol) {
+			t.Errorf("group %d = %+v, want %+v", i, got, w)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -124,5 +125,34 @@ func TestStatsLenient(t *testing.T) {
 	}
 	if code, _, errs := run(t, "stats", "zoo:mlp", "--lenient"); code == 0 || !strings.Contains(errs, "lenient import applies to ONNX models") {
 		t.Fatalf("--lenient on a zoo model: exit %d, %s", code, errs)
+	}
+}
+
+// TestStatsLayerFLOPs: stats prints the forward FLOPs by layer group, so
+// that BERT's masked-LM head shows the work of its masked positions: at
+// seq 512, 80 positions of a 1024-wide dense and a decoder to 30,522
+// words, 2*80*1024*(1024+30522) FLOPs plus the head's pointwise ops (the
+// closed form is workloads/zoo's TestBERTMaskedLMHeadAtMaskedPositions).
+func TestStatsLayerFLOPs(t *testing.T) {
+	code, out, errs := run(t, "stats", "zoo:bert?size=large&seq=512&training=true&batch=1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var line string
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) > 1 && f[0] == "mlm" {
+			line = l
+		}
+	}
+	if !strings.Contains(out, "forward FLOPs by layer group:") || line == "" {
+		t.Fatalf("no mlm group in\n%s", out)
+	}
+	var flops float64
+	if _, err := fmt.Sscan(strings.Fields(line)[1], &flops); err != nil {
+		t.Fatal(err)
+	}
+	gemm := 2 * 80 * 1024 * (1024 + 30522.0)
+	if flops < gemm || flops > 1.05*gemm {
+		t.Errorf("mlm group %g FLOPs, want the GEMMs' %g and at most 5 %% more", flops, gemm)
 	}
 }
