@@ -26,7 +26,7 @@ func linearReference(t testing.TB, m *maxload.Model) float64 {
 	}
 	dg.linearize()
 	lim := dpLimits{K: m.K(), L: m.L(), accMem: m.AccMem, cpuMem: m.CPUMem, bound: math.Inf(1)}
-	ids, err := enumerateIdeals(context.Background(), dg, (lim.K+1)*(lim.L+1), 1<<30)
+	ids, err := enumerateIdeals(context.Background(), dg, (lim.K+1)*(lim.L+1), 1<<30, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,8 +47,10 @@ const hasseBytes = 8
 // nodes is an ideal of s nodes plus a node whose predecessors are all in
 // it), with their immediate sub-ideals. It refuses to go on when the
 // ideals, their lattice and a DP table of stride entries per ideal would
-// take more than maxBytes.
-func enumerateIdeals(ctx context.Context, dg *dpGraph, stride int, maxBytes int64) (*ideals, error) {
+// take more than maxBytes, or when there are more than maxIdeals ideals
+// (0: no count limit): it stops at the first ideal past either limit, so
+// that a refusal costs no more than enumerating maxIdeals ideals.
+func enumerateIdeals(ctx context.Context, dg *dpGraph, stride int, maxBytes int64, maxIdeals int) (*ideals, error) {
 	n := dg.n
 	w := (n + 63) / 64
 	predBits := make([]uint64, n*w)
@@ -91,6 +93,10 @@ func enumerateIdeals(ctx context.Context, dg *dpGraph, stride int, maxBytes int6
 					}
 				}
 				if j < 0 {
+					if maxIdeals > 0 && s.count() >= maxIdeals {
+						return nil, fmt.Errorf("%w: graph %q (%d DP nodes) has more than %d ideals (limit %d: the DP walks up to I²/2 ideal pairs, about %s at the limit; tarnawski-dpl needs %d ideals)",
+							ErrTooManyIdeals, dg.name, n, s.count(), maxIdeals, pairTime(maxIdeals), n+1)
+					}
 					need := int64(s.count()+1)*perIdeal + int64(len(s.subs)+len(level)+1)*hasseBytes
 					if need > maxBytes {
 						return nil, fmt.Errorf("%w: graph %q (%d DP nodes) has more than %d ideals, and the DP over them would need more than %s (limit %s, option max-memory-mib; tarnawski-dpl needs %d ideals)",
@@ -134,6 +140,32 @@ func enumerateIdeals(ctx context.Context, dg *dpGraph, stride int, maxBytes int6
 	}
 	s.levelStart = append(s.levelStart, int32(s.count()))
 	return s, nil
+}
+
+// DefaultMaxIdeals is the most ideals the DP enumerates before it stops
+// with ErrTooManyIdeals (tarnawski-dp then returns DPL's split as a
+// fallback; the IPs start from DPL's split). The DP's time grows with the
+// ideal pairs it walks, up to I²/2 (section 5.1.1's O(I²) term): measured
+// on the development machine (2 shared cores), BERT-3's training operator
+// graph (2,774 ideals, 1.8 M pairs) takes 0.54 s, about 3.4 M pairs per
+// second, so 20,000 ideals (up to 200 M pairs) take about a minute at
+// worst. Every msr-fiddle workload (at most 2,774 ideals) and the paper's
+// GNMT (17,914) are under it; Table 1's Inception-V3 (36,596 ideals, 32 to
+// 58 minutes in the paper) is over it.
+const DefaultMaxIdeals = 20000
+
+// pairsPerSecond is the DP's measured walking speed (see
+// DefaultMaxIdeals), used only to say what a limit means in time.
+const pairsPerSecond = 3.4e6
+
+// pairTime says how long the DP's walk over I²/2 ideal pairs takes at
+// pairsPerSecond.
+func pairTime(ideals int) string {
+	sec := float64(ideals) * float64(ideals) / 2 / pairsPerSecond
+	if sec < 120 {
+		return fmt.Sprintf("%.0f s", sec)
+	}
+	return fmt.Sprintf("%.0f min", sec/60)
 }
 
 // memory is the memory the ideals, their lattice and a DP table of stride

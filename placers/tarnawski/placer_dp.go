@@ -2,6 +2,7 @@ package tarnawski
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -30,6 +31,7 @@ const DefaultMaxMemoryMiB = 1024
 type DP struct {
 	linearize bool
 	maxMemory int64 // bytes
+	maxIdeals int   // 0: DefaultMaxIdeals
 	workers   int
 	pipe      pipelineOpts
 }
@@ -71,6 +73,15 @@ func (p *DP) PlaceReport(ctx context.Context, req *placers.Request) (*engine.Pla
 		return nil, nil, err
 	}
 	sol, err := p.solve(ctx, m)
+	fallback := ""
+	if errors.Is(err, ErrTooManyIdeals) && !p.linearize {
+		// the exact DP would take too long: DPL's split (section 5.1.2),
+		// shown as a fallback
+		fallback = "tarnawski-dpl's split: " + err.Error()
+		lin := *p
+		lin.linearize = true
+		sol, err = lin.solve(ctx, m)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -78,6 +89,7 @@ func (p *DP) PlaceReport(ctx context.Context, req *placers.Request) (*engine.Pla
 	plan, rep, err := finish(m, sol.assign, p.pipe, "max-load", notes)
 	if rep != nil {
 		rep.Ideals, rep.TableBytes = sol.res.ideals, sol.res.tableBytes
+		rep.Fallback = fallback
 	}
 	return plan, rep, err
 }
@@ -107,7 +119,11 @@ func (p *DP) solve(ctx context.Context, m *maxload.Model) (*dpSolution, error) {
 		// (with a margin for the sums' rounding)
 		lim.bound = res.value * (1 + 1e-9)
 		stride := (lim.K + 1) * (lim.L + 1)
-		ids, err := enumerateIdeals(ctx, dg, stride, p.maxMemory)
+		maxIdeals := p.maxIdeals
+		if maxIdeals == 0 {
+			maxIdeals = DefaultMaxIdeals
+		}
+		ids, err := enumerateIdeals(ctx, dg, stride, p.maxMemory, maxIdeals)
 		if err != nil {
 			return nil, err
 		}

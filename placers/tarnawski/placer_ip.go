@@ -89,8 +89,11 @@ func (p *IP) PlaceReport(ctx context.Context, req *placers.Request) (*engine.Pla
 	var notes []string
 	var warm []int
 	if p.warm || p.contiguous {
+		start := "the DP's split"
 		sol, err := (&DP{maxMemory: p.maxMemory}).solve(ctx, m)
 		if errors.Is(err, ErrTooManyIdeals) {
+			// too many ideals for the exact DP within seconds: DPL's split
+			start = "DPL's split (" + err.Error() + ")"
 			sol, err = (&DP{maxMemory: p.maxMemory, linearize: true}).solve(ctx, m)
 		}
 		switch {
@@ -102,7 +105,7 @@ func (p *IP) PlaceReport(ctx context.Context, req *placers.Request) (*engine.Pla
 			if p.warm {
 				warm = sol.assign
 				ml, _, _ := m.Evaluate(warm)
-				notes = append(notes, fmt.Sprintf("warm start: the DP's split, max-load %.6f ms", ml*1e3))
+				notes = append(notes, fmt.Sprintf("warm start: %s, max-load %.6f ms", start, ml*1e3))
 			}
 		}
 	}
