@@ -13,6 +13,7 @@ import (
 func ExampleSimulate_pipeline() {
 	// a 4-layer chain and its training step (gradients, updates)
 	fwd := workloads.Chain(4, []float64{4e-3}, 1<<20)
+	fwd.Batch = 64 // 8 samples per micro-batch (a graph of batch 1 plays each micro-batch as a whole sample)
 	for i := range fwd.Ops {
 		fwd.Ops[i].ParamBytes = 1 << 20
 	}

@@ -498,7 +498,7 @@ func (s *sim) result() *Result {
 	r := s.res
 	r.StepTime = s.now
 	if s.now > 0 {
-		r.Throughput = float64(s.g.Batch) / s.now
+		r.Throughput = float64(SamplesPerStep(s.g, s.p)) / s.now
 	}
 	for d, dev := range s.c.Devices {
 		st := &s.streams[d]
@@ -594,4 +594,25 @@ func (s *sim) warm(x int32) {
 		}
 	}
 	s.sink += sum
+}
+
+// SamplesPerStep is the number of samples one simulated step of plan p
+// processes: the graph's batch, which micro-batches and replicas share;
+// but for a graph of one sample (Batch <= 1: its costs are one sample's,
+// as msr-fiddle's files give them, Tarnawski et al. section 3), which
+// cannot be cut, each micro-batch of each replica is a whole sample at
+// the graph's costs, and a step of m micro-batches on r replicas
+// processes m x r samples.
+func SamplesPerStep(g *workloads.Graph, p *Plan) int {
+	if g.Batch > 1 {
+		return g.Batch
+	}
+	n := 1
+	if p != nil && p.Pipeline != nil && p.Pipeline.MicroBatches > 1 {
+		n = p.Pipeline.MicroBatches
+	}
+	if p != nil && p.DataParallel != nil && p.DataParallel.Replicas > 1 {
+		n *= p.DataParallel.Replicas
+	}
+	return n
 }

@@ -73,8 +73,9 @@ func maxLoad(g *workloads.Graph, c *devices.Cluster, dev []int) (load, compute f
 // TestPeriodMatchesMaxLoad: with m = 256 micro-batches, the simulated
 // period of an even split of each shared msr-fiddle layer graph is within
 // 1 % of the split's max load L (per sample: the files' times are per
-// sample and the graph's batch is 1, so the period per micro-batch times m
-// is compared with L).
+// sample and the graph's batch is 1, so each micro-batch is one sample at
+// the file's times, engine.SamplesPerStep, and the period per micro-batch
+// is compared with L; the step's throughput is m samples).
 //
 // The residual: the max-load model adds a device's communication to its
 // compute (the paper's §3 device transfers in, computes, transfers out),
@@ -115,9 +116,12 @@ func TestPeriodMatchesMaxLoad(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					period := r.Pipeline.Period * m
+					period := r.Pipeline.Period
+					if want := float64(m) / r.StepTime; !closeTo(r.Throughput, want, 1e-12) {
+						t.Errorf("throughput %g samples/s, want m / step = %g", r.Throughput, want)
+					}
 					if !closeTo(period, L, maxLoadTol) {
-						t.Errorf("period x m = %.6g ms, max load L = %.6g ms (compute alone %.6g ms): off by %.3g %%",
+						t.Errorf("period = %.6g ms, max load L = %.6g ms (compute alone %.6g ms): off by %.3g %%",
 							period*1e3, L*1e3, compute*1e3, 100*(period-L)/L)
 					}
 					t.Logf("L %.4f ms, compute %.4f ms, simulated %.4f ms (%+.3f %%)", L*1e3, compute*1e3, period*1e3, 100*(period-L)/L)

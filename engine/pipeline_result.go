@@ -17,6 +17,12 @@ type PipelineStats struct {
 	// approaches the max-load model's period (Tarnawski et al. §5.3) when
 	// m is well above the number of stages.
 	Period float64 `json:"period"`
+	// PeriodPerSample is the steady-state time per sample of the step:
+	// Period x MicroBatches / SamplesPerStep (for a graph of one sample,
+	// msr-fiddle's, every micro-batch is a sample and it equals Period;
+	// with data parallelism it is one replica's period over the samples
+	// all replicas process in it). 0 when Period is.
+	PeriodPerSample float64 `json:"periodPerSample,omitempty"`
 	// BubbleFraction is the mean idle share of the step on the devices
 	// that hold stages: 1 - sum(busy) / (devices x StepTime). Uniform
 	// stages and no communication give (p-1)/(m+p-1) for gpipe and 1f1b.
@@ -160,6 +166,9 @@ func (u *unrolled) result(s *sim, r *Result) {
 	l := u.l
 	if l.sched != "" {
 		ps := &PipelineStats{Schedule: l.sched, MicroBatches: u.m, Recompute: l.recompute, Period: u.period(in)}
+		if n := SamplesPerStep(u.g, u.plan); n > 0 {
+			ps.PeriodPerSample = ps.Period * float64(u.m) / float64(n)
+		}
 		// compute time of every stage, over its replicas
 		busy := make([]float64, len(l.stages))
 		for x, id := range u.ids {

@@ -177,6 +177,11 @@ func (s *sim) unroll() error {
 	g := s.g
 	n := len(g.Ops)
 	u := &unrolled{l: l, c: s.c, g: g, plan: s.p, step: !s.p.unrolledPlan(), n: n, m: l.m, reps: l.reps, scale: l.m * l.reps}
+	if g.Batch <= 1 {
+		// a graph of one sample (msr-fiddle's per-sample costs): every
+		// micro-batch and replica plays a whole sample, see SamplesPerStep
+		u.scale = 1
+	}
 	s.un = u
 	u.opAdjacency()
 	u.classify()

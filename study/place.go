@@ -133,7 +133,7 @@ func place(ctx context.Context, reg *placers.Registry, req PlaceRequest) (*Place
 			out.PeakMemory = append(out.PeakMemory, d.PeakMemory)
 		}
 		if res.Pipeline != nil && res.Pipeline.Period > 0 {
-			ms := res.Pipeline.Period * float64(res.Pipeline.MicroBatches) / float64(g.Batch) * 1e3
+			ms := res.Pipeline.Period * float64(res.Pipeline.MicroBatches) / float64(engine.SamplesPerStep(g, plan)) * 1e3
 			out.PeriodPerSample = &ms
 		}
 	}

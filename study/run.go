@@ -129,9 +129,11 @@ func Run(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *devi
 
 // checkSizes refuses sizes that cannot be simulated before any work: more
 // micro-batches than the workload's batch has samples, a negative memory
-// limit.
+// limit. A graph of one sample (batch 1, msr-fiddle's per-sample costs)
+// takes any number of micro-batches: each is a whole sample
+// (engine.SamplesPerStep).
 func (s *Spec) checkSizes(g *workloads.Graph, c *devices.Cluster) error {
-	if p := s.Pipeline; p != nil && g.Batch > 0 && p.MicroBatches > g.Batch {
+	if p := s.Pipeline; p != nil && g.Batch > 1 && p.MicroBatches > g.Batch {
 		return fmt.Errorf("%d micro-batches exceed the batch of %d samples of workload %q (valid range: micro-batches in [1, %d])",
 			p.MicroBatches, g.Batch, g.Name, g.Batch)
 	}

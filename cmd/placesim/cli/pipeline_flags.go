@@ -164,6 +164,9 @@ func printParallel(w io.Writer, o *study.Outcome) {
 		fmt.Fprintf(w, "\npipeline         %s, %d micro-batches, %d stages%s\n", p.Schedule, p.MicroBatches, len(p.Stages), rc)
 		fmt.Fprintf(w, "period           %s per micro-batch (steady state)\n", units.Seconds(p.Period))
 		fmt.Fprintf(w, "bubble fraction  %.1f%%\n", 100*p.BubbleFraction)
+		for _, line := range study.MaxLoadGap(o) {
+			fmt.Fprintln(w, line)
+		}
 		fmt.Fprintf(w, "\n%-6s %-20s %6s %12s %6s %12s %12s %8s\n", "stage", "devices", "ops", "busy", "util", "params", "peak mem", "versions")
 		for s, st := range p.Stages {
 			devs := fmt.Sprint(st.Devices)
