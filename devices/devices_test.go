@@ -116,7 +116,7 @@ links:
 		t.Fatalf("route %v", r)
 	}
 	bad := []struct{ name, text, want string }{
-		{"unknown field", "name: x\ndevices: [{name: g, kind: V100-16GB, memroy: 1GiB}]\nlinks: []", "field memroy not found"},
+		{"unknown field", "name: x\ndevices: [{name: g, kind: V100-16GB, memroy: 1GiB}]\nlinks: []", `unknown field "memroy" (valid: name, kind, memory); did you mean "memory"?`},
 		{"unknown kind", "name: x\ndevices: [{name: g, kind: V200}]\nlinks: []", `devices[0].kind: unknown device kind "V200" (valid:`},
 		{"bad memory", "name: x\ndevices: [{name: g, kind: V100-16GB, memory: -3GB}]\nlinks: []", "devices[0].memory"},
 		{"unknown endpoint", "name: x\ndevices: [{name: g, kind: V100-16GB}]\nlinks: [{between: [g, h], kind: pcie3}]", `links[0].between[1]: unknown endpoint "h"`},

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"placesim/internal/suggest"
 	"placesim/links"
 )
 
@@ -49,7 +50,7 @@ func NewPreset(name string) (*Cluster, error) {
 			return p.build()
 		}
 	}
-	return nil, fmt.Errorf("%w %q (valid: %s)", ErrUnknownPreset, name, strings.Join(PresetNames(), ", "))
+	return nil, fmt.Errorf("%w %q (valid: %s)%s", ErrUnknownPreset, name, strings.Join(PresetNames(), ", "), suggest.DidYouMean(name, PresetNames()))
 }
 
 // builder wraps a topology for preset construction; presets are fixed, so

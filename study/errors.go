@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"placesim/devices"
+	"placesim/workloads/zoo"
 )
 
 // ErrNonFinite marks a simulation whose step time or throughput is not a
@@ -34,4 +37,17 @@ func checkRecordsFinite(rs []Record) error {
 		}
 	}
 	return nil
+}
+
+// ErrUnknownTarget marks a what-if setting that names a link family,
+// device kind or field the cluster does not have (link.nvlnk.bandwidth):
+// a run refuses it before any point runs.
+var ErrUnknownTarget = errors.New("unknown what-if target")
+
+// ErrMisspelt reports whether err is a misspelt name that would fail
+// every point alike: an unknown zoo model or parameter, cluster preset or
+// what-if target. A run refuses those before any point runs.
+func ErrMisspelt(err error) bool {
+	return errors.Is(err, ErrUnknownTarget) || errors.Is(err, zoo.ErrUnknownModel) ||
+		errors.Is(err, zoo.ErrUnknownParameter) || errors.Is(err, devices.ErrUnknownPreset)
 }

@@ -231,6 +231,9 @@ func RunScenario(ctx context.Context, s *Scenario, o RunOptions) (*Results, []Ti
 		return nil, nil, fmt.Errorf("run directory: %w", err)
 	}
 	cache := newInputCache()
+	if err := preflight(pts, cache); err != nil {
+		return nil, nil, err
+	}
 	version := Version()
 	want := make(map[int]PointInputs, len(pts))
 	for _, p := range pts {
@@ -392,6 +395,39 @@ func recordOf(p Point, o *Outcome) Record {
 		OrderRelaxed:  o.Result != nil && o.Result.OrderRelaxed != "",
 		NotComparable: o.NotComparable, RegimeNote: o.RegimeNote, MaxLoad: o.MaxLoad,
 		Fallback: o.Fallback, Relaxed: o.Relaxed, Rewritten: o.Rewritten}
+}
+
+// preflight builds each of the points' workloads and clusters (kept in
+// cache for the points) and applies each what-if setting alone, and
+// refuses a misspelt name (ErrMisspelt: a zoo model or parameter, a
+// preset, a what-if target) before any point runs; other failures (a
+// missing file) stay the failures of their points.
+func preflight(pts []Point, cache *inputCache) error {
+	seen := map[string]bool{}
+	for _, p := range pts {
+		key := p.Workload + "\x00" + p.Cluster
+		if !seen[key] {
+			seen[key] = true
+			if _, err := cache.workload(p.Workload); ErrMisspelt(err) {
+				return fmt.Errorf("point %d: %w", p.Index, err)
+			}
+			if _, _, err := cache.cluster(Point{Workload: p.Workload, Cluster: p.Cluster}); ErrMisspelt(err) {
+				return fmt.Errorf("point %d: %w", p.Index, err)
+			}
+		}
+		for _, x := range p.Settings {
+			k := key + "\x00" + x.String()
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			_, _, err := cache.cluster(Point{Workload: p.Workload, Cluster: p.Cluster, Settings: []Setting{x}})
+			if ErrMisspelt(err) {
+				return err // ApplySettings names the what-if
+			}
+		}
+	}
+	return nil
 }
 
 // resolveLocal distributes the command line's placer options over the

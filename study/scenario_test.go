@@ -3,6 +3,7 @@ package study_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -229,7 +230,7 @@ func TestScenarioErrors(t *testing.T) {
 	t.Parallel()
 	reg := registry(t)
 	tests := []struct{ name, yaml, want string }{
-		{"unknown field", "name: x\nworkloads: [zoo:mlp]\nclusters: [1xV100]\nplacers: [single]\nseed: 3\n", "field seed not found"},
+		{"unknown field", "name: x\nworkloads: [zoo:mlp]\nclusters: [1xV100]\nplacers: [single]\nseed: 3\n", `unknown field "seed"`},
 		{"no workloads", "name: x\nclusters: [1xV100]\nplacers: [single]\n", "field workloads is empty"},
 		{"bad timeout", "name: x\nworkloads: [zoo:mlp]\nclusters: [1xV100]\nplacers: [single]\ntimeout: soon\n", `timeout "soon"`},
 		{"bad range", "name: x\nworkloads: [zoo:mlp]\nclusters: [1xV100]\nplacers: [single]\nvary: {param: batch, range: '0..9:3'}\n", "vary.range"},
@@ -247,12 +248,13 @@ func TestScenarioErrors(t *testing.T) {
 	if err := s.Validate(reg); err == nil || !strings.Contains(err.Error(), `unknown placer "nope"`) {
 		t.Fatalf("unknown placer: %v", err)
 	}
-	// a bad what-if is a failed point, not a crash
+	// a what-if naming a link family the cluster lacks is refused before
+	// any point runs (issue 24), not a crash
 	s = &study.Scenario{Name: "x", Workloads: []string{"zoo:mlp"}, Clusters: []string{"1xV100"}, Placers: []string{"single"},
 		Settings: [][]study.Setting{{{Param: "link.warp.bandwidth", Value: "2x"}}}}
 	res, _, err := study.RunScenario(context.Background(), s, study.RunOptions{Registry: reg, Dir: t.TempDir()})
-	if err != nil || !strings.Contains(res.Records[0].Error, `no "warp" links`) {
-		t.Fatalf("bad what-if: %v, %+v", err, res.Records)
+	if !errors.Is(err, study.ErrUnknownTarget) || !strings.Contains(err.Error(), `no "warp" links`) || res != nil {
+		t.Fatalf("bad what-if: %v, %+v", err, res)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"placesim/devices"
+	"placesim/internal/suggest"
 	"placesim/internal/units"
 	"placesim/workloads"
 	"placesim/workloads/zoo"
@@ -112,6 +113,10 @@ func ApplySettings(workload string, c *devices.Cluster, settings []Setting) (str
 	return workload, cc, nil
 }
 
+// linkFamilies are the link families of package links (Kind.Family), for
+// the "did you mean" of a what-if naming one a cluster lacks.
+var linkFamilies = []string{"pcie", "nvlink", "ib", "ethernet", "cpu"}
+
 func applyLink(c *devices.Cluster, sel, field, v string) error {
 	var parse func(string) (float64, error)
 	switch field {
@@ -120,7 +125,7 @@ func applyLink(c *devices.Cluster, sel, field, v string) error {
 	case "latency":
 		parse = units.ParseSeconds
 	default:
-		return fmt.Errorf("link field %q (valid: bandwidth, latency)", field)
+		return fmt.Errorf("%w: link field %q (valid: bandwidth, latency)%s", ErrUnknownTarget, field, suggest.DidYouMean(field, []string{"bandwidth", "latency"}))
 	}
 	f, abs, err := scaleOrAbs(v, parse)
 	if err != nil {
@@ -144,7 +149,23 @@ func applyLink(c *devices.Cluster, sel, field, v string) error {
 		}
 	}
 	if n == 0 {
-		return fmt.Errorf("cluster %q has no %q links", c.Name, sel)
+		var valid []string
+		for _, l := range c.Topology.Links {
+			for _, x := range []string{l.Family, l.Kind} {
+				if x != "" && !slices.Contains(valid, x) {
+					valid = append(valid, x)
+				}
+			}
+		}
+		valid = append(valid, "all")
+		hint := suggest.DidYouMean(sel, valid)
+		if hint == "" {
+			// a family this cluster lacks, misspelt: say so, and what it has
+			if f := suggest.Closest(sel, linkFamilies); f != "" {
+				hint = fmt.Sprintf("; did you mean %q? (this cluster has no %s links)", f, f)
+			}
+		}
+		return fmt.Errorf("%w: cluster %q has no %q links (valid: %s)%s", ErrUnknownTarget, c.Name, sel, strings.Join(valid, ", "), hint)
 	}
 	return nil
 }
@@ -159,7 +180,7 @@ func applyDevice(c *devices.Cluster, sel, field, v string) error {
 	case "memory":
 		parse = func(s string) (float64, error) { b, err := units.ParseBytes(s); return float64(b), err }
 	default:
-		return fmt.Errorf("device field %q (valid: flops, membw, memory)", field)
+		return fmt.Errorf("%w: device field %q (valid: flops, membw, memory)%s", ErrUnknownTarget, field, suggest.DidYouMean(field, []string{"flops", "membw", "memory"}))
 	}
 	f, abs, err := scaleOrAbs(v, parse)
 	if err != nil {
@@ -200,7 +221,16 @@ func applyDevice(c *devices.Cluster, sel, field, v string) error {
 		}
 	}
 	if n == 0 {
-		return fmt.Errorf("cluster %q has no %q devices", c.Name, sel)
+		var valid []string
+		for _, d := range c.Devices {
+			for _, x := range []string{d.Kind.Name, string(d.Kind.Class)} {
+				if x != "" && !slices.Contains(valid, x) {
+					valid = append(valid, x)
+				}
+			}
+		}
+		valid = append(valid, "all")
+		return fmt.Errorf("%w: cluster %q has no %q devices (valid: %s)%s", ErrUnknownTarget, c.Name, sel, strings.Join(valid, ", "), suggest.DidYouMean(sel, valid))
 	}
 	return nil
 }
@@ -275,7 +305,7 @@ func CheckSetting(s Setting) error {
 		return nil
 	case len(parts) == 2 && parts[0] == "system":
 		if !slices.Contains(devices.SystemKeys(), parts[1]) {
-			return fmt.Errorf("what-if %s: system key %q (valid: %s)", s, parts[1], strings.Join(devices.SystemKeys(), ", "))
+			return fmt.Errorf("what-if %s: %w: system key %q (valid: %s)%s", s, ErrUnknownTarget, parts[1], strings.Join(devices.SystemKeys(), ", "), suggest.DidYouMean(parts[1], devices.SystemKeys()))
 		}
 		return nil
 	case len(parts) == 3 && parts[0] == "link" && (parts[2] == "bandwidth" || parts[2] == "latency"),
@@ -287,7 +317,35 @@ func CheckSetting(s Setting) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("what-if %s: unknown parameter (valid: link.FAMILY.bandwidth|latency, device.KIND.flops|membw|memory, batch, precision, framework, system.KEY)", s)
+	return fmt.Errorf("what-if %s: %w: %q (valid: link.FAMILY.bandwidth|latency, device.KIND.flops|membw|memory, batch, precision, framework, system.KEY)%s",
+		s, ErrUnknownTarget, s.Param, settingHint(parts))
+}
+
+// settingHint is the "did you mean" of a what-if parameter that is none
+// of the grammar's: the closest field of link. or device., or the closest
+// of batch, precision, framework, link and device.
+func settingHint(parts []string) string {
+	switch {
+	case len(parts) == 3 && parts[0] == "link":
+		if c := suggest.Closest(parts[2], []string{"bandwidth", "latency"}); c != "" {
+			return fmt.Sprintf("; did you mean %q?", "link."+parts[1]+"."+c)
+		}
+	case len(parts) == 3 && parts[0] == "device":
+		if c := suggest.Closest(parts[2], []string{"flops", "membw", "memory"}); c != "" {
+			return fmt.Sprintf("; did you mean %q?", "device."+parts[1]+"."+c)
+		}
+	case len(parts) == 2:
+		if c := suggest.Closest(parts[0], []string{"system"}); c != "" {
+			return fmt.Sprintf("; did you mean %q?", c+"."+parts[1])
+		}
+	case len(parts) == 3:
+		if c := suggest.Closest(parts[0], []string{"link", "device"}); c != "" {
+			return fmt.Sprintf("; did you mean %q?", c+"."+parts[1]+"."+parts[2])
+		}
+	case len(parts) == 1:
+		return suggest.DidYouMean(parts[0], []string{"batch", "precision", "framework"})
+	}
+	return ""
 }
 
 // ExpandRange turns a range into values: "0.1x..10x:7" gives 7 factors in

@@ -9,9 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"regexp"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"placesim/internal/suggest"
 )
 
 // Decode decodes the one document of data into v, refusing unknown
@@ -34,7 +38,12 @@ func Decode(data []byte, v any, want string) error {
 		}
 		var te *yaml.TypeError
 		if errors.As(err, &te) {
-			return fmt.Errorf("%s", strings.Join(te.Errors, "; "))
+			fields := fieldNames(reflect.TypeOf(v))
+			msgs := make([]string, len(te.Errors))
+			for i, m := range te.Errors {
+				msgs[i] = unknownField(m, fields)
+			}
+			return fmt.Errorf("%s", strings.Join(msgs, "; "))
 		}
 		return err
 	}
@@ -61,4 +70,77 @@ func nullDocument(doc *yaml.Node) bool {
 	}
 	n := doc.Content[0]
 	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
+}
+
+// notFound is yaml.v3's message for an unknown field under KnownFields.
+var notFound = regexp.MustCompile(`^(line \d+): field (\S+) not found in type (\S+)$`)
+
+// unknownField rewrites yaml.v3's "line N: field X not found in type
+// pkg.Type" for a person: the valid fields of that place in the file and
+// the closest one, never a Go type name.
+func unknownField(msg string, fields map[string][]string) string {
+	m := notFound.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	valid, ok := fields[m[3]]
+	if !ok {
+		return fmt.Sprintf("%s: unknown field %q", m[1], m[2])
+	}
+	return fmt.Sprintf("%s: unknown field %q (valid: %s)%s", m[1], m[2], strings.Join(valid, ", "), suggest.DidYouMean(m[2], valid))
+}
+
+// fieldNames maps every struct type reachable from t (as yaml.v3 names
+// it, "pkg.Type") to its YAML field names, in declaration order.
+func fieldNames(t reflect.Type) map[string][]string {
+	out := map[string][]string{}
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for t != nil && (t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map) {
+			t = t.Elem()
+		}
+		if t == nil || t.Kind() != reflect.Struct {
+			return
+		}
+		if _, seen := out[t.String()]; seen {
+			return
+		}
+		out[t.String()] = nil
+		out[t.String()] = structFields(t, walk)
+	}
+	walk(t)
+	return out
+}
+
+// structFields is t's YAML field names (inline structs' included),
+// walking each field's type on the way.
+func structFields(t reflect.Type, walk func(reflect.Type)) []string {
+	var names []string
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		tag := f.Tag.Get("yaml")
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "-" {
+			continue
+		}
+		if strings.Contains(opts, "inline") {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				names = append(names, structFields(ft, walk)...)
+				continue
+			}
+		}
+		if name == "" {
+			name = strings.ToLower(f.Name)
+		}
+		names = append(names, name)
+		walk(f.Type)
+	}
+	return names
 }

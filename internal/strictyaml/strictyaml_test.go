@@ -23,7 +23,7 @@ func TestDecode(t *testing.T) {
 		{"tilde", "~", "the file is empty (want name and count)", file{}},
 		{"json null", " null ", "the file is empty (want name and count)", file{}},
 		{"empty mapping", "{}", "", file{}},
-		{"unknown field", "name: a\ncuont: 3\n", "field cuont not found", file{}},
+		{"unknown field", "name: a\ncuont: 3\n", `unknown field "cuont"`, file{}},
 		{"type", "count: many\n", "cannot unmarshal", file{}},
 		{"syntax", "name: [a\n", "yaml:", file{}},
 		{"trailing marker", "name: a\ncount: 3\n---\n", "", file{"a", 3}},
@@ -44,5 +44,31 @@ func TestDecode(t *testing.T) {
 				t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
 			}
 		})
+	}
+}
+
+// TestUnknownFieldSuggests: a misspelt field is named with the valid
+// fields of its place in the file and the closest one, never with a Go
+// type name.
+func TestUnknownFieldSuggests(t *testing.T) {
+	type dev struct {
+		Name   string `yaml:"name"`
+		Memory string `yaml:"memory"`
+	}
+	var v struct {
+		Devices []dev `yaml:"devices"`
+	}
+	err := Decode([]byte("devices:\n  - {name: g0, memroy: 1GiB}\n"), &v, "devices")
+	if err == nil {
+		t.Fatal("no error for a misspelt field")
+	}
+	msg := err.Error()
+	for _, want := range []string{`line 2: unknown field "memroy"`, "valid: name, memory", `did you mean "memory"?`} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q lacks %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "strictyaml.") || strings.Contains(msg, "not found in type") {
+		t.Errorf("error %q names a Go type", msg)
 	}
 }

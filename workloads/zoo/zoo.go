@@ -9,11 +9,16 @@ import (
 	"strconv"
 	"strings"
 
+	"placesim/internal/suggest"
 	"placesim/workloads"
 )
 
 // ErrUnknownModel is returned for a model name the zoo does not have.
 var ErrUnknownModel = errors.New("unknown zoo model")
+
+// ErrUnknownParameter marks a zoo workload parameter its model does not
+// read (zoo:mlp?layer=3).
+var ErrUnknownParameter = errors.New("unknown parameter")
 
 // Granularity of a generated graph.
 type Granularity string
@@ -157,7 +162,7 @@ func Build(spec string) (*workloads.Graph, error) {
 		}
 	}
 	if m == nil {
-		return nil, fmt.Errorf("%w %q (valid: %s)", ErrUnknownModel, name, strings.Join(Names(), ", "))
+		return nil, fmt.Errorf("%w %q (valid: %s)%s", ErrUnknownModel, name, strings.Join(Names(), ", "), suggest.DidYouMean(name, Names()))
 	}
 	vals, err := url.ParseQuery(query)
 	if err != nil {
@@ -241,7 +246,12 @@ func Build(spec string) (*workloads.Graph, error) {
 	}
 	for k := range p.Extra {
 		if !p.used[k] {
-			return nil, fmt.Errorf("zoo:%s: unknown parameter %q", name, k)
+			valid := []string{"batch", "granularity", "training", "optimizer", "framework", "precision", "grads"}
+			for u := range p.used {
+				valid = append(valid, u)
+			}
+			sort.Strings(valid[7:])
+			return nil, fmt.Errorf("zoo:%s: %w %q (valid: %s)%s", name, ErrUnknownParameter, k, strings.Join(valid, ", "), suggest.DidYouMean(k, valid))
 		}
 	}
 	n.g.Precision, n.g.Framework = p.Precision, p.Framework
