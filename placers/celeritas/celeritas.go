@@ -23,9 +23,10 @@ var (
 // request carries; the paper's are Standard Evaluation's
 // (devices.StandardEvaluation, --estimates standard-eval). Options:
 // coarsen (default true; false runs Adjusting Placement on the original
-// graph), range, memfrac, besteffort (default false: fail with
-// placers.ErrDoesNotFit when every device is full; true: the paper's
-// best-effort rule, which can overfill a device), priorities (default
+// graph), range, memfrac, besteffort (default true: the paper's
+// best-effort rule, which can overfill a device and says so in the
+// report's Relaxed; false: fail with placers.ErrDoesNotFit when every
+// device is full), priorities (default
 // false: attach the estimated schedule's order to the plan).
 type Celeritas struct{ o options }
 

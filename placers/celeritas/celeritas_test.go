@@ -27,11 +27,13 @@ func TestConformance(t *testing.T) {
 		opts     placers.Options
 		memAware bool
 	}{
-		{"celeritas", placers.Typed(celeritas.NewCeleritas), nil, true},
-		{"celeritas-fine", placers.Typed(celeritas.NewCeleritas), placers.Options{"coarsen": "false"}, true},
+		{"celeritas", placers.Typed(celeritas.NewCeleritas), nil, false},
+		{"celeritas-strict", placers.Typed(celeritas.NewCeleritas), placers.Options{"besteffort": "false"}, true},
+		{"celeritas-fine", placers.Typed(celeritas.NewCeleritas), placers.Options{"coarsen": "false", "besteffort": "false"}, true},
 		{"celeritas-best-effort", placers.Typed(celeritas.NewCeleritas), placers.Options{"besteffort": "true", "range": "3"}, false},
-		{"celeritas-priorities", placers.Typed(celeritas.NewCeleritas), placers.Options{"priorities": "true", "range": "5"}, true},
-		{"order-place", placers.Typed(celeritas.NewOrderPlace), nil, true},
+		{"celeritas-priorities", placers.Typed(celeritas.NewCeleritas), placers.Options{"priorities": "true", "range": "5", "besteffort": "false"}, true},
+		{"order-place", placers.Typed(celeritas.NewOrderPlace), nil, false},
+		{"order-place-strict", placers.Typed(celeritas.NewOrderPlace), placers.Options{"besteffort": "false"}, true},
 		{"order-place-best-effort", placers.Typed(celeritas.NewOrderPlace), placers.Options{"besteffort": "true", "range": "3"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -153,8 +155,8 @@ func TestBestEffort(t *testing.T) {
 				t.Fatalf("device %d got %d of 16 ops (%v): best effort should spread them", d, n, count)
 			}
 		}
-		if _, err := place(t, f, placers.Options{"coarsen": "false"}, g, c); !errors.Is(err, placers.ErrDoesNotFit) {
-			t.Fatalf("default (besteffort=false): %v, want ErrDoesNotFit", err)
+		if _, err := place(t, f, placers.Options{"coarsen": "false", "besteffort": "false"}, g, c); !errors.Is(err, placers.ErrDoesNotFit) {
+			t.Fatalf("besteffort=false: %v, want ErrDoesNotFit", err)
 		}
 	}
 }

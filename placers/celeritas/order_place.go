@@ -17,9 +17,9 @@ var (
 // of the coarse graph from operation fusion in CPD-TOPO order, placed on
 // one device until it reaches its memory limit, then on the next; the
 // order keeps the fused graph's communication low. When no device is left,
-// Place fails with placers.ErrDoesNotFit, or with besteffort=true the
-// paper's best-effort rule puts the op on the device with the least memory
-// in use (section 6.3). Colocation units go where their first op goes
+// the paper's best-effort rule (besteffort=true, the default) puts the op
+// on the device with the least memory in use (section 6.3), or with
+// besteffort=false Place fails with placers.ErrDoesNotFit. Colocation units go where their first op goes
 // (section 6.1). Options: coarsen (default true), range, memfrac,
 // besteffort, priorities.
 type OrderPlace struct{ o options }

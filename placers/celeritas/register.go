@@ -23,8 +23,10 @@ type Args struct {
 func (a *Args) Declare(d *placers.Decls) {
 	a.Fusion.DeclareOptions(d, true)
 	graphalg.DeclarePriorities(d, &a.Priorities)
-	d.Bool(&a.BestEffort, "besteffort", false,
-		"put an op that fits no device on the least-used one (sections 5.2, 6.3) instead of failing")
+	// on by default, as in the paper, which credits it for placing NMT
+	// (section 6.3); false fails with placers.ErrDoesNotFit instead
+	d.Bool(&a.BestEffort, "besteffort", true,
+		"put an op that fits no device on the least-used one, as the paper does (sections 5.2, 6.3); false: fail with the numbers instead")
 }
 
 func (a Args) options() options {
