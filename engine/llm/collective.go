@@ -42,14 +42,26 @@ type collKey struct {
 	bytes            int64
 }
 
-// collMemo caches collTime for one simulation (the same bucket of the
-// same group recurs for every chunk and micro-batch).
+// collMemo caches collective times for one simulation (the same bucket
+// of the same group recurs for every chunk and micro-batch).
 type collMemo struct {
 	c *devices.Cluster
 	m map[collKey]float64
 }
 
-func (cm *collMemo) time(group []int, k Coll, bytes float64) (float64, error) {
+func newCollMemo(c *devices.Cluster) *collMemo {
+	return &collMemo{c: c, m: map[collKey]float64{}}
+}
+
+// time is the representative's collective when its identical peers run
+// theirs at the same moment: groups[0] is the representative's group,
+// the others its peers' groups of the same kind (the tensor-parallel
+// groups of every context and data-parallel rank, the data-parallel
+// groups of every tensor-parallel rank, ...); they share the links where
+// their traffic meets (collectives.Concurrent), so a representative sees
+// the load of the ranks it stands for.
+func (cm *collMemo) time(groups [][]int, k Coll, bytes float64) (float64, error) {
+	group := groups[0]
 	if len(group) <= 1 || bytes <= 0 {
 		return 0, nil
 	}
@@ -57,11 +69,21 @@ func (cm *collMemo) time(group []int, k Coll, bytes float64) (float64, error) {
 	if t, ok := cm.m[key]; ok {
 		return t, nil
 	}
-	t, err := collTime(cm.c, group, k, bytes)
-	if err == nil {
-		cm.m[key] = t
+	var t float64
+	if len(groups) == 1 {
+		var err error
+		if t, err = collTime(cm.c, group, k, bytes); err != nil {
+			return 0, err
+		}
+	} else {
+		es, err := collectives.Concurrent(cm.c, groups, k, int64(bytes))
+		if err != nil {
+			return 0, err
+		}
+		t = es[0].Seconds
 	}
-	return t, err
+	cm.m[key] = t
+	return t, nil
 }
 
 // routeBW is the bottleneck bandwidth and the latency of the route from

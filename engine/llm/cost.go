@@ -64,13 +64,14 @@ type coster struct {
 	mmType workloads.DType
 	sh     zoo.Shard
 	r      int // pipeline rank
+	memo   *collMemo
 }
 
-func newCoster(j *Job, r int) *coster {
+func newCoster(j *Job, r int, memo *collMemo) *coster {
 	l := j.Layout
 	dev := j.rank(0, 0, 0, r)
 	k := &j.Cluster.Devices[dev].Kind
-	c := &coster{j: j, kind: k, dtype: workloads.BF16, mmType: workloads.BF16, r: r,
+	c := &coster{j: j, kind: k, dtype: workloads.BF16, mmType: workloads.BF16, r: r, memo: memo,
 		sh: zoo.Shard{TP: l.TP, CP: l.CP, EP: l.EP, SP: l.SequenceParallel, MicroBatch: l.MicroBatch, ActBytes: 2}}
 	switch l.Precision {
 	case parallel.FP16:
@@ -100,8 +101,8 @@ func (c *coster) opTime(op zoo.LLMOp, backward bool) (float64, error) {
 	return t, nil
 }
 
-func (c *coster) coll(group []int, k Coll, bytes float64) (float64, error) {
-	return collTime(c.j.Cluster, group, k, bytes)
+func (c *coster) coll(groups [][]int, k Coll, bytes float64) (float64, error) {
+	return c.memo.time(groups, k, bytes)
 }
 
 // partCost is a part's forward and backward on this rank (the backward
@@ -142,8 +143,7 @@ func (c *coster) part(p zoo.Part) (partCost, error) {
 			// block (forward) or K/V and their gradients (backward)
 			// travel to the next rank of the ring
 			kv := 2 * 2 * T * float64(m.KVHeads*headDim(m)) / float64(l.TP)
-			group := j.cpGroup(c.r)
-			step, err := c.coll(group[:2], SendRecv, kv) // one neighbour exchange
+			step, err := c.coll(j.cpPairs(c.r), SendRecv, kv) // one neighbour exchange
 			if err != nil {
 				return pc, err
 			}
@@ -158,7 +158,7 @@ func (c *coster) part(p zoo.Part) (partCost, error) {
 		}
 	}
 	if l.TP > 1 {
-		tg := j.tpGroup(c.r)
+		tg := j.tpPeers(c.r)
 		var per float64
 		if l.SequenceParallel {
 			ag, err := c.coll(tg, AllGather, actBytes)
@@ -195,7 +195,7 @@ func (c *coster) part(p zoo.Part) (partCost, error) {
 		// dispatch and combine: each GPU sends its T·top_k/TP routed
 		// tokens (the busiest rank Imbalance times as many)
 		bytes := 2 * T * float64(m.TopK) * float64(m.Hidden) / float64(l.TP) * m.Imbalance
-		a2a, err := c.coll(j.epGroup(c.r), AllToAll, bytes)
+		a2a, err := c.coll(j.epPeers(c.r), AllToAll, bytes)
 		if err != nil {
 			return pc, err
 		}

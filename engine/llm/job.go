@@ -174,3 +174,79 @@ func (j *Job) expertDPGroup(r int) []int {
 	}
 	return g
 }
+
+// The groups of one kind that pipeline rank r's ranks run at the same
+// time, the representative's first (see collMemo.time).
+
+func (j *Job) tpPeers(r int) [][]int {
+	l := j.Layout
+	var gs [][]int
+	for d := 0; d < l.DP; d++ {
+		for c := 0; c < l.CP; c++ {
+			g := make([]int, l.TP)
+			for i := range g {
+				g[i] = j.rank(i, c, d, r)
+			}
+			gs = append(gs, g)
+		}
+	}
+	return gs
+}
+
+// cpPairs are the first ring step's pairs (context rank 0 to 1) of every
+// tensor- and data-parallel rank.
+func (j *Job) cpPairs(r int) [][]int {
+	l := j.Layout
+	var gs [][]int
+	for d := 0; d < l.DP; d++ {
+		for t := 0; t < l.TP; t++ {
+			gs = append(gs, []int{j.rank(t, 0, d, r), j.rank(t, 1, d, r)})
+		}
+	}
+	return gs
+}
+
+func (j *Job) dpPeers(r int) [][]int {
+	l := j.Layout
+	var gs [][]int
+	for t := 0; t < l.TP; t++ {
+		g := make([]int, 0, l.DP*l.CP)
+		for d := 0; d < l.DP; d++ {
+			for c := 0; c < l.CP; c++ {
+				g = append(g, j.rank(t, c, d, r))
+			}
+		}
+		gs = append(gs, g)
+	}
+	return gs
+}
+
+func (j *Job) epPeers(r int) [][]int {
+	l := j.Layout
+	var gs [][]int
+	for t := 0; t < l.TP; t++ {
+		for b := 0; b < l.DP*l.CP/l.EP; b++ {
+			g := make([]int, l.EP)
+			for i := range g {
+				k := b*l.EP + i
+				g[i] = j.rank(t, k%l.CP, k/l.CP, r)
+			}
+			gs = append(gs, g)
+		}
+	}
+	return gs
+}
+
+func (j *Job) expertDPPeers(r int) [][]int {
+	var gs [][]int
+	for _, dp := range j.dpPeers(r) {
+		for o := 0; o < j.Layout.EP; o++ {
+			var g []int
+			for i := o; i < len(dp); i += j.Layout.EP {
+				g = append(g, dp[i])
+			}
+			gs = append(gs, g)
+		}
+	}
+	return gs
+}

@@ -30,7 +30,7 @@ func PartTimesOf(j *Job) (PartTimes, error) {
 	if _, err := check.check(); err != nil {
 		return pt, err
 	}
-	c := newCoster(j, 0)
+	c := newCoster(j, 0, newCollMemo(j.Cluster))
 	m := &j.Model
 	times := map[zoo.Part]float64{}
 	for _, p := range []zoo.Part{zoo.PartAttention, zoo.PartMLP, zoo.PartEmbedding, zoo.PartHead} {

@@ -148,8 +148,9 @@ func Simulate(j *Job) (*Result, error) {
 	// costs per virtual stage
 	chunks := make([]chunkCost, nvs)
 	costers := make([]*coster, P)
+	memo := newCollMemo(j.Cluster)
 	for r := 0; r < P; r++ {
-		c := newCoster(j, r)
+		c := newCoster(j, r, memo)
 		costers[r] = c
 		var layer [2]partCost
 		for i, p := range []zoo.Part{zoo.PartAttention, zoo.PartMLP} {
@@ -180,11 +181,11 @@ func Simulate(j *Job) (*Result, error) {
 	// data-parallel work per chunk
 	sh := costers[0].sh
 	wb, gb, _ := bytesPerParam(l.Precision)
-	dpg := make([][]int, P)
-	edpg := make([][]int, P)
+	dpg := make([][][]int, P)
+	edpg := make([][][]int, P)
 	for r := range dpg {
-		dpg[r] = j.dpGroup(r)
-		edpg[r] = j.expertDPGroup(r)
+		dpg[r] = j.dpPeers(r)
+		edpg[r] = j.expertDPPeers(r)
 	}
 	// chunkParams: dense and expert parameters of a virtual stage on a GPU
 	chunkParams := func(vs int) (float64, float64) {
@@ -203,7 +204,7 @@ func Simulate(j *Job) (*Result, error) {
 	}
 	// Megatron-LM's bucket: max(40M, 1M x dp) parameters
 	// (megatron/core/distributed/distributed_data_parallel.py)
-	bucket := math.Max(40e6, 1e6*float64(len(dpg[0])))
+	bucket := math.Max(40e6, 1e6*float64(len(dpg[0][0])))
 	// gradReduce is the time of reducing a chunk's gradients in one
 	// bucket of `frac` of them; paramGather the all-gather of its
 	// parameters
@@ -211,7 +212,6 @@ func Simulate(j *Job) (*Result, error) {
 	if l.Sharding != parallel.ShardNone {
 		gradKind = ReduceScatter
 	}
-	memo := &collMemo{c: j.Cluster, m: map[collKey]float64{}}
 	dpTime := func(r, vs int, k Coll, bytesPer float64, frac float64) (float64, error) {
 		d, e := chunkParams(vs)
 		t1, err := memo.time(dpg[r], k, d*bytesPer*frac)
