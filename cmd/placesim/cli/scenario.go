@@ -327,6 +327,9 @@ type SweepOptions struct {
 	Pipeline pipelineFlags
 	Regimes  string
 	Changed  func(name string) bool
+	// Layout, when set, sweeps one iteration of a large model under this
+	// parallel layout instead of placers (sweep_llm.go).
+	Layout string
 }
 
 // NewCmdSweep builds sweep; runF, when not nil, replaces sweepRun.
@@ -357,6 +360,7 @@ values) or a list "a,b,c".
 	}
 	opts.Pipeline.register(cmd)
 	cmd.Flags().StringVar(&opts.Regimes, "regimes", "", "sweep in each of these regimes, comma-separated (e.g. step,1f1b:16,dp:4)")
+	cmd.Flags().StringVar(&opts.Layout, "layout", "", "sweep a large model's iteration under this parallel layout (as train; -c may list clusters separated by ';'; --vary system.KEY, precision or layout.KEY)")
 	cmd.Flags().StringVarP(&opts.Workload, "workload", "w", "", "workload: zoo:NAME[?params] or a file (required)")
 	cmd.Flags().StringVarP(&opts.Cluster, "cluster", "c", "4xV100-pcie", "cluster preset or file")
 	cmd.Flags().StringVar(&opts.Placers, "placers", "all", "comma-separated placers, or all")
@@ -377,6 +381,9 @@ values) or a list "a,b,c".
 }
 
 func sweepRun(opts *SweepOptions) error {
+	if opts.Layout != "" {
+		return sweepLLMRun(opts)
+	}
 	param, rng, ok := strings.Cut(opts.Vary, "=")
 	if !ok {
 		return fmt.Errorf("--vary %q: want PARAM=RANGE, e.g. link.nvlink.bandwidth=0.1x..10x:7", opts.Vary)

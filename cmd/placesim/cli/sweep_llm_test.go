@@ -1,0 +1,51 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSweepLLM(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := run(t, "sweep", "-w", "zoo:llama3.1-8b", "-c", "dgx-h100:nodes=2;dgx-a100-80gb:nodes=2",
+		"--layout", "tp=2,pp=2,dp=4,sp,zero=1,mbs=1,gbs=32", "--vary", "system.adapter-speed=100Gb/s,400Gb/s", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "dgx-a100-80gb:nodes=2") || !strings.Contains(out, "tok/s/GPU") {
+		t.Fatalf("table:\n%s", out)
+	}
+	var res struct {
+		Rows []struct {
+			System   string
+			StepTime float64
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil || json.Unmarshal(data, &res) != nil || len(res.Rows) != 4 {
+		t.Fatalf("results.json: %v %s", err, data)
+	}
+	// slower adapters never make an iteration faster
+	for i := 0; i < 4; i += 2 {
+		if !(res.Rows[i].StepTime >= res.Rows[i+1].StepTime) || !strings.Contains(res.Rows[i].System, "adapter-speed=100Gb/s") {
+			t.Fatalf("rows %d, %d: %+v", i, i+1, res.Rows)
+		}
+	}
+	for _, f := range []string{"sweep_step_time.png", "sweep_step_time.svg", "table.txt"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{
+		{"sweep", "-w", "zoo:llama3.1-8b", "-c", "dgx-h100", "--layout", "tp=2,dp=4", "--vary", "link.nvlink.bandwidth=2x"},
+		{"sweep", "-w", "zoo:llama3.1-8b", "-c", "dgx-h100", "--layout", "tp=2,dp=4", "--vary", "system.colour=red"},
+		{"sweep", "-w", "zoo:llama3.1-8b", "-c", "dgx-h100", "--layout", "tp=2,dp=4", "--vary", "system.nvlink-domain=12", "--out", t.TempDir()},
+	} {
+		if code, _, errs := run(t, args...); code != 1 || errs == "" {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
+		}
+	}
+}
