@@ -42,7 +42,18 @@ func TestValidateCmd(t *testing.T) {
 			}
 		})
 	}
-	code, out, _ := run(t, "validate", good, "--format", "json")
+	code, out, _ := run(t, "validate", good, "--explain", "mlp", "--format", "json")
+	var e struct {
+		StepTime float64
+		Parts    []struct {
+			Part    string
+			Seconds float64
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &e); code != 0 || err != nil || !(e.StepTime > 0) || len(e.Parts) == 0 {
+		t.Fatalf("explain json: exit %d, %v, %+v", code, err, e)
+	}
+	code, out, _ = run(t, "validate", good, "--format", "json")
 	var v struct {
 		Rows []struct {
 			ID                         string
