@@ -191,6 +191,16 @@ func (m *LLM) Ops(part Part, sh Shard) []LLMOp {
 			ops = append(ops, mm("router", PhaseTP, T, h, E, int64(fb*Tseq*h)))
 			ops = append(ops, elem("topk", "softmax", PhaseTP, T*E, 6, int64(4*T*E)))
 			pairs := T * k / t // token-expert pairs this GPU runs (balanced)
+			// Megatron-core's token dispatcher permutes the routed
+			// tokens into expert order before the dispatch all-to-all
+			// and back after the combine (moe_utils.permute and
+			// unpermute: a row gather of pairs x hidden each way, the
+			// unpermute weighting each copy by its router probability)
+			move := func(name string, flops float64) LLMOp {
+				return LLMOp{Name: name, Type: "gather", Phase: PhaseExpert, FwdFLOPs: flops * pairs * h, BwdFLOPs: flops * pairs * h,
+					FwdBytes: int64(2 * fb * pairs * h), BwdBytes: int64(2 * fb * pairs * h)}
+			}
+			ops = append(ops, move("permute", 0))
 			for _, op := range []LLMOp{
 				mm("expert-fc13", PhaseExpert, pairs, h, 2*f, int64(fb*pairs*h)),
 				elem("expert-swiglu", "swiglu", PhaseExpert, pairs*f, 6, int64(2*fb*pairs*f)),
@@ -199,7 +209,8 @@ func (m *LLM) Ops(part Part, sh Shard) []LLMOp {
 				op.Expert = true
 				ops = append(ops, op)
 			}
-			ops = append(ops, elem("combine-residual", "add", PhasePost, Tseq*h*(k+1), 1, 0))
+			ops = append(ops, move("unpermute", 2))
+			ops = append(ops, elem("residual", "add", PhasePost, Tseq*h, 1, 0))
 		}
 	case PartEmbedding:
 		ops = append(ops, LLMOp{Name: "token-embedding", Type: "embedding", Phase: PhasePost,
