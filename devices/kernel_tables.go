@@ -59,6 +59,22 @@ func gpuTable(gemm, conv [3]float64, memEff, overhead float64) KernelTable {
 	return t
 }
 
+// Attention kernels (issue 29 audit): the framework profiles of the
+// measured programs run attention as batched GEMMs (scores and context,
+// memory bound at BERT's and the Transformer's head size of 64) with a
+// separate softmax and dropout; none of them used a fused multi-head
+// attention kernel. NVIDIA's PyTorch BERT (DeepLearningExamples
+// pytorch:21.11, modeling.py BertSelfAttention: matmul, softmax, dropout,
+// matmul; run_pretraining.py has no fused-MHA switch) and fairseq's
+// Transformer (multihead_attention.py: bmm, softmax, dropout, bmm) run
+// them op by op; NVIDIA's TensorFlow BERT (20.06) leaves the fusion of
+// the pointwise ops to XLA (the tensorflow-xla profile). NVIDIA's fused
+// MHA kernels appear in its MLPerf BERT submissions (--fused_mha,
+// --unpad_fmha), which no shipped row measures. So the rows below hold at
+// every sequence length for these profiles; at 512 tokens the scores'
+// [batch x heads, 512, 512] softmax and dropout are memory-bound kernels
+// of their own (the pointwise row).
+
 // Efficiencies of large kernels, one set for every NVIDIA architecture
 // (fitted on validation/published.tsv with one value per class and
 // arithmetic, not per device or model): GEMM and convolution on the FP32
