@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"encoding/json"
 	"testing"
 )
 
@@ -102,4 +103,32 @@ func contains(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+// The trace holds every chunk of every rank and the communication.
+func TestChromeTrace(t *testing.T) {
+	r := sim(t, "zoo:llama3.1-8b?layers=8&seq=4096", "pp=2,vp=2,dp=2,mbs=1,gbs=8,zero=1")
+	b, err := ChromeTrace(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		TraceEvents []struct {
+			Ph, Cat string
+			Pid     int
+		} `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, e := range v.TraceEvents {
+		if e.Ph == "X" {
+			count[e.Cat]++
+		}
+	}
+	// 2 ranks x 4 micro-batches x 2 chunks
+	if count["forward"] != 16 || count["backward"] != 16 || count["DP"] == 0 || count["PP"] == 0 {
+		t.Fatalf("events by category %v", count)
+	}
 }

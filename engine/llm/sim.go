@@ -31,6 +31,16 @@ type RankResult struct {
 	Optimizer float64
 	// Spans is the order of tasks as they ran.
 	Spans []Span `json:"-"`
+	// Comm is the communication off the compute stream: data-parallel
+	// reductions and gathers, pipeline sends.
+	Comm []CommSpan `json:"-"`
+}
+
+// CommSpan is one communication operation of a rank.
+type CommSpan struct {
+	Kind       CommKind
+	What       string
+	Start, End float64
 }
 
 // Result is one simulated iteration.
@@ -262,6 +272,7 @@ func Simulate(j *Job) (*Result, error) {
 				if err != nil {
 					return nil, err
 				}
+				res.Ranks[r].Comm = append(res.Ranks[r].Comm, CommSpan{CommDP, fmt.Sprintf("all-gather parameters of chunk %d", ch), rs[r].dpFree, rs[r].dpFree + t})
 				rs[r].dpFree += t
 				rs[r].gather[ch] = rs[r].dpFree
 			}
@@ -308,6 +319,7 @@ func Simulate(j *Job) (*Result, error) {
 		}
 		start := math.Max(now, st.dpFree)
 		st.dpFree = start + d
+		res.Ranks[r].Comm = append(res.Ranks[r].Comm, CommSpan{CommDP, "all-gather parameters for " + t.String(), start, st.dpFree})
 		st.gather[i] = st.dpFree
 	}
 	var tryStart func(r int, now float64)
@@ -377,6 +389,11 @@ func Simulate(j *Job) (*Result, error) {
 			linkFree[int(lid)] = end
 		}
 		push(ev{t: end, kind: 1, rank: dst, dir: dir, vs: vs, mb: mb})
+		what := fmt.Sprintf("send activation %d to stage %d", mb, vs)
+		if dir == 1 {
+			what = fmt.Sprintf("send gradient %d to stage %d", mb, vs)
+		}
+		res.Ranks[r].Comm = append(res.Ranks[r].Comm, CommSpan{CommPP, what, start, end})
 		if dir == 0 {
 			sentF[vs][mb] = now
 		} else {
@@ -421,7 +438,9 @@ func Simulate(j *Job) (*Result, error) {
 				if err != nil {
 					return nil, err
 				}
-				st.dpFree = math.Max(ready, st.dpFree) + d
+				bs := math.Max(ready, st.dpFree)
+				st.dpFree = bs + d
+				res.Ranks[r].Comm = append(res.Ranks[r].Comm, CommSpan{CommDP, fmt.Sprintf("%s gradients of stage %d, bucket %d/%d", gradKind, vs, b+1, nb), bs, st.dpFree})
 			}
 		}
 		st.next++

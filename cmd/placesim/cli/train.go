@@ -14,6 +14,7 @@ import (
 	"placesim/devices"
 	"placesim/engine/llm"
 	"placesim/parallel"
+	"placesim/reports"
 	"placesim/study"
 	"placesim/workloads/zoo"
 )
@@ -24,6 +25,8 @@ type TrainOptions struct {
 	Ctx                                context.Context
 	Workload, Cluster, Layout, Planner string
 	Format                             string
+	// Trace is --trace: a Chrome/Perfetto trace file to write.
+	Trace string
 }
 
 // NewCmdTrain builds train: one iteration of a large decoder-only model
@@ -71,6 +74,7 @@ tarnawski-dp, pipedream) instead of Megatron's even split.`,
 	fl.StringVar(&opts.Layout, "layout", "", "parallel layout, e.g. tp=4,pp=4,cp=2,dp=2,vp=5,sp,zero=1,recompute=selective,mbs=1,gbs=128 (required)")
 	fl.StringVar(&opts.Planner, "planner", study.PlannerEven, "stage planner: even (Megatron) or a placer name")
 	fl.StringVar(&opts.Format, "format", "text", "output format: text or json")
+	fl.StringVar(&opts.Trace, "trace", "", "write a Chrome/Perfetto trace (JSON) of every pipeline rank's chunks, data-parallel traffic and pipeline sends to this file")
 	_ = cmd.MarkFlagRequired("workload")
 	_ = cmd.MarkFlagRequired("layout")
 	return cmd
@@ -136,6 +140,15 @@ func trainRun(opts *TrainOptions) error {
 		return err
 	}
 	r.Notes = append(r.Notes, notes...)
+	if opts.Trace != "" {
+		b, err := llm.ChromeTrace(r)
+		if err != nil {
+			return err
+		}
+		if err := reports.WriteFileAtomic(opts.Trace, b); err != nil {
+			return fmt.Errorf("--trace: %w", err)
+		}
+	}
 	if opts.Format == "json" {
 		if err := writeJSON(opts.Out, trainJSON(j, r)); err != nil {
 			return err

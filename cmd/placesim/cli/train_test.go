@@ -2,6 +2,8 @@ package cli_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,6 +19,18 @@ func TestTrainPrintsFieldUnits(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+func TestTrainTrace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trace.json")
+	code, _, errs := run(t, "train", "-w", "zoo:llama3.1-8b?layers=4&seq=2048", "--layout", "pp=2,dp=2,gbs=8", "--trace", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || !json.Valid(b) || !strings.Contains(string(b), "\"F0.0\"") {
+		t.Fatalf("trace: %v %.200s", err, b)
 	}
 }
 
