@@ -84,7 +84,7 @@ A progress bar goes to stderr when it is a terminal (not with --quiet).
 	fl.StringVar(&opts.Layout, "layout", "", "compare stage planners on a large transformer (-w zoo:llama3.1-405b, -c dgx-h100) under this parallel layout (see placesim train); --placers picks the planners")
 	fl.StringVar(&opts.Skip, "skip", "", "comma-separated placers to leave out of the default set (without --placers), e.g. those whose solver is not installed")
 	fl.StringVar(&opts.Regimes, "regimes", "", "compare in each of these regimes, comma-separated: step, SCHEDULE:M[:recompute][:even], dp:N, SCHEDULE:M+dp:N (e.g. step,1f1b:16,dp:4); adds the placer x regime matrix")
-	fl.StringVar(&opts.Placers, "placers", "", "comma-separated placer names (default: all that need no options; placesim list placers)")
+	fl.StringVar(&opts.Placers, "placers", placersAll, placersHelp)
 	fl.StringVar(&opts.Format, "format", "table", "output format on stdout: "+strings.Join(compareFormats, ", "))
 	fl.StringVarP(&opts.OutDir, "out", "o", "", "directory to write results, charts, trace.json and report.html into")
 	fl.StringVar(&opts.Gantt, "gantt", "", "placer whose run the Gantt chart, memory timelines and trace show (default: the best)")
@@ -130,7 +130,7 @@ func compareRun(opts *CompareOptions) error {
 		return err
 	}
 	var names []string
-	if changed("placers") {
+	if changed("placers") && strings.TrimSpace(opts.Placers) != placersAll {
 		if names, err = splitPlacers(opts.Placers); err != nil {
 			return err
 		}

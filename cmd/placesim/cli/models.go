@@ -31,6 +31,8 @@ type modelRow struct {
 type ModelsOptions struct {
 	*Factory
 	JSON bool
+	// Format is --format (and its --json shorthand).
+	Format formatFlag
 }
 
 // NewCmdModels builds models; runF, when not nil, replaces modelsRun.
@@ -45,13 +47,16 @@ pass and the training step, at the default settings. Use a model as
 zoo:NAME[?batch=N&granularity=op|layer&training=true&...].`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := opts.Format.apply(&opts.JSON); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
 			return modelsRun(opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print a JSON list")
+	opts.Format.register(cmd, " (json: a list)", formatTable, formatJSON)
 	return cmd
 }
 

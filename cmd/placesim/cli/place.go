@@ -16,10 +16,12 @@ import (
 // PlaceOptions are place's parsed flags and surroundings.
 type PlaceOptions struct {
 	*Factory
-	Ctx     context.Context
-	Run     runFlags
-	Placer  string
-	JSON    bool
+	Ctx    context.Context
+	Run    runFlags
+	Placer string
+	JSON   bool
+	// Format is --format (and its --json shorthand).
+	Format  formatFlag
 	Explain bool
 	// Timeout bounds the placement and its simulation (--timeout).
 	Timeout time.Duration
@@ -48,6 +50,9 @@ that machine.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Ctx = cmd.Context()
+			if err := opts.Format.apply(&opts.JSON); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -57,7 +62,7 @@ that machine.`,
 	registerTimeout(cmd, &opts.Timeout)
 	opts.Run.register(cmd, "")
 	cmd.Flags().StringVarP(&opts.Placer, "placer", "p", "tarnawski-dp", "placer name (placesim list placers)")
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON object (maxLoad in ms per sample at the top level)")
+	opts.Format.register(cmd, " (json: one object, maxLoad in ms per sample at the top level)", formatTable, formatJSON)
 	cmd.Flags().BoolVar(&opts.Explain, "explain", false, "print each device's load, compute and communication, and the bottleneck device")
 	return cmd
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"placesim/internal/scratch"
+	"placesim/study"
 )
 
 // Exit codes.
@@ -71,6 +72,10 @@ func MainContext(ctx context.Context, f *Factory, args []string) (code int) {
 		}
 	}()
 	ctx = scratch.WithTracker(ctx, &tmp)
+	if wantsVersion(args) {
+		fmt.Fprintln(f.Out, "placesim", study.Version())
+		return ExitOK
+	}
 	root := NewCmdRoot(f)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
@@ -90,6 +95,21 @@ func MainContext(ctx context.Context, f *Factory, args []string) (code int) {
 	}
 	fmt.Fprintln(f.ErrOut, "placesim:", err)
 	return ExitError
+}
+
+// wantsVersion reports whether args ask for --version (on any command,
+// before a "--"): it is answered before the command's own arguments are
+// checked.
+func wantsVersion(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--version" || a == "--version=true" {
+			return true
+		}
+	}
+	return false
 }
 
 // NewRoot builds the command tree writing to stdout and stderr.
@@ -114,6 +134,7 @@ partial file and exits 130.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.PersistentFlags().Bool("version", false, "print placesim's version and exit")
 	root.SetOut(f.Out)
 	root.SetErr(f.ErrOut)
 	root.AddCommand(

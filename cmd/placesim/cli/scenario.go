@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -312,13 +313,15 @@ func defaultRunDir(scenarioPath string) string {
 // SweepOptions are sweep's parsed flags and surroundings.
 type SweepOptions struct {
 	*Factory
-	Ctx                                                         context.Context
-	Workload, Cluster, Placers, Vary, Baseline, OutDir, Timeout string
-	Seeds                                                       []uint
-	Quiet                                                       bool
-	Workers                                                     int
-	Shard                                                       shardFlags
-	Opts                                                        []string
+	Ctx                                                context.Context
+	Workload, Cluster, Placers, Vary, Baseline, OutDir string
+	// Timeout is --timeout, per placement.
+	Timeout time.Duration
+	Seeds   []uint
+	Quiet   bool
+	Workers int
+	Shard   shardFlags
+	Opts    []string
 	// AllowFailures: exit 0 even when points fail.
 	AllowFailures bool
 	// MaxMemory is --max-memory.
@@ -363,10 +366,10 @@ values) or a list "a,b,c".
 	cmd.Flags().StringVar(&opts.Layout, "layout", "", "sweep a large model's iteration under this parallel layout (as train; -c may list clusters separated by ';'; --vary system.KEY, precision or layout.KEY)")
 	cmd.Flags().StringVarP(&opts.Workload, "workload", "w", "", "workload: zoo:NAME[?params] or a file (required)")
 	cmd.Flags().StringVarP(&opts.Cluster, "cluster", "c", "4xV100-pcie", "cluster preset or file")
-	cmd.Flags().StringVar(&opts.Placers, "placers", "all", "comma-separated placers, or all")
+	cmd.Flags().StringVar(&opts.Placers, "placers", placersAll, placersHelp)
 	cmd.Flags().StringVar(&opts.Vary, "vary", "", "PARAM=RANGE to sweep (required)")
 	cmd.Flags().StringVar(&opts.Baseline, "baseline", "", "placer to measure improvement against")
-	cmd.Flags().StringVar(&opts.Timeout, "timeout", "10m", "time limit per placement")
+	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 10*time.Minute, "time limit per placement (> 0)")
 	cmd.Flags().UintSliceVar(&opts.Seeds, "seeds", []uint{1}, "seeds")
 	cmd.Flags().StringVarP(&opts.OutDir, "out", "o", "out/sweep", "output directory")
 	cmd.Flags().BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress bar")
@@ -388,12 +391,15 @@ func sweepRun(opts *SweepOptions) error {
 	if !ok {
 		return fmt.Errorf("--vary %q: want PARAM=RANGE, e.g. link.nvlink.bandwidth=0.1x..10x:7", opts.Vary)
 	}
+	if opts.Timeout <= 0 {
+		return fmt.Errorf("--timeout %v (valid: a positive duration such as 90s or 10m)", opts.Timeout)
+	}
 	placerNames, err := splitPlacers(opts.Placers)
 	if err != nil {
 		return err
 	}
 	s := &study.Scenario{Name: "sweep", Workloads: []string{opts.Workload}, Clusters: []string{opts.Cluster},
-		Placers: placerNames, Vary: &study.Vary{Param: param, Range: rng}, Baseline: opts.Baseline, Timeout: opts.Timeout}
+		Placers: placerNames, Vary: &study.Vary{Param: param, Range: rng}, Baseline: opts.Baseline, Timeout: opts.Timeout.String()}
 	for _, x := range opts.Seeds {
 		s.Seeds = append(s.Seeds, uint64(x))
 	}

@@ -21,6 +21,8 @@ type SimulateOptions struct {
 	Pipeline pipelineFlags
 	Placer   string
 	JSON     bool
+	// Format is --format (and its --json shorthand).
+	Format formatFlag
 	// Timeout bounds the placement and its simulation (--timeout).
 	Timeout time.Duration
 	// Changed reports whether a flag was given on the command line.
@@ -46,6 +48,9 @@ Exit codes: 0 ok, 1 error, 2 the step ran out of memory, 130 interrupted.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Ctx, opts.Changed = cmd.Context(), cmd.Flags().Changed
+			if err := opts.Format.apply(&opts.JSON); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -56,7 +61,7 @@ Exit codes: 0 ok, 1 error, 2 the step ran out of memory, 130 interrupted.`,
 	opts.Run.register(cmd, "4xV100-pcie")
 	opts.Pipeline.register(cmd)
 	cmd.Flags().StringVarP(&opts.Placer, "placer", "p", "single", "placer name (placesim list placers)")
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON object instead of text")
+	opts.Format.register(cmd, " (json: one object)", formatTable, formatJSON)
 	return cmd
 }
 

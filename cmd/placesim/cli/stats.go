@@ -17,6 +17,8 @@ type StatsOptions struct {
 	*Factory
 	Workload, Cluster string
 	JSON, Lenient     bool
+	// Format is --format (and its --json shorthand).
+	Format formatFlag
 }
 
 // NewCmdStats builds stats; runF, when not nil, replaces statsRun.
@@ -40,6 +42,9 @@ file describes, if any.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Workload = args[0]
+			if err := opts.Format.apply(&opts.JSON); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -47,7 +52,7 @@ file describes, if any.`,
 		},
 	}
 	cmd.Flags().StringVarP(&opts.Cluster, "cluster", "c", "", "cluster preset or file for the CCR (default: the machine the workload file describes; none: no CCR)")
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON object")
+	opts.Format.register(cmd, " (json: one object)", formatTable, formatJSON)
 	cmd.Flags().BoolVar(&opts.Lenient, "lenient", false, "ONNX: import unsupported ops as zero-cost placeholders, with a warning per op type (model.onnx?lenient=true)")
 	return cmd
 }

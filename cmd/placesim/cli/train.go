@@ -73,7 +73,7 @@ tarnawski-dp, pipedream) instead of Megatron's even split.`,
 	fl.StringVarP(&opts.Cluster, "cluster", "c", "dgx-h100", "system (dgx-h100, dgx-a100-80gb), cluster preset or cluster file")
 	fl.StringVar(&opts.Layout, "layout", "", "parallel layout, e.g. tp=4,pp=4,cp=2,dp=2,vp=5,sp,zero=1,recompute=selective,mbs=1,gbs=128 (required)")
 	fl.StringVar(&opts.Planner, "planner", study.PlannerEven, "stage planner: even (Megatron) or a placer name")
-	fl.StringVar(&opts.Format, "format", "text", "output format: text or json")
+	fl.StringVar(&opts.Format, "format", formatTable, "output format on stdout: table, json")
 	fl.StringVar(&opts.Trace, "trace", "", "write a Chrome/Perfetto trace (JSON) of every pipeline rank's chunks, data-parallel traffic and pipeline sends to this file")
 	_ = cmd.MarkFlagRequired("workload")
 	_ = cmd.MarkFlagRequired("layout")
@@ -112,8 +112,11 @@ func llmCluster(spec string, gpus int) (*devices.Cluster, error) {
 }
 
 func trainRun(opts *TrainOptions) error {
-	if opts.Format != "text" && opts.Format != "json" {
-		return fmt.Errorf("--format %q (valid: text, json)", opts.Format)
+	if opts.Format == "text" { // the name before table
+		opts.Format = formatTable
+	}
+	if opts.Format != formatTable && opts.Format != formatJSON {
+		return fmt.Errorf("--format %q (valid: table, json)", opts.Format)
 	}
 	j, err := llmJob(opts.Workload, opts.Cluster, opts.Layout)
 	if err != nil {
@@ -224,7 +227,7 @@ func compareLLMRun(opts *CompareOptions, layout string) error {
 		return err
 	}
 	names := study.DefaultStagePlanners
-	if opts.Placers != "" {
+	if opts.Placers != "" && opts.Placers != placersAll {
 		names = []string{study.PlannerEven}
 		for _, n := range strings.Split(opts.Placers, ",") {
 			if n = strings.TrimSpace(n); n != "" && n != study.PlannerEven {

@@ -72,7 +72,7 @@ other idle time; the parts sum to the iteration.`,
 			return validateRun(opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json (one object with rows and the summary)")
+	cmd.Flags().StringVar(&opts.Format, "format", formatTable, "output format on stdout: table, json (one object with rows and the summary)")
 	cmd.Flags().Float64Var(&opts.MaxMedian, "max-median", 0, "exit 1 when the median |error| is above this fraction (0 = no limit)")
 	cmd.Flags().Float64Var(&opts.MaxWorst, "max-worst", 0, "exit 1 when the worst |error| is above this fraction (0 = no limit)")
 	cmd.Flags().Float64Var(&opts.MaxMultiGPU, "max-multi-gpu", 0, "exit 1 when a row on more than one GPU has an |error| above this fraction (0 = no limit)")
@@ -81,8 +81,11 @@ other idle time; the parts sum to the iteration.`,
 }
 
 func validateRun(opts *ValidateOptions) error {
-	if opts.Format != "text" && opts.Format != "json" {
-		return fmt.Errorf("--format %q (valid: text, json)", opts.Format)
+	if opts.Format == "text" { // the name before table
+		opts.Format = formatTable
+	}
+	if opts.Format != formatTable && opts.Format != formatJSON {
+		return fmt.Errorf("--format %q (valid: table, json)", opts.Format)
 	}
 	for _, t := range []struct {
 		name string

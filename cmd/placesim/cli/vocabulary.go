@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// The one vocabulary of the commands: one flag per concept, everywhere.
+// TestOneVocabulary runs every command's --help against it.
+const (
+	// formatTable, formatJSON and formatCSV are --format's values.
+	formatTable = "table"
+	formatJSON  = "json"
+	formatCSV   = "csv"
+)
+
+// placersAll is --placers' default on every command that runs several
+// placers: every registered placer that needs no options.
+const placersAll = "all"
+
+// placersHelp documents --placers.
+const placersHelp = "comma-separated placer names, or all: every placer that needs no options (placesim list placers)"
+
+// formatFlag is --format table|json[|csv], with --json kept as a hidden
+// shorthand for --format json and "text" read as table (the name some
+// commands used).
+type formatFlag struct {
+	format string
+	json   bool
+	valid  []string
+}
+
+// register adds --format (valid: the formats the command prints) and the
+// hidden --json to cmd.
+func (f *formatFlag) register(cmd *cobra.Command, what string, valid ...string) {
+	f.valid = valid
+	cmd.Flags().StringVar(&f.format, "format", formatTable, "output format on stdout: "+strings.Join(valid, ", ")+what)
+	cmd.Flags().BoolVar(&f.json, "json", false, "shorthand for --format json")
+	_ = cmd.Flags().MarkHidden("json")
+}
+
+// resolve is the format asked for, checked.
+func (f *formatFlag) resolve() (string, error) {
+	format := f.format
+	if format == "text" {
+		format = formatTable
+	}
+	if f.json {
+		if format != formatTable && format != formatJSON {
+			return "", fmt.Errorf("--json and --format %s exclude each other (--json is --format json)", f.format)
+		}
+		format = formatJSON
+	}
+	if !slices.Contains(f.valid, format) {
+		return "", fmt.Errorf("--format %q (valid: %s)", f.format, strings.Join(f.valid, ", "))
+	}
+	return format, nil
+}
+
+// apply resolves the format into a command's JSON switch.
+func (f *formatFlag) apply(json *bool) error {
+	format, err := f.resolve()
+	if err != nil {
+		return err
+	}
+	*json = format == formatJSON
+	return nil
+}
