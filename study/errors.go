@@ -51,3 +51,23 @@ func ErrMisspelt(err error) bool {
 	return errors.Is(err, ErrUnknownTarget) || errors.Is(err, zoo.ErrUnknownModel) ||
 		errors.Is(err, zoo.ErrUnknownParameter) || errors.Is(err, devices.ErrUnknownPreset)
 }
+
+// FieldError is bad input named by the field of the request it came from
+// ("replicas"), never by a command-line flag: the CLI names the flag the
+// person typed (FieldError.Named), a scenario its field.
+type FieldError struct {
+	// Field is the request's field, e.g. "replicas".
+	Field string
+	// Msg says what is wrong.
+	Msg string
+	// Valid is the valid range after the field's name, e.g. "<= 4".
+	Valid string
+}
+
+func (e *FieldError) Error() string { return e.Named(e.Field) }
+
+// Named is the error with the field called name (a flag such as
+// "--data-parallel", or "dp:N in --regimes").
+func (e *FieldError) Named(name string) string {
+	return fmt.Sprintf("%s (valid: %s %s)", e.Msg, name, e.Valid)
+}

@@ -75,8 +75,9 @@ func placementCluster(c *devices.Cluster, dp *engine.DataParallel) (pc *devices.
 	accs := c.Accelerators()
 	k := len(accs) / dp.Replicas
 	if k < 1 {
-		return nil, nil, fmt.Errorf("data parallelism: %d replicas need at least %d accelerators, cluster %q has %d (valid: --data-parallel <= %d)",
-			dp.Replicas, dp.Replicas, c.Name, len(accs), max(1, len(accs)))
+		return nil, nil, &FieldError{Field: "replicas",
+			Msg:   fmt.Sprintf("data parallelism: %d replicas need at least %d accelerators, cluster %q has %d", dp.Replicas, dp.Replicas, c.Name, len(accs)),
+			Valid: fmt.Sprintf("<= %d", max(1, len(accs)))}
 	}
 	back = accs[:k]
 	devs := make([]devices.Device, k)

@@ -171,7 +171,7 @@ func compareRun(opts *CompareOptions) error {
 	res, err := study.CompareFiles(opts.Ctx, reg, req)
 	prog.close()
 	if err != nil {
-		return err
+		return flagNamed(err, regimeFlagNames(changed))
 	}
 	if err := writeComparison(opts.Out, opts.Format, res.Rows, res.Regimes); err != nil {
 		return err

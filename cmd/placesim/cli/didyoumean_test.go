@@ -44,3 +44,17 @@ func TestDidYouMean(t *testing.T) {
 		})
 	}
 }
+
+// TestErrorsNameTypedFlag: study names the field (replicas); the CLI
+// names the flag the person typed: --regimes dp:9 is not told about
+// --data-parallel, and --data-parallel 9 is.
+func TestErrorsNameTypedFlag(t *testing.T) {
+	code, _, errs := run(t, "compare", "-w", "zoo:mlp", "--placers", "single", "--regimes", "dp:9", "-q")
+	if code != 1 || !strings.Contains(errs, "(valid: dp:N in --regimes, N <= 4)") || strings.Contains(errs, "--data-parallel") {
+		t.Errorf("--regimes dp:9: exit %d, %s", code, errs)
+	}
+	code, _, errs = run(t, "compare", "-w", "zoo:mlp", "--placers", "single", "--data-parallel", "9", "-q")
+	if code != 1 || !strings.Contains(errs, "(valid: --data-parallel <= 4)") {
+		t.Errorf("--data-parallel 9: exit %d, %s", code, errs)
+	}
+}

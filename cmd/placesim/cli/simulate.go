@@ -88,7 +88,7 @@ func simulateRun(opts *SimulateOptions) error {
 	o, err := study.Simulate(ctx, reg, study.SimulateRequest{Inputs: in, Spec: spec})
 	err = timeoutError(ctx, opts.Timeout, err)
 	if err != nil {
-		return err
+		return flagNamed(err, regimeFlagNames(nil))
 	}
 	if opts.JSON {
 		if err := writeJSON(opts.Out, o); err != nil {

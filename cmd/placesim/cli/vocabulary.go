@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"placesim/study"
 )
 
 // The one vocabulary of the commands: one flag per concept, everywhere.
@@ -68,4 +71,37 @@ func (f *formatFlag) apply(json *bool) error {
 	}
 	*json = format == formatJSON
 	return nil
+}
+
+// flagNamed is err with a study.FieldError's field called by the flag
+// the person typed (names: field -> flag, e.g. "replicas" ->
+// "--data-parallel" or "dp:N in --regimes"); other errors are unchanged.
+func flagNamed(err error, names map[string]string) error {
+	var fe *study.FieldError
+	if err == nil || !errors.As(err, &fe) {
+		return err
+	}
+	name, ok := names[fe.Field]
+	if !ok {
+		return err
+	}
+	return &renamedError{msg: strings.Replace(err.Error(), fe.Error(), fe.Named(name), 1), err: err}
+}
+
+// renamedError is an error whose message names a flag for a field.
+type renamedError struct {
+	msg string
+	err error
+}
+
+func (e *renamedError) Error() string { return e.msg }
+func (e *renamedError) Unwrap() error { return e.err }
+
+// regimeFlagNames maps the regime's fields to the flags that gave them:
+// --regimes, or the single-regime flags.
+func regimeFlagNames(changed func(string) bool) map[string]string {
+	if changed != nil && changed("regimes") {
+		return map[string]string{"replicas": "dp:N in --regimes, N"}
+	}
+	return map[string]string{"replicas": "--data-parallel"}
 }
