@@ -461,11 +461,10 @@ func Simulate(j *Job) (*Result, error) {
 	for r, st := range rs {
 		rr := &res.Ranks[r]
 		rr.PipelineEnd = st.free
-		mem := res.Memory[r]
-		n := float64(mem.Params)
-		if l.Sharding != parallel.ShardNone {
-			n /= float64(l.DP * l.CP)
-		}
+		// the parameters this GPU updates: its share of the optimizer
+		// state (dense over dp*cp, experts over dp*cp/ep when sharded)
+		_, _, ob := bytesPerParam(l.Precision)
+		n := float64(res.Memory[r].Optimizer) / float64(ob)
 		op := workloads.Op{Name: "adam", Type: "apply-adam", FLOPs: 12 * n, BytesAccessed: int64(30 * n), Precision: workloads.FP32}
 		k := &j.Cluster.Devices[j.rank(0, 0, 0, r)].Kind
 		ot, err := devices.OpTime(&op, k)
