@@ -122,3 +122,44 @@ func statusCode(o *Outcome) string {
 	}
 	return "ok"
 }
+
+// WriteComparison prints a comparison's rows in format (table, csv or
+// json); with several regimes, the table is one table per regime then the
+// placer x regime matrix, and JSON adds the matrix.
+func WriteComparison(out io.Writer, format string, rows []*Outcome, regimes []string) error {
+	if len(regimes) <= 1 {
+		switch format {
+		case "json":
+			return JSON(out, rows)
+		case "csv":
+			return CSV(out, rows)
+		}
+		return Table(out, rows)
+	}
+	m := NewRegimeMatrix(rows, regimes)
+	switch format {
+	case "json":
+		return JSONWithMatrix(out, rows, m)
+	case "csv":
+		return CSV(out, rows)
+	}
+	for _, r := range regimes {
+		var rr []*Outcome
+		for _, o := range rows {
+			if o.Regime == r {
+				rr = append(rr, o)
+			}
+		}
+		if _, err := fmt.Fprintf(out, "regime %s\n", r); err != nil {
+			return err
+		}
+		if err := Table(out, rr); err != nil {
+			return err
+		}
+		fmt.Fprintln(out)
+	}
+	if _, err := fmt.Fprintln(out, "placer x regime (step time, slowdown vs the best of that regime):"); err != nil {
+		return err
+	}
+	return m.Table(out)
+}

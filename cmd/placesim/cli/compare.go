@@ -173,7 +173,7 @@ func compareRun(opts *CompareOptions) error {
 	if err != nil {
 		return flagNamed(err, regimeFlagNames(changed))
 	}
-	if err := writeComparison(opts.Out, opts.Format, res.Rows, res.Regimes); err != nil {
+	if err := reports.WriteComparison(opts.Out, opts.Format, res.Rows, res.Regimes); err != nil {
 		return err
 	}
 	if opts.OutDir != "" && !opts.Quiet {
@@ -222,47 +222,6 @@ func skipPlacers(reg *placers.Registry, names []string, skip string) ([]string, 
 		return nil, fmt.Errorf("--skip %q leaves no placer to compare", skip)
 	}
 	return names, nil
-}
-
-// writeComparison prints the rows in format; with several regimes, the
-// table is one table per regime then the placer x regime matrix, and JSON
-// adds the matrix.
-func writeComparison(out io.Writer, format string, rows []*study.Outcome, regimes []string) error {
-	if len(regimes) <= 1 {
-		switch format {
-		case "json":
-			return reports.JSON(out, rows)
-		case "csv":
-			return reports.CSV(out, rows)
-		}
-		return reports.Table(out, rows)
-	}
-	m := reports.NewRegimeMatrix(rows, regimes)
-	switch format {
-	case "json":
-		return reports.JSONWithMatrix(out, rows, m)
-	case "csv":
-		return reports.CSV(out, rows)
-	}
-	for _, r := range regimes {
-		var rr []*study.Outcome
-		for _, o := range rows {
-			if o.Regime == r {
-				rr = append(rr, o)
-			}
-		}
-		if _, err := fmt.Fprintf(out, "regime %s\n", r); err != nil {
-			return err
-		}
-		if err := reports.Table(out, rr); err != nil {
-			return err
-		}
-		fmt.Fprintln(out)
-	}
-	if _, err := fmt.Fprintln(out, "placer x regime (step time, slowdown vs the best of that regime):"); err != nil {
-		return err
-	}
-	return m.Table(out)
 }
 
 // writerIsTerminal reports whether w is a terminal (not a file, a pipe,
