@@ -250,3 +250,18 @@ func (j *Job) expertDPPeers(r int) [][]int {
 	}
 	return gs
 }
+
+// ppPairs are the point-to-point transfers from pipeline rank r to
+// pipeline rank dst: each rank of r's stage to its counterpart.
+func (j *Job) ppPairs(r, dst int) [][]int {
+	l := j.Layout
+	var gs [][]int
+	for d := 0; d < l.DP; d++ {
+		for c := 0; c < l.CP; c++ {
+			for t := 0; t < l.TP; t++ {
+				gs = append(gs, []int{j.rank(t, c, d, r), j.rank(t, c, d, dst)})
+			}
+		}
+	}
+	return gs
+}

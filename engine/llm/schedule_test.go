@@ -77,7 +77,8 @@ func TestOrder1F1B(t *testing.T) {
 
 // bubbleTol is the tolerance of the bubble against the closed form: the
 // embedding and the loss of a vocabulary of 8 on the end stages make the
-// simulated pipeline slightly non-uniform.
+// simulated pipeline slightly non-uniform, and a transfer costs NCCL's
+// latency even on links that take no time.
 const bubbleTol = 0.01
 
 // TestInterleavedBubble: on a uniform pipeline the bubble of interleaved
@@ -87,8 +88,11 @@ func TestInterleavedBubble(t *testing.T) {
 	for _, c := range []struct {
 		p, v, m int
 	}{{4, 1, 8}, {4, 2, 8}, {4, 4, 8}, {8, 3, 16}} {
-		layers := c.p * c.v * 2
-		j := job(t, "zoo:llama3.1-8b?vocab=8&seq=4096&layers="+itoa(layers),
+		// chunks of 4 layers at 8,192 tokens (tens of ms) next to which
+		// NCCL's point-to-point latency (microseconds, a time the closed
+		// form does not count) is below 0.1 %
+		layers := c.p * c.v * 4
+		j := job(t, "zoo:llama3.1-8b?vocab=8&seq=8192&layers="+itoa(layers),
 			"pp="+itoa(c.p)+",vp="+itoa(c.v)+",mbs=1,gbs="+itoa(c.m), "dgx-h100")
 		j.Cluster = instantCluster(t, c.p)
 		r, err := Simulate(j)

@@ -372,6 +372,7 @@ func Simulate(j *Job) (*Result, error) {
 		rr.Spans = append(rr.Spans, Span{Task: t, Start: start, End: end})
 		push(ev{t: end, kind: 0, rank: r})
 	}
+	ppDur := map[[2]int]float64{}
 	send := func(r, dst, dir, vs, mb int, now float64) {
 		src := j.rank(0, 0, 0, r)
 		dd := j.rank(0, 0, 0, dst)
@@ -382,8 +383,18 @@ func Simulate(j *Job) (*Result, error) {
 		}
 		end := start
 		if len(route) > 0 {
-			bw, lat := routeBW(j.Cluster, src, dd)
-			end = start + lat + boundary/bw
+			// every tensor-, context- and data-parallel rank of this
+			// stage sends its piece to its counterpart at the same time:
+			// the pairs share adapters and leaf uplinks where they meet
+			d, ok := ppDur[[2]int{r, dst}]
+			if !ok {
+				var err error
+				if d, err = memo.time(j.ppPairs(r, dst), SendRecv, boundary); err != nil && simErr == nil {
+					simErr = err
+				}
+				ppDur[[2]int{r, dst}] = d
+			}
+			end = start + d
 		}
 		for _, lid := range route {
 			linkFree[int(lid)] = end
