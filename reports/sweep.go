@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -282,9 +283,18 @@ func (g glyph) Thumbnail(c *draw.Canvas) { c.DrawGlyph(g.sty, c.Center()) }
 // WriteFigures renders each figure as PNG and SVG into dir (atomically)
 // and returns the files written.
 func WriteFigures(dir string, figs []*Figure) ([]string, error) {
+	return WriteFiguresContext(context.Background(), dir, figs)
+}
+
+// WriteFiguresContext is WriteFigures stopped between files when ctx is
+// cancelled (Ctrl-C), with ctx's error.
+func WriteFiguresContext(ctx context.Context, dir string, figs []*Figure) ([]string, error) {
 	var files []string
 	for _, f := range figs {
 		for _, format := range []string{PNG, SVG} {
+			if err := ctx.Err(); err != nil {
+				return files, err
+			}
 			data, err := f.Render(format)
 			if err != nil {
 				return files, err

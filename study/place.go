@@ -125,6 +125,9 @@ func place(ctx context.Context, reg *placers.Registry, req PlaceRequest) (*Place
 	if simErr == nil {
 		simErr = checkFinite(res.StepTime, res.Throughput)
 	}
+	if simErr == nil && res.OOM == nil {
+		simErr = checkPlausible(res.StepTime, g.Name, c.Name)
+	}
 	if simErr != nil {
 		out.Error = fmt.Sprintf("simulate the plan: %v", simErr)
 	} else {

@@ -114,6 +114,12 @@ func Run(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *devi
 		out.Error = fmt.Sprintf("simulate: %v", err)
 		return out, nil
 	}
+	if res.OOM == nil {
+		if err := checkPlausible(res.StepTime, g.Name, c.Name); err != nil {
+			out.Error = fmt.Sprintf("simulate: %v", err)
+			return out, nil
+		}
+	}
 	out.Result = res
 	out.StepTime, out.Throughput = res.StepTime, res.Throughput
 	out.OOM = res.OOM

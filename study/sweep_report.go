@@ -77,9 +77,17 @@ func SweepFigures(res *Results) ([]*reports.Figure, error) {
 		sort.SliceStable(series[i].Points, func(a, b int) bool { return series[i].Points[a].X < series[i].Points[b].X })
 	}
 	logX := sweepLogX(s.Vary.Range, allScale, xs)
-	figs := []*reports.Figure{reports.SweepChart(s.Vary.Param, series, logX)}
+	// the charts draw at most reports.MaxChartPoints; results.json and the
+	// table keep every record
+	shown, note := reports.ThinSweep(series)
+	figs := []*reports.Figure{reports.SweepChart(s.Vary.Param, shown, logX)}
 	if s.Baseline != "" && !multi && !multiRegime {
-		figs = append(figs, reports.ImprovementChart(s.Vary.Param, s.Baseline, series, logX))
+		figs = append(figs, reports.ImprovementChart(s.Vary.Param, s.Baseline, shown, logX))
+	}
+	if note != "" {
+		for _, f := range figs {
+			f.Title += " (" + note + ")"
+		}
 	}
 	return figs, nil
 }
@@ -166,6 +174,9 @@ func ScenarioFigures(res *Results) []*reports.Figure {
 	}
 	var figs []*reports.Figure
 	for i, k := range keys {
+		if i == reports.MaxFigures {
+			break // a chart per comparison, up to reports.MaxFigures
+		}
 		f := reports.StepTimeChart(groups[k])
 		f.Name = fmt.Sprintf("step_time_%02d", i+1)
 		f.Title = "Simulated step time per placer: " + k

@@ -49,7 +49,7 @@ func (e *exitError) Unwrap() error { return e.err }
 func Main(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return MainContext(ctx, NewFactory(stdout, stderr), args)
+	return runInterruptible(ctx, stderr, func() int { return MainContext(ctx, NewFactory(stdout, stderr), args) })
 }
 
 // MainContext runs the CLI under ctx with f's streams and returns the exit

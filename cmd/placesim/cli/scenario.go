@@ -78,7 +78,7 @@ func runScenario(ctx context.Context, f *Factory, command string, s *study.Scena
 		return nil, err
 	}
 	if res.Shard == "" {
-		if err := writeResultViews(dir, res); err != nil {
+		if err := writeResultViews(ctx, dir, res); err != nil {
 			return nil, err
 		}
 	}
@@ -88,7 +88,10 @@ func runScenario(ctx context.Context, f *Factory, command string, s *study.Scena
 
 // writeResultViews writes results.csv, table.txt and, for a sweep, its
 // charts beside results.json.
-func writeResultViews(dir string, res *study.Results) error {
+func writeResultViews(ctx context.Context, dir string, res *study.Results) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	var csv, tab strings.Builder
 	if err := study.WriteRecordsCSV(&csv, res); err != nil {
 		return err
@@ -105,7 +108,10 @@ func writeResultViews(dir string, res *study.Results) error {
 		return err
 	}
 	figs = append(figs, study.ScenarioFigures(res)...)
-	if _, err = reports.WriteFigures(dir, figs); err != nil || len(figs) == 0 {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if _, err = reports.WriteFiguresContext(ctx, dir, figs); err != nil || len(figs) == 0 {
 		return err
 	}
 	var index strings.Builder
@@ -425,6 +431,9 @@ func NewCmdMerge(f *Factory, runF func(*MergeOptions) error) *cobra.Command {
 func mergeRun(opts *MergeOptions) error {
 	var parts []*study.Results
 	for _, a := range opts.Parts {
+		if err := opts.Ctx.Err(); err != nil {
+			return err
+		}
 		r, err := study.ReadResults(a)
 		if err != nil {
 			return err
@@ -460,7 +469,7 @@ func mergeRun(opts *MergeOptions) error {
 	if err := study.WriteResults(filepath.Join(opts.OutDir, "results.json"), res, nil); err != nil {
 		return err
 	}
-	if err := writeResultViews(opts.OutDir, res); err != nil {
+	if err := writeResultViews(opts.Ctx, opts.OutDir, res); err != nil {
 		return err
 	}
 	fmt.Fprintf(opts.ErrOut, "merged %d shards, %d points into %s\n", len(parts), len(res.Records), filepath.Join(opts.OutDir, "results.json"))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -41,4 +42,32 @@ func timeoutError(ctx context.Context, d time.Duration, err error) error {
 		return fmt.Errorf("stopped after --timeout %v (placement and simulation did not finish; raise --timeout or use a faster placer): %w", d, err)
 	}
 	return err
+}
+
+// interruptGrace is how long Main waits, after SIGINT or SIGTERM, for the
+// command to stop by itself (and remove its partial files) before it
+// returns ExitInterrupted regardless: every command checks its context
+// between steps, but one step (decoding a 100 MB results file, drawing a
+// chart) may take longer, and Ctrl-C must end the process within a second.
+const interruptGrace = 500 * time.Millisecond
+
+// runInterruptible returns run's exit code, or ExitInterrupted once ctx
+// has been cancelled for interruptGrace while run still works (the
+// process then exits; its atomic writes leave at most hidden temporary
+// files, which the next writer removes).
+func runInterruptible(ctx context.Context, errOut io.Writer, run func() int) int {
+	done := make(chan int, 1)
+	go func() { done <- run() }()
+	select {
+	case code := <-done:
+		return code
+	case <-ctx.Done():
+	}
+	select {
+	case code := <-done:
+		return code
+	case <-time.After(interruptGrace):
+		fmt.Fprintln(errOut, "placesim: interrupted")
+		return ExitInterrupted
+	}
 }
