@@ -73,3 +73,27 @@ func TestLlama70BOOMAndFSDP(t *testing.T) {
 		t.Fatalf("fsdp state %d bytes, want %d/64 = %d", got, whole, whole/64)
 	}
 }
+
+// A family name is sized to the layout, in the family's unit, and the
+// name it gets builds the same system again.
+func TestSystemSized(t *testing.T) {
+	for _, c := range []struct {
+		spec, want string
+		gpus       int
+	}{{"dgx-h100", "dgx-h100:nodes=3", 17}, {"gb200-nvl72", "gb200-nvl72:racks=2", 100}, {"dgx-a100-80gb:fabric=fat-tree", "dgx-a100-80gb:fabric=fat-tree,nodes=1", 8}} {
+		cl, err := System(c.spec, c.gpus)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cl.Name != c.want {
+			t.Errorf("%s for %d GPUs: %s, want %s", c.spec, c.gpus, cl.Name, c.want)
+		}
+		again, err := System(cl.Name, c.gpus)
+		if err != nil || len(again.Devices) != len(cl.Devices) {
+			t.Errorf("%s again: %v", cl.Name, err)
+		}
+	}
+	if _, err := System("dgx-h100:nodes=1", 9); err == nil {
+		t.Error("a one-node system took 9 GPUs")
+	}
+}

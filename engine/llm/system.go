@@ -44,7 +44,13 @@ func System(spec string, gpus int) (*devices.Cluster, error) {
 		if strings.Contains(spec, ":") {
 			sep = ","
 		}
-		name = fmt.Sprintf("%s%snodes=%d", spec, sep, sp.Nodes)
+		size := fmt.Sprintf("nodes=%d", sp.Nodes)
+		for _, f := range devices.SystemFamilies() {
+			if f.Name == sp.Base && f.Unit == "racks" {
+				size = fmt.Sprintf("racks=%d", units)
+			}
+		}
+		name = spec + sep + size
 	}
 	c, err := sp.Build(name)
 	if err != nil {
