@@ -53,6 +53,9 @@ type Scenario struct {
 	// regime (default: one bucket per stage, not overlapped, the
 	// framework's cost model).
 	AllReduce *AllReduceSpec `yaml:"allreduce,omitempty" json:"allreduce,omitempty"`
+	// Paper, in a paper scenario, holds the paper's published values and
+	// claims; the scoreboard (Scoreboard) puts the results beside them.
+	Paper *Paper `yaml:"paper,omitempty" json:"paper,omitempty"`
 }
 
 // AllReduceSpec is the all-reduce of a scenario's data-parallel regimes.
@@ -146,6 +149,11 @@ func (s *Scenario) Validate(reg *placers.Registry) error {
 	}
 	if _, err := s.timeout(); err != nil {
 		return err
+	}
+	if s.Paper != nil {
+		if err := s.Paper.Validate(); err != nil {
+			return err
+		}
 	}
 	if s.Estimates != nil {
 		switch devices.EstimateMode(s.Estimates.Mode) {

@@ -153,6 +153,7 @@ partial file and exits 130.`,
 		NewCmdPlace(f, nil),
 		NewCmdTrain(f, nil),
 		NewCmdCollective(f, nil),
+		NewCmdReproduce(f, nil),
 	)
 	return root
 }

@@ -97,6 +97,13 @@ func writeResultViews(ctx context.Context, dir string, res *study.Results) error
 		return err
 	}
 	study.WriteRecordsTable(&tab, res)
+	if b := study.Scoreboard(res); b != nil {
+		var sb strings.Builder
+		study.WriteScoreboard(&sb, b)
+		if err := reports.WriteFileAtomic(filepath.Join(dir, "scoreboard.txt"), []byte(sb.String())); err != nil {
+			return err
+		}
+	}
 	if err := reports.WriteFileAtomic(filepath.Join(dir, "results.csv"), []byte(csv.String())); err != nil {
 		return err
 	}
@@ -204,6 +211,7 @@ func runRun(opts *RunOptions) error {
 	}
 	if res.Shard == "" {
 		study.WriteRecordsTable(opts.Out, res)
+		printScoreboard(opts.Out, res)
 	}
 	return failedPoints(opts.ErrOut, "run", res, opts.AllowFailures, opts.Quiet)
 }
