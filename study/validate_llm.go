@@ -178,9 +178,13 @@ func ReadLLMValidation(path string) ([]LLMRow, error) {
 		if l.Precision, err = parallel.ParsePrecision(get("precision")); err != nil {
 			return nil, bad(line, "precision", "%v", err)
 		}
-		// "?": the documented defaults of the framework that ran it
-		// (NeMo/Megatron-Bridge recipes: sequence parallelism with tensor
-		// parallelism, the distributed optimizer, no recomputation)
+		// "?": the documented defaults of the framework that ran it:
+		// NeMo's Llama 3.1 recipes (NVIDIA/NeMo@00aa2e1
+		// nemo/collections/llm/recipes/llama31_405b.py, trainer and
+		// pretrain_recipe) set sequence_parallel=True, the distributed
+		// fused Adam (ZeRO-1), grad_reduce_in_fp32, overlapped gradient
+		// reduction and parameter gather, and no activation
+		// recomputation
 		switch v := get("sequence_parallel"); v {
 		case "yes", "no":
 			l.SequenceParallel = v == "yes"
@@ -193,7 +197,7 @@ func ReadLLMValidation(path string) ([]LLMRow, error) {
 		switch v := get("optimizer_sharding"); v {
 		case "?":
 			l.Sharding = parallel.ShardZeRO1
-			r.Defaults = append(r.Defaults, "optimizer_sharding=distributed (NeMo recipes: use_distributed_optimizer)")
+			r.Defaults = append(r.Defaults, "optimizer_sharding=distributed (NeMo recipes: distributed fused Adam)")
 		default:
 			if l.Sharding, err = parallel.ParseSharding(v); err != nil {
 				return nil, bad(line, "optimizer_sharding", "%v", err)
@@ -202,7 +206,7 @@ func ReadLLMValidation(path string) ([]LLMRow, error) {
 		switch v := get("recompute"); v {
 		case "?":
 			l.Recompute = parallel.RecomputeNone
-			r.Defaults = append(r.Defaults, "recompute=none (NeMo performance recipes)")
+			r.Defaults = append(r.Defaults, "recompute=none (NeMo recipes set no recomputation)")
 		default:
 			if l.Recompute, err = parallel.ParseRecompute(v); err != nil {
 				return nil, bad(line, "recompute", "%v", err)

@@ -20,6 +20,9 @@ type Memory struct {
 	// sharding (bf16/fp8: 2 + 4 + 12 bytes per parameter, fp16: 2 + 2 +
 	// 16; Megatron-LM docs, "Distributed Optimizer": 18 or 20 bytes per
 	// parameter, 6 + 12/d or 4 + 16/d with the distributed optimizer).
+	// BF16 gradients are kept and reduced in FP32 as NeMo's recipes set
+	// (grad_reduce_in_fp32=True, nemo/collections/llm/recipes/
+	// llama31_405b.py).
 	Weights   int64 `json:"weights"`
 	Grads     int64 `json:"grads"`
 	Optimizer int64 `json:"optimizer"`
