@@ -27,6 +27,9 @@ type DirOptions struct {
 	// one versioned results schema of package study, which check reads);
 	// nil: the rows as JSON writes them.
 	Results []byte
+	// Stamp, when set, captions every chart and report.html: placesim's
+	// version, the command and the date (study.Stamp).
+	Stamp string
 	// Timings, when set, is written as results.timings.json (wall-clock
 	// measurements kept out of results.json, so that it is deterministic).
 	Timings []byte
@@ -112,6 +115,7 @@ func WriteDir(dir string, rows []*Outcome, opt DirOptions) ([]string, error) {
 	}
 	var svgs []HTMLFigure
 	for _, f := range figs {
+		f.Caption = opt.Stamp
 		for _, format := range []string{PNG, SVG} {
 			data, err := f.Render(format)
 			if err != nil {
@@ -130,7 +134,7 @@ func WriteDir(dir string, rows []*Outcome, opt DirOptions) ([]string, error) {
 			return written, err
 		}
 	}
-	rep := HTMLReport{Rows: rows, Detail: opt.Detail, DetailNote: opt.DetailNote, Figures: svgs}
+	rep := HTMLReport{Rows: rows, Detail: opt.Detail, DetailNote: opt.DetailNote, Figures: svgs, Stamp: opt.Stamp}
 	if err := gen("report.html", func(w io.Writer) error { return HTML(w, rep) }); err != nil {
 		return written, err
 	}

@@ -31,7 +31,12 @@ type Figure struct {
 	Title string
 	// Width and Height of the image (PNG pixels = size in inches x DPI).
 	Width, Height vg.Length
-	draw          func(c draw.Canvas)
+	// Caption, when set, is drawn small at the image's bottom right: the
+	// stamp of the results it charts (placesim's version, the command,
+	// the date), so that a chart pasted into a paper says where it came
+	// from.
+	Caption string
+	draw    func(c draw.Canvas)
 }
 
 // PixelSize is the size in pixels of the figure's PNG rendering.
@@ -45,7 +50,7 @@ func (f *Figure) Render(format string) ([]byte, error) {
 	switch format {
 	case PNG:
 		c := vgimg.NewWith(vgimg.UseWH(f.Width, f.Height), vgimg.UseDPI(DPI), vgimg.UseBackgroundColor(color.White))
-		f.draw(draw.New(c))
+		f.drawAll(draw.New(c))
 		if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
 			return nil, fmt.Errorf("render %s.png: %w", f.Name, err)
 		}
@@ -54,7 +59,7 @@ func (f *Figure) Render(format string) ([]byte, error) {
 		dc := draw.New(c)
 		// a white background, as in the PNG (SVG is transparent otherwise)
 		dc.FillPolygon(color.White, rectPts(dc.Rectangle))
-		f.draw(dc)
+		f.drawAll(dc)
 		if _, err := c.WriteTo(&buf); err != nil {
 			return nil, fmt.Errorf("render %s.svg: %w", f.Name, err)
 		}
@@ -66,6 +71,19 @@ func (f *Figure) Render(format string) ([]byte, error) {
 		return nil, fmt.Errorf("render %s: image format %q (valid: %s, %s)", f.Name, format, PNG, SVG)
 	}
 	return buf.Bytes(), nil
+}
+
+// drawAll draws the figure and its caption.
+func (f *Figure) drawAll(c draw.Canvas) {
+	f.draw(c)
+	if f.Caption == "" {
+		return
+	}
+	sty := newPlot("").X.Tick.Label
+	sty.Font.Size = 7
+	sty.Color = color.Gray{Y: 110}
+	sty.XAlign, sty.YAlign = draw.XRight, draw.YBottom
+	c.FillText(sty, vg.Point{X: c.Max.X - 2, Y: c.Min.Y + 1}, f.Caption)
 }
 
 // plotFigure wraps a single plot, with an optional legend drawn in a strip

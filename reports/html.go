@@ -38,6 +38,9 @@ type HTMLReport struct {
 	// DetailNote explains a missing detail run, if any.
 	DetailNote string
 	Figures    []HTMLFigure
+	// Stamp, when set, says which placesim wrote the report, with which
+	// command and when.
+	Stamp string
 }
 
 type htmlRow struct {
@@ -53,13 +56,13 @@ func HTML(w io.Writer, r HTMLReport) error {
 	rows := sorted(r.Rows)
 	cells, notes := summary(rows)
 	d := struct {
-		Title, Workload, Cluster, Detail, DetailNote string
-		Seed                                         uint64
-		Header, MemHeader, LinkHeader                []string
-		Rows                                         []htmlRow
-		Notes                                        []string
-		MemRows, Links                               [][]string
-		Figures                                      []struct {
+		Title, Workload, Cluster, Detail, DetailNote, Stamp string
+		Seed                                                uint64
+		Header, MemHeader, LinkHeader                       []string
+		Rows                                                []htmlRow
+		Notes                                               []string
+		MemRows, Links                                      [][]string
+		Figures                                             []struct {
 			Name, Title string
 			SVG         template.HTML
 		}
@@ -69,6 +72,7 @@ func HTML(w io.Writer, r HTMLReport) error {
 		d.Workload, d.Cluster, d.Seed = rows[0].Workload, rows[0].Cluster, rows[0].Seed
 	}
 	d.Title = fmt.Sprintf("placesim compare: %s on %s", d.Workload, d.Cluster)
+	d.Stamp = r.Stamp
 	for i, o := range rows {
 		class := ""
 		switch {

@@ -142,7 +142,7 @@ func CompareFiles(ctx context.Context, reg *placers.Registry, req CompareRequest
 	if err != nil {
 		return nil, err
 	}
-	if err := writeCompareDir(ctx, req, res, results, timings); err != nil {
+	if err := writeCompareDir(ctx, req, res, results, timings, stamp.String()); err != nil {
 		for _, p := range res.Written {
 			os.Remove(p)
 		}
@@ -155,8 +155,8 @@ func CompareFiles(ctx context.Context, reg *placers.Registry, req CompareRequest
 // writeCompareDir writes Out. The comparison runs without traces; the run
 // it details (the best, or Gantt's) is simulated again with one. A ctx
 // cancelled midway stops it between files with ctx's error.
-func writeCompareDir(ctx context.Context, req CompareRequest, res *CompareResult, results, timings []byte) error {
-	opt := reports.DirOptions{Cluster: res.Cluster, Results: results, Timings: timings}
+func writeCompareDir(ctx context.Context, req CompareRequest, res *CompareResult, results, timings []byte, stamp string) error {
+	opt := reports.DirOptions{Cluster: res.Cluster, Results: results, Timings: timings, Stamp: stamp}
 	detail := Best(res.Rows)
 	if req.Gantt != "" {
 		detail = nil

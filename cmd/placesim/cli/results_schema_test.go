@@ -27,6 +27,10 @@ func TestCompareResultsCheck(t *testing.T) {
 	if res.Stamp == nil || res.Stamp.Command != "compare" || len(res.Records) != 2 || res.Scenario.Workloads[0] != "zoo:mlp" {
 		t.Fatalf("stamp %+v, %d records, scenario %+v", res.Stamp, len(res.Records), res.Scenario)
 	}
+	html, _ := os.ReadFile(filepath.Join(out, "report.html"))
+	if !strings.Contains(string(html), "Written by "+res.Stamp.String()) {
+		t.Errorf("report.html lacks the stamp %q", res.Stamp.String())
+	}
 	code, stdout, errs := run(t, "check", "--baseline", filepath.Join(out, "results.json"))
 	if code != 0 || !strings.Contains(stdout, "ok: 2 points") {
 		t.Fatalf("check of compare's results: exit %d\n%s\n%s", code, stdout, errs)

@@ -115,6 +115,9 @@ func writeResultViews(ctx context.Context, dir string, res *study.Results) error
 		return err
 	}
 	figs = append(figs, study.ScenarioFigures(res)...)
+	for _, f := range figs {
+		f.Caption = res.Stamp.String()
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
