@@ -511,6 +511,8 @@ type CheckOptions struct {
 	Pipeline pipelineFlags
 	Regimes  string
 	Changed  func(name string) bool
+	// Quiet is -q: no progress.
+	Quiet bool
 }
 
 // NewCmdCheck builds check; runF, when not nil, replaces checkRun.
@@ -554,6 +556,7 @@ Exit codes:
 	cmd.Flags().StringVar(&opts.Baseline, "baseline", "", "results.json of a previous run (required)")
 	cmd.Flags().StringVar(&opts.Tolerance, "tolerance", "2%", "allowed relative worsening: a percentage (2%) or a fraction (0.02) in [0, 1000%]")
 	cmd.Flags().IntVar(&opts.Workers, "workers", 0, "points run in parallel (default: number of cores)")
+	cmd.Flags().BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress on stderr")
 	registerLocalOpts(cmd, &opts.Opts)
 	registerMaxMemory(cmd, &opts.MaxMemory)
 	opts.Pipeline.register(cmd)
@@ -619,7 +622,15 @@ func checkRun(opts *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	regs, cur, err := study.CheckWith(opts.Ctx, base, study.RunOptions{Registry: reg, Workers: opts.Workers, Options: local, MaxMemory: maxMem}, t)
+	ro := study.RunOptions{Registry: reg, Workers: opts.Workers, Options: local, MaxMemory: maxMem}
+	prog := newProgress(opts.Factory, "check", len(base.Records), opts.Quiet)
+	ro.Start = func(p study.Point) { prog.started(fmt.Sprintf("point %d (%s, %s)", p.Index, p.Placer, p.Regime)) }
+	ro.Progress = func(done, total int, p study.Point) {
+		prog.setTotal(total)
+		prog.finished(fmt.Sprintf("point %d (%s, %s)", p.Index, p.Placer, p.Regime), done)
+	}
+	regs, cur, err := study.CheckWith(opts.Ctx, base, ro, t)
+	prog.close()
 	if err != nil {
 		return checkExit(fmt.Errorf("baseline %q: %w", opts.Baseline, err))
 	}
