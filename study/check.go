@@ -154,16 +154,11 @@ func checkBaselineRecords(recs []Record) error {
 			return fmt.Errorf("%w: records[%d] and records[%d] are the same point (%s)", ErrBadBaseline, j, i, k)
 		}
 		seen[k] = i
-		if r.Error != "" || r.NotComparable != "" {
-			continue
-		}
-		if !(r.StepTime > 0) || math.IsInf(r.StepTime, 0) {
-			return fmt.Errorf("%w: records[%d].stepTime = %v (valid: a finite step time > 0 in seconds for a simulated point) (%s)", ErrBadBaseline, i, r.StepTime, k)
-		}
-		for d, p := range r.PeakMemory {
-			if p < 0 {
-				return fmt.Errorf("%w: records[%d].peakMemory[%d] = %d (valid: >= 0 bytes) (%s)", ErrBadBaseline, i, d, p, k)
-			}
+		// figures no simulation gives (a step time of MaxFloat64 or 0, a
+		// negative throughput, negative memory) would make every re-run
+		// pass or fail against them (issue 31)
+		if err := checkRecordValues(r); err != nil {
+			return fmt.Errorf("%w: records[%d].%v (%s)", ErrBadBaseline, i, err, k)
 		}
 	}
 	return nil

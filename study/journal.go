@@ -103,8 +103,48 @@ func (c *inputCache) specHash(spec string) string {
 
 func must[T any](v T, _ error) T { return v }
 
+// optionFiles lists "option=hash of the file's contents" for every option
+// of placer (as in opts, plain or qualified by the placer's name) that
+// names an input file; a file that cannot be read hashes as its error,
+// so that it changing into a readable one is a change too.
+func (c *inputCache) optionFiles(reg *placers.Registry, placer string, opts placers.Options) []string {
+	if reg == nil {
+		return nil
+	}
+	e, err := reg.Entry(placer)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, decl := range e.Options {
+		if decl.Resource != placers.InputFile {
+			continue
+		}
+		path, ok := opts[decl.Name]
+		if q, qok := opts[placer+"."+decl.Name]; qok {
+			path, ok = q, true
+		}
+		if !ok || path == "" {
+			continue
+		}
+		h := must(getCached(&c.mu, c.hashes, "file\x00"+path, func() (string, error) {
+			data, err := readfile.Read(path, readfile.MaxData)
+			if err != nil {
+				return hashOf([]byte(path), []byte("error: "+err.Error())), nil
+			}
+			return hashOf([]byte(path), data), nil
+		}))
+		out = append(out, decl.Name+"="+h)
+	}
+	return out
+}
+
 // pointInputs computes the input hashes of point p.
-func (c *inputCache) pointInputs(s *Scenario, p Point, opts placers.Options, maxMemory int64, version string) PointInputs {
+// The contents of every file an option of the point's placer names (a
+// placers.InputFile option, such as expert's file) are hashed too: a
+// resume re-runs a point whose file changed, not only one whose path did
+// (issue 31).
+func (c *inputCache) pointInputs(reg *placers.Registry, s *Scenario, p Point, opts placers.Options, maxMemory int64, version string) PointInputs {
 	// every scenario-wide field except those that list the points
 	var wide map[string]any
 	b, _ := json.Marshal(s)
@@ -124,11 +164,12 @@ func (c *inputCache) pointInputs(s *Scenario, p Point, opts placers.Options, max
 	settings, _ := json.Marshal(struct {
 		Placer    string         `json:"placer"`
 		Options   []string       `json:"options"`
+		Files     []string       `json:"files,omitempty"`
 		Seed      uint64         `json:"seed"`
 		Settings  []Setting      `json:"settings"`
 		MaxMemory int64          `json:"maxMemory"`
 		Wide      map[string]any `json:"wide"`
-	}{p.Placer, o, p.Seed, p.Settings, maxMemory, wide})
+	}{p.Placer, o, c.optionFiles(reg, p.Placer, opts), p.Seed, p.Settings, maxMemory, wide})
 	return PointInputs{Version: version, Workload: c.specHash(p.Workload), Cluster: c.specHash(p.Cluster), Settings: hashOf(settings)}
 }
 

@@ -1,11 +1,13 @@
 package study
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"placesim/placers/builtin"
 	"placesim/workloads"
 )
 
@@ -82,4 +84,41 @@ func TestJournalLocked(t *testing.T) {
 		t.Fatalf("open after the first closed: %v", err)
 	}
 	f3.Close()
+}
+
+// TestResumeKeysOnOptionFiles: a resume re-simulates the point whose
+// placer option names a file that changed since it ran (the journal keys
+// on the file's contents, not its path), and keeps the other points.
+func TestResumeKeysOnOptionFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "plan.json")
+	if err := os.WriteFile(plan, []byte(`{"default": 0}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reg, err := builtin.NewRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Scenario{Name: "ex", Workloads: []string{"zoo:mlp?batch=8"}, Clusters: []string{"4xV100-pcie"}, Placers: []string{"expert", "single"},
+		PlacerOptions: map[string]map[string]string{"expert": {"file": plan}}}
+	run := func() []string {
+		var notes []string
+		o := RunOptions{Registry: reg, Dir: filepath.Join(dir, "out"), Notice: func(m string) { notes = append(notes, m) }}
+		if _, _, err := RunScenario(t.Context(), s, o); err != nil {
+			t.Fatal(err)
+		}
+		return notes
+	}
+	run()
+	if notes := run(); len(notes) != 0 {
+		t.Fatalf("nothing changed, yet: %q", notes)
+	}
+	if err := os.WriteFile(plan, []byte(`{"default": 1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	notes := run()
+	if len(notes) != 1 || !strings.Contains(notes[0], "1 journaled points") || !strings.Contains(notes[0], "expert") {
+		t.Fatalf("after the plan changed: notes %q, want the expert point re-simulated", notes)
+	}
 }

@@ -237,7 +237,7 @@ func RunScenario(ctx context.Context, s *Scenario, o RunOptions) (*Results, []Ti
 	version := Version()
 	want := make(map[int]PointInputs, len(pts))
 	for _, p := range pts {
-		want[p.Index] = cache.pointInputs(s, p, mergeOptions(s.PlacerOptions[p.Placer], local[p.Placer]), o.MaxMemory, version)
+		want[p.Index] = cache.pointInputs(o.Registry, s, p, mergeOptions(s.PlacerOptions[p.Placer], local[p.Placer]), o.MaxMemory, version)
 	}
 	jf, done, stale, err := openJournal(o.journal(), all, want)
 	if err != nil {

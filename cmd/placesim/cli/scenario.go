@@ -462,6 +462,9 @@ func mergeRun(opts *MergeOptions) error {
 	if err := study.CheckDataOptions(reg, res.Scenario.PlacerOptions); err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
+	if err := study.VerifyMerge(reg, opts.Parts, parts, res); err != nil {
+		return err
+	}
 	if err := study.ClaimDir(opts.OutDir, "merge"); err != nil {
 		return err
 	}
