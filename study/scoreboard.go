@@ -216,6 +216,10 @@ func Scoreboard(res *Results) *Board {
 		switch {
 		case r == nil:
 			bc.Missing = "no record"
+		case p.Metric == MetricMaxLoad && r.MaxLoad != nil && *r.MaxLoad > 0:
+			// the placer's own max-load, the quantity the paper's table
+			// reports, whatever its simulation in the regime did
+			bc.Simulated = *r.MaxLoad
 		case r.NotComparable != "":
 			bc.Missing = "not comparable"
 		case r.OOM != nil || strings.Contains(r.Error, "does not fit"):
@@ -374,7 +378,8 @@ func values(res *Results, p *Paper, c PaperClaim, placer, regime string) map[str
 	out := map[string]float64{}
 	for i := range res.Records {
 		r := &res.Records[i]
-		if r.Placer != placer || r.Failed() || r.NotComparable != "" {
+		ranMaxLoad := p.Metric == MetricMaxLoad && r.MaxLoad != nil && r.Error == ""
+		if r.Placer != placer || (r.Failed() && !ranMaxLoad) || r.NotComparable != "" {
 			continue
 		}
 		if (regime != "" && r.Regime != regime) || (c.Workload != "" && r.Workload != c.Workload) || (c.Cluster != "" && r.Cluster != c.Cluster) {

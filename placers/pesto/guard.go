@@ -1,0 +1,138 @@
+package pesto
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"placesim/devices"
+	"placesim/engine"
+	"placesim/placers"
+	"placesim/workloads"
+)
+
+// startPlans are the plans Pesto's result must never be slower than: the
+// m-ETF warm start (mapped to the fine graph as the ILP's plan is), the
+// whole model on one accelerator, and the Expert placement (pesto-expert).
+// Pesto's ILP may stop at its time limit on a schedule that its own model
+// rates better but that plays slower with link contention and the
+// op-level order; the paper's what-if simulator (section 4) is what it
+// checks a placement with, so Pesto keeps whichever of its plan and these
+// starts simulates fastest with its estimates (never the true costs).
+type startPlan struct {
+	name string
+	plan *engine.Plan
+}
+
+// guard replaces res.Plan by the fastest of it and the starts in a
+// simulation with the request's estimates, and records what it measured.
+func (p *Pesto) guard(ctx context.Context, req *placers.Request, pr *problem, res *Result, wdev []int, worders [][]int, mode string) error {
+	starts := []startPlan{}
+	if wdev != nil {
+		var scratch Result
+		plan, err := p.plan(req, pr, wdev, worders, mode, &scratch)
+		if err != nil {
+			return fmt.Errorf("the m-ETF start's plan: %w", err)
+		}
+		starts = append(starts, startPlan{"m-ETF", plan})
+	}
+	if single := oneDevice(req); single != nil {
+		starts = append(starts, startPlan{"single GPU", single})
+	}
+	if plan, err := (&Expert{}).Place(ctx, req); err == nil && plan != nil {
+		starts = append(starts, startPlan{"Expert", plan})
+	}
+	g := estimatedGraph(req.Graph, req.Cluster, req.Estimates)
+	best, err := simulateEstimated(g, req.Cluster, res.Plan)
+	if err != nil {
+		return fmt.Errorf("simulate the ILP's plan with the estimates: %w", err)
+	}
+	res.Simulated = best
+	for _, s := range starts {
+		t, err := simulateEstimated(g, req.Cluster, s.plan)
+		if err != nil {
+			continue // a start the engine cannot play is no candidate
+		}
+		res.StartTimes = append(res.StartTimes, fmt.Sprintf("%s %.6gs", s.name, t))
+		if t < best*(1-1e-9) {
+			best, res.Plan, res.Kept = t, s.plan, s.name
+		}
+	}
+	if res.Kept != "" {
+		res.KeptTime = best
+	}
+	return nil
+}
+
+// oneDevice places every op on the first accelerator, or where it cannot
+// run there (a CPU-only op) on the first device that runs it.
+func oneDevice(req *placers.Request) *engine.Plan {
+	acc, _ := placers.Targets(req.Cluster)
+	if len(acc) == 0 {
+		return nil
+	}
+	plan := &engine.Plan{Device: make([]int, len(req.Graph.Ops))}
+	for v := range plan.Device {
+		plan.Device[v] = -1
+		if req.Estimates.CanRun(v, acc[0]) {
+			plan.Device[v] = acc[0]
+			continue
+		}
+		for d := range req.Cluster.Devices {
+			if req.Estimates.CanRun(v, d) {
+				plan.Device[v] = d
+				break
+			}
+		}
+		if plan.Device[v] < 0 {
+			return nil
+		}
+	}
+	if placers.CheckColocation(req.Graph, plan) != nil {
+		return nil
+	}
+	return plan
+}
+
+// estimatedGraph is a copy of g whose ops take the estimated times on
+// every device kind of c, so that the engine plays a plan with what the
+// placer knows (the engine's own costs stay hidden from it).
+func estimatedGraph(g *workloads.Graph, c *devices.Cluster, est *devices.Estimates) *workloads.Graph {
+	eg := g.Clone()
+	for v := range eg.Ops {
+		ms := map[string]float64{}
+		for d := range c.Devices {
+			k := &c.Devices[d].Kind
+			if _, ok := ms[k.Name]; ok {
+				continue
+			}
+			t := est.OpTime(v, d)
+			if math.IsInf(t, 1) {
+				continue
+			}
+			if k.MeasuredScale > 0 {
+				t /= k.MeasuredScale // the engine multiplies it back
+			}
+			ms[k.Name] = t
+		}
+		eg.Ops[v].Measured = ms
+	}
+	return eg
+}
+
+// simulateEstimated plays plan on the estimated graph: its step time, +Inf
+// when it runs out of memory.
+func simulateEstimated(g *workloads.Graph, c *devices.Cluster, plan *engine.Plan) (float64, error) {
+	pl := *plan
+	if pl.Graph != nil {
+		return 0, fmt.Errorf("a rewritten graph")
+	}
+	r, err := engine.Simulate(g, c, &pl, engine.Options{})
+	if err != nil {
+		return 0, err
+	}
+	if r.OOM != nil {
+		return math.Inf(1), nil
+	}
+	return r.StepTime, nil
+}
