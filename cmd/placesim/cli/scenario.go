@@ -160,12 +160,14 @@ type RunOptions struct {
 func NewCmdRun(f *Factory, runF func(*RunOptions) error) *cobra.Command {
 	opts := &RunOptions{Factory: f}
 	cmd := &cobra.Command{
-		Use:   "run SCENARIO.yaml --out DIR",
+		Use:   "run SCENARIO.yaml [-o DIR]",
 		Short: "Run a scenario file: workloads x clusters x settings x placers x seeds",
 		Long: `Run every point of a scenario (see scenarios/ and the README for the schema)
 in parallel over local cores and write results.json (deterministic: the same
-scenario gives the same bytes), results.timings.json (placement wall times),
-results.csv and table.txt into DIR. Finished points are journaled: a killed
+scenario gives the same records; SOURCE_DATE_EPOCH fixes its stamp's date),
+results.timings.json (placement wall times),
+results.csv and table.txt into DIR (default out/run/NAME for NAME.yaml; a
+folder another command wrote into is refused). Finished points are journaled: a killed
 run re-run with the same DIR completes only the missing points. With --shard
 i/N (or JOB_COMPLETION_INDEX / SLURM_ARRAY_TASK_ID) only every N-th point
 runs; combine the shards with 'placesim merge'. Ctrl-C stops within a
