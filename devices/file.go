@@ -27,7 +27,12 @@ import (
 //	  - {between: [gpu0, sw0], kind: pcie3}
 //	  - {between: [gpu1, sw0], kind: nvlink2, width: 2, latency: 1us}
 type ClusterFile struct {
-	Name      string         `yaml:"name" json:"name"`
+	Name string `yaml:"name" json:"name"`
+	// Base, when set, is a preset or one-line system ("dgx-h100:nodes=2")
+	// whose devices, endpoints and links the file starts from; its own
+	// devices, endpoints and links are added to them (and may link to the
+	// base's by name).
+	Base      string         `yaml:"base,omitempty" json:"base,omitempty"`
 	Kinds     []KindSpec     `yaml:"kinds,omitempty" json:"kinds,omitempty"`
 	Devices   []DeviceSpec   `yaml:"devices" json:"devices"`
 	Endpoints []EndpointSpec `yaml:"endpoints,omitempty" json:"endpoints,omitempty"`
@@ -99,8 +104,8 @@ func (f *ClusterFile) Build() (*Cluster, error) {
 	if f.Name == "" {
 		return nil, fmt.Errorf("field name is empty")
 	}
-	if len(f.Devices) == 0 {
-		return nil, fmt.Errorf("field devices is empty (a cluster needs at least one device)")
+	if len(f.Devices) == 0 && f.Base == "" {
+		return nil, fmt.Errorf("field devices is empty (a cluster needs at least one device, or a base)")
 	}
 	kinds := map[string]Kind{}
 	for i, ks := range f.Kinds {
@@ -112,6 +117,22 @@ func (f *ClusterFile) Build() (*Cluster, error) {
 	}
 	t := links.NewTopology()
 	var devs []Device
+	if f.Base != "" {
+		// a preset or a system, never a file: a cluster file names no
+		// other file to read
+		var base *Cluster
+		var err error
+		if IsSystemSpec(f.Base) {
+			base, err = NewSystem(f.Base)
+		} else {
+			base, err = NewPreset(f.Base)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("field base: %w (valid: a preset or a one-line system such as dgx-h100:nodes=2)", err)
+		}
+		t = base.Topology.Clone()
+		devs = append(devs, base.Devices...)
+	}
 	for i, d := range f.Devices {
 		k, ok := kinds[strings.ToLower(d.Kind)]
 		if !ok {
