@@ -113,6 +113,14 @@ func (f *ClusterFile) Build() (*Cluster, error) {
 		if err != nil {
 			return nil, fmt.Errorf("kinds[%d]: %w", i, err)
 		}
+		// a custom kind named like a built-in would shadow it silently
+		// for every device of the file (issue 31)
+		if _, err := KindByName(k.Name); err == nil {
+			return nil, fmt.Errorf("kinds[%d].name: %q is a built-in kind (valid: a new name; derive from it with base: %s)", i, k.Name, k.Name)
+		}
+		if _, dup := kinds[strings.ToLower(k.Name)]; dup {
+			return nil, fmt.Errorf("kinds[%d].name: %q is defined twice (valid: one definition per kind)", i, k.Name)
+		}
 		kinds[strings.ToLower(k.Name)] = k
 	}
 	t := links.NewTopology()
@@ -151,7 +159,10 @@ func (f *ClusterFile) Build() (*Cluster, error) {
 		}
 		dev := Device{Name: d.Name, Kind: k, Endpoint: ep}
 		if d.Memory != "" {
-			if dev.Memory, err = units.ParseBytes(d.Memory); err != nil || dev.Memory == 0 {
+			if dev.Memory, err = units.ParseBytes(d.Memory); err != nil {
+				return nil, fmt.Errorf("devices[%d].memory: %w", i, err)
+			}
+			if dev.Memory == 0 {
 				return nil, fmt.Errorf("devices[%d].memory: %q (valid range: > 0 bytes, e.g. 16GiB)", i, d.Memory)
 			}
 		}

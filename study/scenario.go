@@ -2,6 +2,7 @@ package study
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -132,7 +133,30 @@ func ParseScenario(data []byte) (*Scenario, error) {
 	if err := strictyaml.Decode(data, &s, "name, workloads, clusters and placers; see scenarios/"); err != nil {
 		return nil, err
 	}
-	return &s, s.Validate(nil)
+	if err := s.Validate(nil); err != nil {
+		return nil, err
+	}
+	return &s, s.checkOptionPlacers()
+}
+
+// checkOptionPlacers refuses placerOptions of a placer the file does not
+// run: they would be ignored silently (a typo, a placer removed from the
+// list; issue 31). With "all" among the placers any placer may be meant.
+func (s *Scenario) checkOptionPlacers() error {
+	if contains(s.Placers, "all") {
+		return nil
+	}
+	var keys []string
+	for p := range s.PlacerOptions {
+		keys = append(keys, p)
+	}
+	sort.Strings(keys)
+	for _, p := range keys {
+		if !contains(s.Placers, p) {
+			return fmt.Errorf("placerOptions.%s: placer %q is not among the scenario's placers (valid: options of %s)", p, p, strings.Join(s.Placers, ", "))
+		}
+	}
+	return nil
 }
 
 // Validate checks the fields; with a registry it also checks placer names.

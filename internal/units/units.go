@@ -14,32 +14,77 @@ var sizeSuffixes = []struct {
 	s string
 	m float64
 }{
-	{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
-	{"kB", 1e3}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
+	{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"PiB", 1 << 50},
+	{"kB", 1e3}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"PB", 1e15},
 	{"B", 1},
+}
+
+// MaxBytes bounds a size: 2^62 bytes (4 EiB), so that sums of a few
+// sizes never overflow an int64.
+const MaxBytes = math.MaxInt64 / 2
+
+// MinRate and MinFLOPS are the slowest link (1 byte/s) and device
+// (1 FLOP/s) a file or flag may give: no hardware is slower, and a rate
+// such as 1e-300 GB/s would only make step times of hundreds of digits.
+const (
+	MinRate  = 1
+	MinFLOPS = 1
+)
+
+// isRate reports whether s is written as a rate (".../s", "...bps").
+func isRate(s string) bool {
+	t := strings.TrimSpace(s)
+	return strings.HasSuffix(t, "/s") || strings.HasSuffix(t, "bps")
 }
 
 // ParseBytes parses a size such as "16GiB", "1.5GB", "4096" or "4096B".
 // Binary (KiB, MiB, GiB, TiB) and decimal (kB, MB, GB, TB) suffixes are
 // accepted; a bare number is bytes. Negative sizes are an error.
+//
+// A rate ("5GB/s") is not a size, and a count of bytes must be whole:
+// "1.5B" or "1.5" is an error, while "1.5KiB" (1536 bytes) or "1.3GiB"
+// (rounded to the byte) is a size.
 func ParseBytes(s string) (int64, error) {
+	if isRate(s) {
+		return 0, fmt.Errorf("size %q is a rate, not a size (want e.g. 16GiB, 512MB or a number of bytes)", s)
+	}
 	v, err := parseWithSuffix(s, sizeSuffixes)
 	if err != nil {
 		return 0, fmt.Errorf("size %q: %w (want e.g. 16GiB, 512MB or a number of bytes)", s, err)
 	}
 	if v < 0 {
-		return 0, fmt.Errorf("size %q is negative (valid range: >= 0 bytes)", s)
+		return 0, fmt.Errorf("size %q is negative (valid range: 0 to %s)", s, Bytes(MaxBytes))
 	}
-	if v > math.MaxInt64/2 {
-		return 0, fmt.Errorf("size %q is too large", s)
+	if v > MaxBytes {
+		return 0, fmt.Errorf("size %q is too large (valid range: 0 to %s)", s, Bytes(MaxBytes))
+	}
+	if t := strings.TrimSuffix(strings.TrimSpace(s), "B"); v != math.Trunc(v) && !hasLetter(t) {
+		return 0, fmt.Errorf("size %q is a fraction of a byte (valid: a whole number of bytes, or a larger unit such as 1.5KiB)", s)
 	}
 	return int64(math.Round(v)), nil
 }
 
+// hasLetter reports whether s holds a unit letter (K, M, G...) besides a
+// number's own (e for exponents).
+func hasLetter(s string) bool {
+	for _, r := range s {
+		if (r >= 'A' && r <= 'Z') || (r >= 'a' && r <= 'z' && r != 'e') {
+			return true
+		}
+	}
+	return false
+}
+
 // ParseRate parses a bandwidth such as "25GB/s", "100Gb/s" (bits), "12.5e9"
 // (bytes/s). The result is in bytes per second and must be positive.
+//
+// A size with a unit but without "/s" ("5GB") is an error: a size is not
+// a rate, and reading it as one would be a silent guess.
 func ParseRate(s string) (float64, error) {
 	t := strings.TrimSpace(s)
+	if !isRate(t) && hasLetter(t) {
+		return 0, fmt.Errorf("rate %q is a size, not a rate (want e.g. %s/s, 100Gb/s or bytes per second as a number)", s, t)
+	}
 	bits := false
 	switch {
 	case strings.HasSuffix(t, "bps"):
@@ -62,6 +107,9 @@ func ParseRate(s string) (float64, error) {
 	if !(v > 0) || math.IsInf(v, 0) {
 		return 0, fmt.Errorf("rate %q must be positive and finite", s)
 	}
+	if v < MinRate {
+		return 0, fmt.Errorf("rate %q is %g bytes/s (valid range: >= %g byte/s; a slower link makes times of hundreds of digits)", s, v, float64(MinRate))
+	}
 	return v, nil
 }
 
@@ -81,6 +129,9 @@ func ParseFLOPS(s string) (float64, error) {
 	}
 	if !(v > 0) || math.IsInf(v, 0) {
 		return 0, fmt.Errorf("compute rate %q must be positive and finite", s)
+	}
+	if v < MinFLOPS {
+		return 0, fmt.Errorf("compute rate %q is %g FLOP/s (valid range: >= %g FLOP/s)", s, v, float64(MinFLOPS))
 	}
 	return v, nil
 }

@@ -21,6 +21,20 @@ func TestParse(t *testing.T) {
 		{"5us", ParseSeconds, 5e-6, false},
 		{"1.2ms", ParseSeconds, 1.2e-3, false},
 		{"-3s", ParseSeconds, 0, true},
+		// issue 31: the wrong dimension, fractional bytes, absurd rates
+		{"5GB", ParseRate, 0, true},
+		{"5GiB", ParseRate, 0, true},
+		{"12.5e9", ParseRate, 12.5e9, false},
+		{"1e-300GB/s", ParseRate, 0, true},
+		{"0.5", ParseRate, 0, true},
+		{"1e-300", ParseFLOPS, 0, true},
+		{"5GB/s", func(s string) (float64, error) { v, err := ParseBytes(s); return float64(v), err }, 0, true},
+		{"1.5B", func(s string) (float64, error) { v, err := ParseBytes(s); return float64(v), err }, 0, true},
+		{"1.5", func(s string) (float64, error) { v, err := ParseBytes(s); return float64(v), err }, 0, true},
+		{"1.5KiB", func(s string) (float64, error) { v, err := ParseBytes(s); return float64(v), err }, 1536, false},
+		{"1PiB", func(s string) (float64, error) { v, err := ParseBytes(s); return float64(v), err }, 1 << 50, false},
+		{"8EiB", func(s string) (float64, error) { v, err := ParseBytes(s); return float64(v), err }, 0, true},
+		{"1e30", func(s string) (float64, error) { v, err := ParseBytes(s); return float64(v), err }, 0, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {

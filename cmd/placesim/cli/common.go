@@ -77,6 +77,10 @@ func parseOpts(kvs []string) (placers.Options, error) {
 		if !ok || k == "" {
 			return nil, fmt.Errorf("--opt %q: want key=value", kv)
 		}
+		// the last of two values would win silently (issue 31)
+		if prev, dup := o[k]; dup {
+			return nil, fmt.Errorf("--opt %s given twice (%s=%s and %s; valid: each key once)", k, k, prev, kv)
+		}
 		o[k] = v
 	}
 	return o, nil
