@@ -26,15 +26,18 @@ func (e *event) kind() eventKind { return eventKind(e.key & 3) }
 
 // eventQueue is a binary min-heap on (time, sequence number): equal
 // times fire in the order they were scheduled, which makes every run
-// deterministic. It is written out rather than driven by container/heap:
-// the comparisons and moves inline (heap.Interface's Less and Swap are
-// indirect calls, a third of a run's instructions), and a sift moves the
-// hole instead of swapping at every level.
+// deterministic.
 //
-// The run loop (sim.run, which pops inline) leaves the event it processes
-// at the root (taken): the first event scheduled while it is processed
-// replaces it with one sift down instead of a pop and a push. Since no two events have the same key, the order in
-// which events come out does not depend on the heap's shape.
+// Hand-inlined copy of internal/heap.Heap[event] ordered by before (its
+// up and down, with the comparisons written out rather than called
+// through a function value), pinned to it by TestEventQueueIsTheHeap.
+//
+// The run loop takes events with next (sim.run holds a hand-inlined copy
+// of it, pinned by the enginereference build, see handInlined) and leaves
+// the event it processes at the root (taken): the first event scheduled
+// while it is processed replaces it with one sift down instead of a pop
+// and a push. Since no two events have the same key, the order in which
+// events come out does not depend on the heap's shape.
 type eventQueue struct {
 	items []event
 	seq   uint64
@@ -74,8 +77,8 @@ func (q *eventQueue) up(i int, e event) {
 }
 
 // down places e, whose slot is i, below its earlier descendants. Its
-// comparisons are before written out: through the method the sift costs
-// 36 more instructions per simulated op (100k DAG).
+// comparisons are before, written out (hand-inlined copies of before: the
+// sift is the run's hottest loop).
 func (q *eventQueue) down(i int, e event) {
 	items := q.items
 	n := uint(len(items))
@@ -97,4 +100,25 @@ func (q *eventQueue) down(i int, e event) {
 		i = int(c)
 	}
 	items[i] = e
+}
+
+// next removes the event processed last (the root, when taken) and
+// returns the next one, which stays at the root, taken, while it is
+// processed; ok is false when no event is left. sim.run holds a
+// hand-inlined copy of it.
+func (q *eventQueue) next() (e *event, ok bool) {
+	if q.taken {
+		n := len(q.items) - 1
+		last := q.items[n]
+		q.items = q.items[:n]
+		if n > 0 {
+			q.down(0, last)
+		}
+	}
+	if len(q.items) == 0 {
+		q.taken = false
+		return nil, false
+	}
+	q.taken = true
+	return &q.items[0], true
 }

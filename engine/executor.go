@@ -51,7 +51,8 @@ type sim struct {
 	succs []int32
 	// inputs lists what a node releases when it ends, node x's in
 	// inputs[inAt[x]:inEnd[x]]: the producer's node for an input on its
-	// device, ^t for transfer t's copy of an input from another device
+	// device, transferInput(t) for transfer t's copy of an input from
+	// another device
 	// (control edges hold no buffer: not listed)
 	inputs      []int32
 	inAt, inEnd []int32
@@ -293,24 +294,34 @@ func (s *sim) run() {
 	q := &s.q
 	events := 0 // counted here, not in s.res: one memory write less per event
 	for {
-		// q.next, written out: one call less per event
-		if q.taken {
-			n := len(q.items) - 1
-			last := q.items[n]
-			q.items = q.items[:n]
-			if n > 0 {
-				q.down(0, last)
+		var e *event
+		if handInlined {
+			// hand-inlined copy of eventQueue.next (one call less per
+			// event); pinned by the enginereference build (handInlined)
+			if q.taken {
+				n := len(q.items) - 1
+				last := q.items[n]
+				q.items = q.items[:n]
+				if n > 0 {
+					q.down(0, last)
+				}
+			}
+			if len(q.items) == 0 {
+				q.taken = false
+				s.res.Events += events
+				return
+			}
+			q.taken = true
+			e = &q.items[0]
+		} else {
+			var ok bool
+			if e, ok = q.next(); !ok {
+				s.res.Events += events
+				return
 			}
 		}
-		if len(q.items) == 0 {
-			q.taken = false
-			s.res.Events += events
-			return
-		}
-		q.taken = true
 		// the event stays at the heap's root only until the handler
 		// schedules: its fields are read first
-		e := &q.items[0]
 		s.now = e.time
 		id, aux := e.id, e.aux
 		events++
@@ -402,9 +413,15 @@ func (s *sim) opEnd(x int32) {
 	st.busy = false
 	st.busyTime += nd.cost
 	s.finish(x)
-	// tryStart written out: the stream is idle (finish starts nothing on it)
-	if st.ready.len() > 0 {
-		s.startNext(nd.out.dev)
+	if handInlined {
+		// hand-inlined copy of tryStart (it does not inline), less its
+		// busy test: the stream is idle (finish starts nothing on it);
+		// pinned by the enginereference build (handInlined)
+		if st.ready.len() > 0 {
+			s.startNext(nd.out.dev)
+		}
+	} else {
+		s.tryStart(nd.out.dev)
 	}
 }
 
@@ -420,10 +437,10 @@ func (s *sim) finish(x int32) {
 	// release this node's inputs first: memory freed at an instant is free
 	// for whatever starts at that instant
 	for _, in := range s.inputs[s.inAt[x]:s.inEnd[x]] {
-		if in >= 0 {
-			s.release(&s.nodes[in].out)
+		if isTransferInput(in) {
+			s.release(&s.xfers[inputTransfer(in)].recv)
 		} else {
-			s.release(&s.xfers[^in].recv)
+			s.release(&s.nodes[in].out)
 		}
 	}
 	// the output's readers (local consumers, one send per remote device;
@@ -474,9 +491,14 @@ func (s *sim) deliver(t int32) {
 	for _, v := range s.succs[x.first : x.first+x.n] {
 		s.satisfy(v, x.recv.dev)
 	}
-	// tryStart written out (it does not inline)
-	if st := &s.streams[x.recv.dev]; !st.busy && st.ready.len() > 0 {
-		s.startNext(x.recv.dev)
+	if handInlined {
+		// hand-inlined copy of tryStart (it does not inline); pinned by
+		// the enginereference build (handInlined)
+		if st := &s.streams[x.recv.dev]; !st.busy && st.ready.len() > 0 {
+			s.startNext(x.recv.dev)
+		}
+	} else {
+		s.tryStart(x.recv.dev)
 	}
 }
 

@@ -62,7 +62,7 @@ func (s *sim) startHop(t, h, lid int32, enq float64) {
 	lq.stats.Bytes += x.recv.bytes
 	lq.stats.Transfers++
 	lq.stats.QueueDelay += start - enq
-	last := s.hops[x.hop+h+1] < 0
+	last := s.lastHop(x.hop + h)
 	if last {
 		// the receive buffer exists from the moment the last hop writes it
 		if s.mem[x.recv.dev].add(x.recv.bytes) {
@@ -95,7 +95,7 @@ func (s *sim) hopEnd(t int32, h int32) {
 		s.release(&s.nodes[x.producer].out)
 	}
 	switch {
-	case s.hops[at+1] < 0:
+	case s.lastHop(at):
 		s.deliver(t)
 	case lq.sfOut:
 		s.enqueueHop(t, h+1)
@@ -112,8 +112,8 @@ func (s *sim) hopEnd(t int32, h int32) {
 func (s *sim) route(src, dst int32) int32 {
 	key := src*int32(len(s.c.Devices)) + dst
 	if s.routeAt != nil {
-		if at := s.routeAt[key]; at > 0 {
-			return at - 1
+		if at := routeStart(s.routeAt[key]); at >= 0 {
+			return at
 		}
 	} else if at, ok := s.routeMap[key]; ok {
 		return at
@@ -122,11 +122,25 @@ func (s *sim) route(src, dst int32) int32 {
 	for _, l := range s.c.Route(int(src), int(dst)) {
 		s.hops = append(s.hops, int32(l))
 	}
-	s.hops = append(s.hops, -1)
+	s.hops = append(s.hops, endOfRoute)
 	if s.routeAt != nil {
-		s.routeAt[key] = at + 1
+		s.routeAt[key] = routeEntry(at)
 	} else {
 		s.routeMap[key] = at
 	}
 	return at
 }
+
+// endOfRoute follows a route's last link in sim.hops.
+const endOfRoute = -1
+
+// lastHop reports whether hop slot at of sim.hops is a route's last link.
+func (s *sim) lastHop(at int32) bool { return s.hops[at+1] == endOfRoute }
+
+// routeEntry is what routeAt holds for a route starting at start in
+// sim.hops: start+1, so that routeAt's zero value means "not copied yet".
+func routeEntry(start int32) int32 { return start + 1 }
+
+// routeStart is the start in sim.hops of the route routeAt holds as
+// entry, -1 when it has not been copied yet.
+func routeStart(entry int32) int32 { return entry - 1 }

@@ -569,7 +569,7 @@ func (u *unrolled) afterAllReduce() []bool {
 }
 
 // adjacency builds the nodes' unique successors (CSR) with their bytes
-// (-1 for a control edge): the graph's edges for every instance, then the
+// (controlBytes for a control edge): the graph's edges for every instance, then the
 // side edges, listed by consumer and transposed; and the slots of each
 // node's inputs (inEnd).
 func (u *unrolled) adjacency() csr {
@@ -620,8 +620,8 @@ func (u *unrolled) adjacency() csr {
 		for _, i := range xOrd[xStart[x]:xStart[x+1]] {
 			e := &u.sides[i]
 			if e.control {
-				preds = append(preds, ^e.from)
-				pBytes = append(pBytes, -1)
+				preds = append(preds, controlPred(e.from))
+				pBytes = append(pBytes, controlBytes)
 				continue
 			}
 			preds = append(preds, e.from)
@@ -633,7 +633,7 @@ func (u *unrolled) adjacency() csr {
 	// successors: the transpose, in node order
 	succStart := make([]int32, total+1)
 	for _, w := range preds {
-		succStart[orig(w)+1]++
+		succStart[predNode(w)+1]++
 	}
 	for i := 0; i < total; i++ {
 		succStart[i+1] += succStart[i]
@@ -647,26 +647,17 @@ func (u *unrolled) adjacency() csr {
 	copy(fill, succStart[:total])
 	for x := 0; x < total; x++ {
 		for j := predStart[x]; j < predStart[x+1]; j++ {
-			w := orig(preds[j])
+			w := predNode(preds[j])
 			succs[fill[w]] = int32(x)
 			succBytes[fill[w]] = pBytes[j]
 			fill[w]++
-			if pBytes[j] >= 0 {
+			if holdsBuffer(pBytes[j]) {
 				in++
 			}
 		}
 		inEnd[x] = in
 	}
 	return csr{start: succStart, to: succs, bytes: succBytes, inEnd: inEnd}
-}
-
-// orig is the node of a predecessor entry: a control edge's predecessor
-// is stored complemented (negative), with bytes -1 on the successor side.
-func orig(w int32) int32 {
-	if w < 0 {
-		return ^w
-	}
-	return w
 }
 
 // name describes node x for errors: the op's name, "(recomputed)", the

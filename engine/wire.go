@@ -7,15 +7,16 @@ import (
 )
 
 // succEdge is a dependency to successor v on device dev, carrying bytes
-// (< 0: a control edge, which orders its nodes but holds no buffer).
+// (controlBytes: a control edge, which orders its nodes but holds no
+// buffer).
 type succEdge struct {
 	v, dev int32
 	bytes  int64
 }
 
 // csr is the nodes' successors: node x's are to[start[x]:start[x+1]],
-// each with its bytes (< 0: a control edge, which orders its nodes but
-// holds no buffer). With repeats, a successor may be listed more than
+// each with its bytes (controlBytes: a control edge, which orders its
+// nodes but holds no buffer). With repeats, a successor may be listed more than
 // once: several edges between two nodes are one dependency, of the
 // largest edge's bytes.
 //
@@ -60,7 +61,7 @@ func (s *sim) wire(g csr) {
 		total = int(g.inEnd[n-1])
 	}
 	// what each node releases when it ends: the producer's node for a
-	// local input, ^t for transfer t's copy
+	// local input, transferInput(t) for transfer t's copy
 	s.inputs = grow(&a.inputs, total, total)
 	var remote []succEdge
 	// with repeats, seen[v] == x+1 when v is already a successor of x,
@@ -103,7 +104,7 @@ func (s *sim) wire(g csr) {
 			}
 			s.succs = append(s.succs, v)
 			nd.local++
-			if b >= 0 {
+			if holdsBuffer(b) {
 				nIn[v]--
 				s.inputs[nIn[v]] = int32(x)
 				nd.out.readers++
@@ -121,18 +122,23 @@ func (s *sim) wire(g csr) {
 			for ; i < len(remote) && remote[i].dev == dv; i++ {
 				e := remote[i]
 				s.succs = append(s.succs, e.v)
-				if e.bytes >= 0 {
+				if holdsBuffer(e.bytes) {
 					nIn[e.v]--
-					s.inputs[nIn[e.v]] = ^t
+					s.inputs[nIn[e.v]] = transferInput(t)
 				}
 				xf.n++
 				xf.recv.bytes = max(xf.recv.bytes, e.bytes)
 			}
-			// route's fast path, written out (route does not inline)
-			if xf.hop = -1; s.routeAt != nil {
-				xf.hop = s.routeAt[d*nDev+dv] - 1
-			}
-			if xf.hop < 0 {
+			if handInlined {
+				// hand-inlined copy of route's fast path (route does not
+				// inline); pinned by the enginereference build (handInlined)
+				if xf.hop = -1; s.routeAt != nil {
+					xf.hop = routeStart(s.routeAt[d*nDev+dv])
+				}
+				if xf.hop < 0 {
+					xf.hop = s.route(d, dv)
+				}
+			} else {
 				xf.hop = s.route(d, dv)
 			}
 			s.xfers = append(s.xfers, xf)
@@ -164,7 +170,7 @@ func stepSuccessors(g *workloads.Graph, a *arena) csr {
 	for i := range g.Edges {
 		e := &g.Edges[i]
 		start[e.From+1]++
-		if e.Bytes >= 0 {
+		if holdsBuffer(e.Bytes) {
 			inEnd[e.To]++
 		}
 	}
@@ -204,4 +210,44 @@ func sortByDevice(es []succEdge) {
 		}
 		es[j] = e
 	}
+}
+
+// The encodings of the node graph's edges and inputs. Each is a sign bit
+// in an array that is otherwise indices or sizes, so that the hot loops
+// read one array, not two.
+
+// controlBytes is the bytes of a control edge: it orders its nodes (on
+// one device) but holds no buffer, so the consumer is no reader of the
+// producer's output and has no input slot for it.
+const controlBytes = -1
+
+// holdsBuffer reports whether an edge of bytes b holds a buffer (is not a
+// control edge).
+func holdsBuffer(b int64) bool { return b >= 0 }
+
+// transferInput is how sim.inputs lists transfer t's copy of an input
+// from another device: ^t, negative, apart from the node indices of local
+// inputs.
+func transferInput(t int32) int32 { return ^t }
+
+// isTransferInput reports whether an entry of sim.inputs is a transfer's
+// copy (else it is the producer's node).
+func isTransferInput(in int32) bool { return in < 0 }
+
+// inputTransfer is the transfer an entry of sim.inputs lists (see
+// transferInput).
+func inputTransfer(in int32) int32 { return ^in }
+
+// controlPred is how unrolled.adjacency lists a control edge's
+// predecessor among the node-level predecessors: ^from, negative (its
+// bytes are controlBytes).
+func controlPred(from int32) int32 { return ^from }
+
+// predNode is the node of a predecessor entry, a control edge's
+// (controlPred) or a data edge's.
+func predNode(w int32) int32 {
+	if w < 0 {
+		return ^w
+	}
+	return w
 }

@@ -3,6 +3,8 @@ package links
 import (
 	"fmt"
 	"math"
+
+	"placesim/internal/heap"
 )
 
 // RouteRefBytes is the message size routes are chosen for: a route
@@ -54,9 +56,10 @@ func (t *Topology) RouteTree(src EndpointID) ([]LinkID, error) {
 		via[i] = -1
 	}
 	dist[src] = 0
-	pq := distHeap{{src, 0, 0}}
-	for len(pq) > 0 {
-		cur := pq.pop()
+	pq := heap.New(distBefore)
+	pq.Push(distItem{src, 0, 0})
+	for pq.Len() > 0 {
+		cur := pq.Pop()
 		if cur.d > dist[cur.e] || (cur.d == dist[cur.e] && cur.h > hops[cur.e]) {
 			continue
 		}
@@ -69,7 +72,7 @@ func (t *Topology) RouteTree(src EndpointID) ([]LinkID, error) {
 			nh := cur.h + 1
 			if nd < dist[l.To] || (nd == dist[l.To] && nh < hops[l.To]) {
 				dist[l.To], hops[l.To], via[l.To] = nd, nh, lid
-				pq.push(distItem{l.To, nd, nh})
+				pq.Push(distItem{l.To, nd, nh})
 			}
 		}
 	}
@@ -151,53 +154,13 @@ type distItem struct {
 	h int
 }
 
-// distHeap is a binary min-heap of distItems by (distance, hops,
-// endpoint), typed to avoid boxing each item in an interface.
-type distHeap []distItem
-
-func (h distHeap) less(i, j int) bool {
-	if h[i].d != h[j].d {
-		return h[i].d < h[j].d
+// distBefore orders Dijkstra's items by (distance, hops, endpoint).
+func distBefore(a, b *distItem) bool {
+	if a.d != b.d {
+		return a.d < b.d
 	}
-	if h[i].h != h[j].h {
-		return h[i].h < h[j].h
+	if a.h != b.h {
+		return a.h < b.h
 	}
-	return h[i].e < h[j].e
-}
-
-func (h *distHeap) push(x distItem) {
-	*h = append(*h, x)
-	q := *h
-	for i := len(q) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !q.less(i, p) {
-			break
-		}
-		q[i], q[p] = q[p], q[i]
-		i = p
-	}
-}
-
-func (h *distHeap) pop() distItem {
-	q := *h
-	top := q[0]
-	n := len(q) - 1
-	q[0] = q[n]
-	q = q[:n]
-	for i := 0; ; {
-		l, m := 2*i+1, i
-		if l < n && q.less(l, m) {
-			m = l
-		}
-		if r := l + 1; r < n && q.less(r, m) {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		q[i], q[m] = q[m], q[i]
-		i = m
-	}
-	*h = q
-	return top
+	return a.e < b.e
 }

@@ -1,9 +1,10 @@
 package workloads
 
 import (
-	"container/heap"
 	"fmt"
 	"strings"
+
+	"placesim/internal/heap"
 )
 
 // TopoOrder returns the op IDs in a topological order (Kahn's algorithm;
@@ -18,20 +19,22 @@ func (g *Graph) TopoOrder() ([]int, error) {
 		indeg[e.To]++
 	}
 	// A binary heap of ready IDs keeps "smallest first" in O(n log n).
-	ready := &intHeap{items: make([]int, 0, 64)}
+	roots := make([]int, 0, 64)
 	for i := 0; i < n; i++ {
 		if indeg[i] == 0 {
-			ready.items = append(ready.items, i) // ascending: already a heap
+			roots = append(roots, i)
 		}
 	}
+	ready := heap.New(func(a, b *int) bool { return *a < *b })
+	ready.Init(roots)
 	order := make([]int, 0, n)
 	for ready.Len() > 0 {
-		v := ready.pop()
+		v := ready.Pop()
 		order = append(order, v)
 		for _, eid := range g.out[v] {
 			w := g.Edges[eid].To
 			if indeg[w]--; indeg[w] == 0 {
-				ready.push(w)
+				ready.Push(w)
 			}
 		}
 	}
@@ -87,33 +90,4 @@ func (g *Graph) cycleError(indeg []int32) error {
 	}
 	names = append(names, names[0])
 	return fmt.Errorf("%w: graph %q: op %s is on the cycle %s", ErrCycle, g.Name, names[0], strings.Join(names, " -> "))
-}
-
-// intHeap is a min-heap of ints driven by container/heap; push and pop
-// pass values through in and out rather than as interface values, which
-// would allocate.
-type intHeap struct {
-	items   []int
-	in, out int
-}
-
-func (h *intHeap) Len() int           { return len(h.items) }
-func (h *intHeap) Less(i, j int) bool { return h.items[i] < h.items[j] }
-func (h *intHeap) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
-func (h *intHeap) Push(any)           { h.items = append(h.items, h.in) }
-func (h *intHeap) Pop() any {
-	n := len(h.items) - 1
-	h.out = h.items[n]
-	h.items = h.items[:n]
-	return nil
-}
-
-func (h *intHeap) push(v int) {
-	h.in = v
-	heap.Push(h, nil)
-}
-
-func (h *intHeap) pop() int {
-	heap.Pop(h)
-	return h.out
 }

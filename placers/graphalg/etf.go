@@ -1,9 +1,10 @@
 package graphalg
 
 import (
-	"container/heap"
 	"context"
 	"math"
+
+	"placesim/internal/heap"
 )
 
 // ETFConfig tunes ETF.
@@ -52,8 +53,8 @@ type etf struct {
 	done  []bool
 	ready []bool
 	alive []int32 // device heaps an unforced op is still a candidate in
-	wait  []opHeap
-	avail []opHeap
+	wait  []*heap.Heap[int32]
+	avail []*heap.Heap[int32]
 	fav   [][]int32 // per device: ready ops whose favourite parent ran there
 }
 
@@ -61,11 +62,12 @@ func newETF(s *Schedule, b *Book, cfg ETFConfig) *etf {
 	n, nDev := s.DAG.Len(), len(s.Lines)
 	e := &etf{s: s, b: b, cfg: cfg, nDev: nDev, dr: make([]float64, n*nDev),
 		done: make([]bool, n), ready: make([]bool, n), alive: make([]int32, n),
-		wait: make([]opHeap, nDev), avail: make([]opHeap, nDev)}
+		wait: make([]*heap.Heap[int32], nDev), avail: make([]*heap.Heap[int32], nDev)}
 	lvl := cfg.Level
 	for d := 0; d < nDev; d++ {
 		d := d
-		e.wait[d].less = func(a, b int32) bool {
+		e.wait[d] = heap.New(func(pa, pb *int32) bool {
+			a, b := *pa, *pb
 			x, y := e.dr[int(a)*nDev+d], e.dr[int(b)*nDev+d]
 			if x != y {
 				return x < y
@@ -74,13 +76,14 @@ func newETF(s *Schedule, b *Book, cfg ETFConfig) *etf {
 				return lvl[a] > lvl[b]
 			}
 			return a < b
-		}
-		e.avail[d].less = func(a, b int32) bool {
+		})
+		e.avail[d] = heap.New(func(pa, pb *int32) bool {
+			a, b := *pa, *pb
 			if lvl[a] != lvl[b] {
 				return lvl[a] > lvl[b]
 			}
 			return a < b
-		}
+		})
 	}
 	if cfg.FavParent != nil {
 		e.fav = make([][]int32, nDev)
@@ -174,9 +177,9 @@ func (e *etf) makeReady(v int) {
 
 func (e *etf) push(dev int, v int32) {
 	if e.dr[int(v)*e.nDev+dev] <= e.s.Lines[dev].End() {
-		e.avail[dev].push(v)
+		e.avail[dev].Push(v)
 	} else {
-		e.wait[dev].push(v)
+		e.wait[dev].Push(v)
 	}
 }
 
@@ -202,12 +205,12 @@ func (e *etf) valid(dev int, v int32) (bool, error) {
 // best is dev's best ready op and its start time (-1 when none).
 func (e *etf) best(dev int) (int32, float64, error) {
 	end := e.s.Lines[dev].End()
-	w, a := &e.wait[dev], &e.avail[dev]
-	for w.len() > 0 && e.dr[int(w.top())*e.nDev+dev] <= end {
-		a.push(w.pop())
+	w, a := e.wait[dev], e.avail[dev]
+	for w.Len() > 0 && e.dr[int(w.Top())*e.nDev+dev] <= end {
+		a.Push(w.Pop())
 	}
-	for a.len() > 0 {
-		v := a.top()
+	for a.Len() > 0 {
+		v := a.Top()
 		ok, err := e.valid(dev, v)
 		if err != nil {
 			return -1, 0, err
@@ -215,10 +218,10 @@ func (e *etf) best(dev int) (int32, float64, error) {
 		if ok {
 			return v, end, nil
 		}
-		a.pop()
+		a.Pop()
 	}
-	for w.len() > 0 {
-		v := w.top()
+	for w.Len() > 0 {
+		v := w.Top()
 		ok, err := e.valid(dev, v)
 		if err != nil {
 			return -1, 0, err
@@ -226,7 +229,7 @@ func (e *etf) best(dev int) (int32, float64, error) {
 		if ok {
 			return v, e.dr[int(v)*e.nDev+dev], nil
 		}
-		w.pop()
+		w.Pop()
 	}
 	return -1, 0, nil
 }
@@ -290,37 +293,4 @@ func contains(xs []int, x int) bool {
 		}
 	}
 	return false
-}
-
-// opHeap is a heap of op IDs ordered by less, driven by container/heap;
-// push and pop pass IDs through in and out rather than as interface
-// values, which would allocate.
-type opHeap struct {
-	items   []int32
-	less    func(a, b int32) bool
-	in, out int32
-}
-
-func (h *opHeap) len() int   { return len(h.items) }
-func (h *opHeap) top() int32 { return h.items[0] }
-
-func (h *opHeap) Len() int           { return len(h.items) }
-func (h *opHeap) Less(i, j int) bool { return h.less(h.items[i], h.items[j]) }
-func (h *opHeap) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
-func (h *opHeap) Push(any)           { h.items = append(h.items, h.in) }
-func (h *opHeap) Pop() any {
-	n := len(h.items) - 1
-	h.out = h.items[n]
-	h.items = h.items[:n]
-	return nil
-}
-
-func (h *opHeap) push(v int32) {
-	h.in = v
-	heap.Push(h, nil)
-}
-
-func (h *opHeap) pop() int32 {
-	heap.Pop(h)
-	return h.out
 }

@@ -1,11 +1,11 @@
 package pesto
 
 import (
-	"container/heap"
 	"fmt"
 	"math"
 
 	"placesim/devices"
+	"placesim/internal/heap"
 	"placesim/placers/graphalg"
 	"placesim/workloads"
 )
@@ -36,53 +36,20 @@ type fineEvent struct {
 	xfer int
 }
 
-type fineEvents []fineEvent
+// fineBefore orders completions by time, then by scheduling order.
+func fineBefore(a, b *fineEvent) bool { return a.t < b.t || (a.t == b.t && a.seq < b.seq) }
 
-func (q fineEvents) Len() int { return len(q) }
-func (q fineEvents) Less(i, j int) bool {
-	if q[i].t != q[j].t {
-		return q[i].t < q[j].t
-	}
-	return q[i].seq < q[j].seq
-}
-func (q fineEvents) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *fineEvents) Push(x any)   { *q = append(*q, x.(fineEvent)) }
-func (q *fineEvents) Pop() any {
-	old := *q
-	x := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return x
-}
+// readyOps is a device's ready ops ([op, arrival]) by priority, then
+// arrival.
+type readyOps = heap.Heap[[2]int]
 
-// readyOps is a device's ready ops by priority, then arrival.
-type readyOps struct {
-	ops  []int
-	seq  []int
-	prio []float64
-}
-
-func (r *readyOps) Len() int { return len(r.ops) }
-func (r *readyOps) Less(i, j int) bool {
-	a, b := r.ops[i], r.ops[j]
-	if r.prio[a] != r.prio[b] {
-		return r.prio[a] > r.prio[b]
-	}
-	return r.seq[i] < r.seq[j]
-}
-func (r *readyOps) Swap(i, j int) {
-	r.ops[i], r.ops[j] = r.ops[j], r.ops[i]
-	r.seq[i], r.seq[j] = r.seq[j], r.seq[i]
-}
-func (r *readyOps) Push(x any) {
-	p := x.([2]int)
-	r.ops = append(r.ops, p[0])
-	r.seq = append(r.seq, p[1])
-}
-func (r *readyOps) Pop() any {
-	n := len(r.ops) - 1
-	x := [2]int{r.ops[n], r.seq[n]}
-	r.ops, r.seq = r.ops[:n], r.seq[:n]
-	return x
+func newReadyOps(prio []float64) *readyOps {
+	return heap.New(func(a, b *[2]int) bool {
+		if pa, pb := prio[a[0]], prio[b[0]]; pa != pb {
+			return pa > pb
+		}
+		return a[1] < b[1]
+	})
 }
 
 // run plays placement dev with either fixed per-device orders (prio nil)
@@ -97,11 +64,11 @@ func (f *fineSim) run(dev []int, orders [][]int, prio []float64) (float64, [][]i
 	pos := make([]int, nDev)
 	ready := make([]*readyOps, nDev)
 	for d := range ready {
-		ready[d] = &readyOps{prio: prio}
+		ready[d] = newReadyOps(prio)
 	}
 	linkFree := make([]float64, len(f.est.Cluster.Topology.Links))
 	ran := make([][]int, nDev)
-	var q fineEvents
+	q := heap.New(fineBefore)
 	seq, done := 0, 0
 	now, makespan := 0.0, 0.0
 	start := func(d int) {
@@ -119,22 +86,22 @@ func (f *fineSim) run(dev []int, orders [][]int, prio []float64) (float64, [][]i
 			if ready[d].Len() == 0 {
 				return
 			}
-			op = heap.Pop(ready[d]).([2]int)[0]
+			op = ready[d].Pop()[0]
 		}
 		busy[d] = true
 		ran[d] = append(ran[d], op)
-		heap.Push(&q, fineEvent{t: now + f.est.OpTime(op, d), seq: seq, op: op, xfer: -1})
+		q.Push(fineEvent{t: now + f.est.OpTime(op, d), seq: seq, op: op, xfer: -1})
 		seq++
 	}
 	satisfy := func(v int) {
 		if missing[v]--; missing[v] == 0 && prio != nil {
-			heap.Push(ready[dev[v]], [2]int{v, seq})
+			ready[dev[v]].Push([2]int{v, seq})
 			seq++
 		}
 	}
 	for v := 0; v < n; v++ {
 		if missing[v] == 0 && prio != nil {
-			heap.Push(ready[dev[v]], [2]int{v, seq})
+			ready[dev[v]].Push([2]int{v, seq})
 			seq++
 		}
 	}
@@ -143,7 +110,7 @@ func (f *fineSim) run(dev []int, orders [][]int, prio []float64) (float64, [][]i
 	}
 	remote := make([]int64, nDev)
 	for q.Len() > 0 {
-		e := heap.Pop(&q).(fineEvent)
+		e := q.Pop()
 		now = e.t
 		u := e.op
 		if e.xfer >= 0 {
@@ -185,7 +152,7 @@ func (f *fineSim) run(dev []int, orders [][]int, prio []float64) (float64, [][]i
 			for _, l := range route {
 				linkFree[l] = end
 			}
-			heap.Push(&q, fineEvent{t: end, seq: seq, op: u, xfer: d})
+			q.Push(fineEvent{t: end, seq: seq, op: u, xfer: d})
 			seq++
 		}
 		for d := 0; d < nDev; d++ {

@@ -1,9 +1,10 @@
 package pesto
 
 import (
-	"container/heap"
 	"fmt"
 	"math"
+
+	"placesim/internal/heap"
 )
 
 // timing is a schedule of a problem in the ILP's model: each vertex's
@@ -48,7 +49,8 @@ func (p *problem) evaluate(dev []int, orders [][]int) (*timing, error) {
 	free := make([]float64, p.nDev) // device free from
 	busy := make([]bool, p.nDev)
 	linkFree := make([]float64, len(p.est.Cluster.Topology.Links))
-	var q evq
+	q := heap.New(func(a, b *ev) bool { return a.t < b.t || (a.t == b.t && a.seq < b.seq) })
+	qseq := 0
 	done := 0
 	tryStart := func(d int) {
 		if busy[d] || pos[d] >= len(orders[d]) {
@@ -63,14 +65,14 @@ func (p *problem) evaluate(dev []int, orders [][]int) (*timing, error) {
 		s := math.Max(free[d], ready[v])
 		t.start[v] = s
 		t.finish[v] = s + p.dur[v][d]
-		heap.Push(&q, ev{t.finish[v], q.seq, v})
-		q.seq++
+		q.Push(ev{t.finish[v], qseq, v})
+		qseq++
 	}
 	for d := range orders {
 		tryStart(d)
 	}
 	for q.Len() > 0 {
-		e := heap.Pop(&q).(ev)
+		e := q.Pop()
 		v, now := e.v, e.t
 		s := dev[v]
 		busy[s] = false
@@ -155,28 +157,6 @@ type ev struct {
 	v   int
 }
 
-type evq struct {
-	items []ev
-	seq   int
-}
-
-func (q *evq) Len() int { return len(q.items) }
-func (q *evq) Less(i, j int) bool {
-	a, b := q.items[i], q.items[j]
-	if a.t != b.t {
-		return a.t < b.t
-	}
-	return a.seq < b.seq
-}
-func (q *evq) Swap(i, j int) { q.items[i], q.items[j] = q.items[j], q.items[i] }
-func (q *evq) Push(x any)    { q.items = append(q.items, x.(ev)) }
-func (q *evq) Pop() any {
-	n := len(q.items)
-	x := q.items[n-1]
-	q.items = q.items[:n-1]
-	return x
-}
-
 // orderByStart turns start times into per-device orders that form one
 // linear extension of the DAG: vertices are taken by earliest start (ties:
 // earlier completion, smaller vertex) among those whose predecessors are
@@ -184,47 +164,31 @@ func (q *evq) Pop() any {
 func (p *problem) orderByStart(dev []int, start, finish []float64) [][]int {
 	n := p.c.Len()
 	indeg := make([]int, n)
-	h := &startHeap{start: start, finish: finish}
+	h := heap.New(func(pa, pb *int) bool {
+		a, b := *pa, *pb
+		if start[a] != start[b] {
+			return start[a] < start[b]
+		}
+		if finish[a] != finish[b] {
+			return finish[a] < finish[b]
+		}
+		return a < b
+	})
 	for v := 0; v < n; v++ {
 		indeg[v] = len(p.c.Pred[v])
 		if indeg[v] == 0 {
-			heap.Push(h, v)
+			h.Push(v)
 		}
 	}
 	orders := make([][]int, p.nDev)
 	for h.Len() > 0 {
-		v := heap.Pop(h).(int)
+		v := h.Pop()
 		orders[dev[v]] = append(orders[dev[v]], v)
 		for _, e := range p.c.Succ[v] {
 			if indeg[e.To]--; indeg[e.To] == 0 {
-				heap.Push(h, e.To)
+				h.Push(e.To)
 			}
 		}
 	}
 	return orders
-}
-
-type startHeap struct {
-	vs            []int
-	start, finish []float64
-}
-
-func (h *startHeap) Len() int { return len(h.vs) }
-func (h *startHeap) Less(i, j int) bool {
-	a, b := h.vs[i], h.vs[j]
-	if h.start[a] != h.start[b] {
-		return h.start[a] < h.start[b]
-	}
-	if h.finish[a] != h.finish[b] {
-		return h.finish[a] < h.finish[b]
-	}
-	return a < b
-}
-func (h *startHeap) Swap(i, j int) { h.vs[i], h.vs[j] = h.vs[j], h.vs[i] }
-func (h *startHeap) Push(x any)    { h.vs = append(h.vs, x.(int)) }
-func (h *startHeap) Pop() any {
-	n := len(h.vs)
-	x := h.vs[n-1]
-	h.vs = h.vs[:n-1]
-	return x
 }
