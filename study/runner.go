@@ -16,101 +16,30 @@ import (
 	"time"
 
 	"placesim/devices"
-	"placesim/engine"
 	"placesim/internal/readfile"
 	"placesim/placers"
 	"placesim/reports"
+	"placesim/runresult"
 	"placesim/workloads"
 )
 
-// Record is the deterministic outcome of one point: same scenario and
-// seed, same bytes. Wall-clock measurements are kept apart (Timing).
-type Record struct {
-	Point
-	StepTime   float64     `json:"stepTime"`
-	Throughput float64     `json:"throughput"`
-	PeakMemory []int64     `json:"peakMemory"`
-	Capacity   []int64     `json:"capacity"`
-	OOM        *engine.OOM `json:"oom"`
-	BytesMoved int64       `json:"bytesMoved"`
-	Transfers  int         `json:"transfers"`
-	Error      string      `json:"error,omitempty"`
-	// OrderRelaxed: the pipeline schedule's strict order deadlocked on
-	// this graph and was played as a priority (engine.Result.OrderRelaxed).
-	OrderRelaxed bool `json:"orderRelaxed,omitempty"`
-	// NotComparable says why the placer's plan cannot be played in the
-	// point's regime (not simulated, not ranked, not checked).
-	NotComparable string `json:"notComparable,omitempty"`
-	// RegimeNote, Fallback, Relaxed and Rewritten are the run's
-	// (reports.Outcome).
-	RegimeNote string `json:"regimeNote,omitempty"`
-	// MaxLoad is the placer's own max-load (ms per sample) for placers
-	// that report one (reports.Outcome.MaxLoad): the objective Tarnawski
-	// et al. Table 1 compares, independent of the regime.
-	MaxLoad   *float64 `json:"maxLoad,omitempty"`
-	Fallback  string   `json:"fallback,omitempty"`
-	Relaxed   []string `json:"relaxed,omitempty"`
-	Rewritten string   `json:"rewritten,omitempty"`
-}
+// Record is a point's deterministic outcome (runresult.Record).
+type Record = runresult.Record
 
-// MarshalJSON writes the record with stepTime and throughput null when
-// the point was not simulated (an error, or not comparable in its
-// regime), so that no reader mistakes a failure for a step of 0 s.
-func (r Record) MarshalJSON() ([]byte, error) {
-	type plain Record
-	v := struct {
-		plain
-		StepTime   *float64 `json:"stepTime"`
-		Throughput *float64 `json:"throughput"`
-	}{plain: plain(r)}
-	if r.Error == "" && r.NotComparable == "" {
-		v.StepTime, v.Throughput = &r.StepTime, &r.Throughput
-	}
-	return json.Marshal(v)
-}
-
-// Failed reports whether the point errored or ran out of memory.
-func (r *Record) Failed() bool { return r.Error != "" || r.OOM != nil }
-
-// MaxPeak is the largest peak memory over the devices.
-func (r *Record) MaxPeak() int64 {
-	var m int64
-	for _, p := range r.PeakMemory {
-		m = max(m, p)
-	}
-	return m
-}
-
-// Timing is a point's placement wall time in seconds.
-type Timing struct {
-	Index     int     `json:"index"`
-	PlaceTime float64 `json:"placeTime"`
-}
+// Timing is a point's placement wall time (runresult.Timing).
+type Timing = runresult.Timing
 
 // ResultsFormat and ResultsVersion identify results.json files of this
-// placesim's result format; ReadResults refuses any other (a baseline from
-// another format version cannot be compared point for point). Version 2:
-// every point carries its execution regime (Point.Regime), part of its key;
-// version 1 results played placers in mixed regimes.
+// placesim's result format (runresult.Format, runresult.Version);
+// ReadResults refuses any other.
 const (
-	ResultsFormat  = "placesim-results"
-	ResultsVersion = 2
+	ResultsFormat  = runresult.Format
+	ResultsVersion = runresult.Version
 )
 
-// Results is what a scenario run writes as results.json.
-type Results struct {
-	// Format and Version are ResultsFormat and ResultsVersion; set by
-	// EncodeResults.
-	Format  string `json:"format"`
-	Version int    `json:"version"`
-	// Stamp says which placesim wrote the file, with which command and
-	// when (absent in files written before stamps).
-	Stamp    *Stamp    `json:"stamp,omitempty"`
-	Scenario *Scenario `json:"scenario"`
-	// Shard is "i/N" for a shard's partial results, empty when complete.
-	Shard   string   `json:"shard,omitempty"`
-	Records []Record `json:"records"`
-}
+// Results is what compare, run, sweep and merge write as results.json:
+// the one results schema (runresult.File) with the scenario that made it.
+type Results = runresult.File[*Scenario]
 
 // Shard selects every N-th point starting at I (0-based).
 type Shard struct{ I, N int }
@@ -248,6 +177,15 @@ func RunScenario(ctx context.Context, s *Scenario, o RunOptions) (*Results, []Ti
 		o.Notice(staleMessage(stale))
 	}
 	timeout, _ := s.timeout()
+	// the scenario's regimes, typed once, by the name its points carry
+	rs, err := s.regimes()
+	if err != nil {
+		return nil, nil, err
+	}
+	regimes := make(map[string]Regime, len(rs))
+	for _, r := range rs {
+		regimes[r.String()] = r
+	}
 	var todo []Point
 	for _, p := range pts {
 		if _, ok := done[p.Index]; !ok {
@@ -274,7 +212,7 @@ func RunScenario(ctx context.Context, s *Scenario, o RunOptions) (*Results, []Ti
 					o.Start(p)
 					mu.Unlock()
 				}
-				line, complete := runPoint(ctx, s, p, o.Registry, cache, timeout, local[p.Placer], o.MaxMemory)
+				line, complete := runPoint(ctx, s, p, regimes[p.Regime], o.Registry, cache, timeout, local[p.Placer], o.MaxMemory)
 				if !complete {
 					continue // interrupted: left for the next run
 				}
@@ -323,7 +261,7 @@ func RunScenario(ctx context.Context, s *Scenario, o RunOptions) (*Results, []Ti
 
 // runPoint places and simulates one point; every failure is in the record.
 // complete is false when the run was interrupted before the point ended.
-func runPoint(ctx context.Context, s *Scenario, p Point, reg *placers.Registry, cache *inputCache, timeout time.Duration, local placers.Options, maxMemory int64) (line journalLine, complete bool) {
+func runPoint(ctx context.Context, s *Scenario, p Point, regime Regime, reg *placers.Registry, cache *inputCache, timeout time.Duration, local placers.Options, maxMemory int64) (line journalLine, complete bool) {
 	line.Record.Point = p
 	complete = true
 	defer func() {
@@ -341,7 +279,7 @@ func runPoint(ctx context.Context, s *Scenario, p Point, reg *placers.Registry, 
 		line.Record.Error = err.Error()
 		return line, true
 	}
-	spec := Spec{Placer: p.Placer, Options: mergeOptions(s.PlacerOptions[p.Placer], local), Seed: p.Seed, MaxMemory: maxMemory, Regime: p.regime}
+	spec := Spec{Placer: p.Placer, Options: mergeOptions(s.PlacerOptions[p.Placer], local), Seed: p.Seed, MaxMemory: maxMemory, Regime: regime}
 	if s.Estimates != nil {
 		spec.Estimates = devices.EstimateOptions{Mode: devices.EstimateMode(s.Estimates.Mode), Sigma: s.Estimates.Sigma, Seed: p.Seed}
 	}

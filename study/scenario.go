@@ -13,6 +13,7 @@ import (
 	"placesim/internal/strictyaml"
 	"placesim/internal/units"
 	"placesim/placers"
+	"placesim/runresult"
 )
 
 // Scenario is a study: workloads x clusters x settings x placers x seeds.
@@ -85,34 +86,8 @@ type Vary struct {
 	Range string `yaml:"range" json:"range"`
 }
 
-// Point is one run of a scenario.
-type Point struct {
-	Index    int       `json:"index"`
-	Workload string    `json:"workload"`
-	Cluster  string    `json:"cluster"`
-	Settings []Setting `json:"settings,omitempty"`
-	Placer   string    `json:"placer"`
-	Seed     uint64    `json:"seed"`
-	// Regime is the execution regime the point is played in (ParseRegime
-	// syntax; "" in results recorded before regimes: not comparable).
-	Regime string `json:"regime"`
-	// regime is Regime's typed value, set by Scenario.Points (the
-	// scenario's regimes are parsed once, when it is read).
-	regime Regime
-}
-
-// Key identifies a point across runs (for regression checks and merges).
-func (p Point) Key() string {
-	var s []string
-	for _, x := range p.Settings {
-		s = append(s, x.String())
-	}
-	r := p.Regime
-	if r == "" {
-		r = "unrecorded"
-	}
-	return fmt.Sprintf("%s | %s | %s | %s | seed %d | regime %s", p.Placer, p.Workload, p.Cluster, strings.Join(s, ","), p.Seed, r)
-}
+// Point is one run of a scenario (runresult.Point).
+type Point = runresult.Point
 
 // LoadScenario reads and validates a scenario file.
 func LoadScenario(path string) (*Scenario, error) {
@@ -351,7 +326,7 @@ func (s *Scenario) Points(reg *placers.Registry) ([]Point, error) {
 					for _, r := range regimes {
 						for _, p := range names {
 							for _, seed := range seeds {
-								pts = append(pts, Point{Index: len(pts), Workload: w, Cluster: c, Settings: set, Placer: p, Seed: seed, Regime: r.String(), regime: r})
+								pts = append(pts, Point{Index: len(pts), Workload: w, Cluster: c, Settings: set, Placer: p, Seed: seed, Regime: r.String()})
 							}
 						}
 					}

@@ -12,21 +12,11 @@ import (
 	"time"
 
 	"placesim/internal/readfile"
+	"placesim/runresult"
 )
 
-// Stamp says which placesim wrote a results file, with which command and
-// when; report captions repeat it.
-type Stamp struct {
-	// Placesim is the build (Version).
-	Placesim string `json:"placesim"`
-	// Command is the command that wrote the file: compare, run, sweep or
-	// merge.
-	Command string `json:"command"`
-	// Date is when, in UTC (RFC 3339); SOURCE_DATE_EPOCH, when set, fixes
-	// it (reproducible builds' convention); empty in a reproducible
-	// comparison.
-	Date string `json:"date,omitempty"`
-}
+// Stamp says which placesim wrote a results file (runresult.Stamp).
+type Stamp = runresult.Stamp
 
 // NewStamp is the stamp of command, dated now (or SOURCE_DATE_EPOCH).
 func NewStamp(command string) *Stamp {
@@ -37,18 +27,6 @@ func NewStamp(command string) *Stamp {
 		}
 	}
 	return &Stamp{Placesim: Version(), Command: command, Date: t.Format(time.RFC3339)}
-}
-
-// String is the stamp as a caption: "placesim VERSION compare, DATE".
-func (s *Stamp) String() string {
-	if s == nil {
-		return ""
-	}
-	out := "placesim " + s.Placesim + " " + s.Command
-	if s.Date != "" {
-		out += ", " + s.Date
-	}
-	return out
 }
 
 // ErrOtherCommand marks an output directory that holds another command's

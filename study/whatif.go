@@ -11,6 +11,7 @@ import (
 	"placesim/devices"
 	"placesim/internal/suggest"
 	"placesim/internal/units"
+	"placesim/runresult"
 	"placesim/workloads"
 	"placesim/workloads/zoo"
 )
@@ -38,12 +39,7 @@ import (
 // FAMILY_OR_KIND is a link family (pcie, nvlink, ib, ethernet, cpu) or kind
 // (pcie3, nvlink2, ...) or "all"; KIND_OR_CLASS a device kind (V100-16GB),
 // class (accelerator, cpu) or "all".
-type Setting struct {
-	Param string `json:"param" yaml:"param"`
-	Value string `json:"value" yaml:"value"`
-}
-
-func (s Setting) String() string { return s.Param + "=" + s.Value }
+type Setting = runresult.Setting
 
 // scaleOrAbs parses "4x" as a factor, or an absolute quantity with parse.
 func scaleOrAbs(v string, parse func(string) (float64, error)) (factor, abs float64, err error) {

@@ -1,0 +1,168 @@
+// Package runresult owns the result of a run and the one versioned
+// results.json schema: the point (workload, cluster, settings, placer,
+// seed, regime), what the placer did (fallback, relaxed constraints,
+// rewritten graph, max-load) and what the engine measured (step time,
+// throughput, peak memory, OOM, bytes moved), in seconds and bytes. It
+// imports only the engine's OOM type, so that every layer can read and
+// write results.
+package runresult
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"placesim/engine"
+)
+
+// Setting is one what-if setting of a point: a parameter and its value
+// (see study.ApplySettings for the parameters).
+type Setting struct {
+	Param string `json:"param" yaml:"param"`
+	Value string `json:"value" yaml:"value"`
+}
+
+// String is the setting as param=value.
+func (s Setting) String() string { return s.Param + "=" + s.Value }
+
+// Point is one run of a scenario.
+type Point struct {
+	Index    int       `json:"index"`
+	Workload string    `json:"workload"`
+	Cluster  string    `json:"cluster"`
+	Settings []Setting `json:"settings,omitempty"`
+	Placer   string    `json:"placer"`
+	Seed     uint64    `json:"seed"`
+	// Regime is the execution regime the point is played in (ParseRegime
+	// syntax; "" in results recorded before regimes: not comparable).
+	Regime string `json:"regime"`
+}
+
+// Key identifies a point across runs (for regression checks and merges).
+func (p Point) Key() string {
+	var s []string
+	for _, x := range p.Settings {
+		s = append(s, x.String())
+	}
+	r := p.Regime
+	if r == "" {
+		r = "unrecorded"
+	}
+	return fmt.Sprintf("%s | %s | %s | %s | seed %d | regime %s", p.Placer, p.Workload, p.Cluster, strings.Join(s, ","), p.Seed, r)
+}
+
+// Record is the deterministic outcome of one point: same scenario and
+// seed, same bytes. Wall-clock measurements are kept apart (Timing).
+type Record struct {
+	Point
+	StepTime   float64     `json:"stepTime"`
+	Throughput float64     `json:"throughput"`
+	PeakMemory []int64     `json:"peakMemory"`
+	Capacity   []int64     `json:"capacity"`
+	OOM        *engine.OOM `json:"oom"`
+	BytesMoved int64       `json:"bytesMoved"`
+	Transfers  int         `json:"transfers"`
+	Error      string      `json:"error,omitempty"`
+	// OrderRelaxed: the pipeline schedule's strict order deadlocked on
+	// this graph and was played as a priority (engine.Result.OrderRelaxed).
+	OrderRelaxed bool `json:"orderRelaxed,omitempty"`
+	// NotComparable says why the placer's plan cannot be played in the
+	// point's regime (not simulated, not ranked, not checked).
+	NotComparable string `json:"notComparable,omitempty"`
+	// RegimeNote, Fallback, Relaxed and Rewritten are the run's
+	// (reports.Outcome).
+	RegimeNote string `json:"regimeNote,omitempty"`
+	// MaxLoad is the placer's own max-load (ms per sample) for placers
+	// that report one (reports.Outcome.MaxLoad): the objective Tarnawski
+	// et al. Table 1 compares, independent of the regime.
+	MaxLoad   *float64 `json:"maxLoad,omitempty"`
+	Fallback  string   `json:"fallback,omitempty"`
+	Relaxed   []string `json:"relaxed,omitempty"`
+	Rewritten string   `json:"rewritten,omitempty"`
+}
+
+// MarshalJSON writes the record with stepTime and throughput null when
+// the point was not simulated (an error, or not comparable in its
+// regime), so that no reader mistakes a failure for a step of 0 s.
+func (r Record) MarshalJSON() ([]byte, error) {
+	type plain Record
+	v := struct {
+		plain
+		StepTime   *float64 `json:"stepTime"`
+		Throughput *float64 `json:"throughput"`
+	}{plain: plain(r)}
+	if r.Error == "" && r.NotComparable == "" {
+		v.StepTime, v.Throughput = &r.StepTime, &r.Throughput
+	}
+	return json.Marshal(v)
+}
+
+// Failed reports whether the point errored or ran out of memory.
+func (r *Record) Failed() bool { return r.Error != "" || r.OOM != nil }
+
+// MaxPeak is the largest peak memory over the devices.
+func (r *Record) MaxPeak() int64 {
+	var m int64
+	for _, p := range r.PeakMemory {
+		m = max(m, p)
+	}
+	return m
+}
+
+// Timing is a point's placement wall time in seconds.
+type Timing struct {
+	Index     int     `json:"index"`
+	PlaceTime float64 `json:"placeTime"`
+}
+
+// Format and Version identify results.json files of this
+// placesim's result format; study.ReadResults refuses any other (a baseline from
+// another format version cannot be compared point for point). Version 2:
+// every point carries its execution regime (Point.Regime), part of its key;
+// version 1 results played placers in mixed regimes.
+const (
+	Format  = "placesim-results"
+	Version = 2
+)
+
+// File is the one results.json schema that compare, run, sweep and merge
+// write and check reads: Format and Version, the stamp, the scenario that
+// produced it (S: package study's Scenario) and one record per point.
+type File[S any] struct {
+	// Format and Version are Format and Version; set when encoded.
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+	// Stamp says which placesim wrote the file, with which command and
+	// when (absent in files written before stamps).
+	Stamp    *Stamp `json:"stamp,omitempty"`
+	Scenario S      `json:"scenario"`
+	// Shard is "i/N" for a shard's partial results, empty when complete.
+	Shard   string   `json:"shard,omitempty"`
+	Records []Record `json:"records"`
+}
+
+// Stamp says which placesim wrote a results file, with which command and
+// when; report captions repeat it.
+type Stamp struct {
+	// Placesim is the build (Version).
+	Placesim string `json:"placesim"`
+	// Command is the command that wrote the file: compare, run, sweep or
+	// merge.
+	Command string `json:"command"`
+	// Date is when, in UTC (RFC 3339); SOURCE_DATE_EPOCH, when set, fixes
+	// it (reproducible builds' convention); empty in a reproducible
+	// comparison.
+	Date string `json:"date,omitempty"`
+}
+
+// String is the stamp as a caption: "placesim VERSION compare, DATE".
+func (s *Stamp) String() string {
+	if s == nil {
+		return ""
+	}
+	out := "placesim " + s.Placesim + " " + s.Command
+	if s.Date != "" {
+		out += ", " + s.Date
+	}
+	return out
+}
