@@ -25,22 +25,43 @@ import (
 // stretched by its most loaded resource's demand over capacity; the
 // latency term is not. Alone, a group's estimate is Time's.
 func Concurrent(c *devices.Cluster, groups [][]int, k Kind, bytes int64) ([]Estimate, error) {
-	if bytes < 0 {
-		return nil, fmt.Errorf("collective %s: size %d bytes (valid range: >= 0)", k, bytes)
+	calls := make([]Call, len(groups))
+	for i, g := range groups {
+		calls[i] = Call{Group: g, Kind: k, Bytes: bytes}
 	}
-	if k < AllReduce || k > SendRecv {
-		return nil, fmt.Errorf("collective %s: unknown kind", k)
-	}
+	return Calls(c, calls)
+}
+
+// Call is one collective of a set that starts together (Calls).
+type Call struct {
+	Group []int
+	Kind  Kind
+	Bytes int64
+}
+
+// Calls is Concurrent for collectives of different kinds and sizes
+// started together: a tensor-parallel all-reduce inside a node and a
+// data-parallel reduce-scatter across the fabric slow each other only
+// where they meet (a GPU's scale-up links, when the data-parallel group
+// has several ranks in the node; a node's adapters; a leaf's uplinks).
+func Calls(c *devices.Cluster, calls []Call) ([]Estimate, error) {
 	cv := c.Comm()
-	gs := make([]*group, len(groups))
-	es := make([]Estimate, len(groups))
-	for i, grp := range groups {
-		g, err := analyse(c, grp)
+	gs := make([]*group, len(calls))
+	es := make([]Estimate, len(calls))
+	for i, call := range calls {
+		k, bytes := call.Kind, call.Bytes
+		if bytes < 0 {
+			return nil, fmt.Errorf("collective %s, call %d: size %d bytes (valid range: >= 0)", k, i, bytes)
+		}
+		if k < AllReduce || k > SendRecv {
+			return nil, fmt.Errorf("collective %s, call %d: unknown kind", k, i)
+		}
+		g, err := analyse(c, call.Group)
 		if err != nil {
-			return nil, fmt.Errorf("collective %s, group %d: %w", k, i, err)
+			return nil, fmt.Errorf("collective %s, call %d: %w", k, i, err)
 		}
 		if k == SendRecv && g.nRanks != 2 {
-			return nil, fmt.Errorf("collective %s, group %d: %w: %d devices (valid: exactly 2)", k, i, ErrBadGroup, g.nRanks)
+			return nil, fmt.Errorf("collective %s, call %d: %w: %d devices (valid: exactly 2)", k, i, ErrBadGroup, g.nRanks)
 		}
 		gs[i], es[i] = g, g.estimate(k, bytes)
 	}
@@ -48,31 +69,32 @@ func Concurrent(c *devices.Cluster, groups [][]int, k Kind, bytes int64) ([]Esti
 	gpuGroups := map[int]int{}
 	nodeDemand := map[int32]float64{}
 	leafDemand := map[int32]float64{}
-	rate := make([]float64, len(gs)) // per-node network rate of each group
 	for i, g := range gs {
+		k := calls[i].Kind
 		if g.nRanks < 2 || es[i].Seconds == 0 {
 			continue
 		}
-		for _, d := range g.members {
-			gpuGroups[d]++
+		if g.ppn > 1 || g.nNodes == 1 {
+			for _, d := range g.members {
+				gpuGroups[d]++
+			}
 		}
 		if g.nNodes < 2 {
 			continue
 		}
 		netCap := float64(g.nics) * g.net * 1e9
+		rate := math.Min(es[i].BusBW, netCap)
 		if k == AllToAll || k == SendRecv {
-			rate[i] = g.ppn * g.net * 1e9
-		} else {
-			rate[i] = math.Min(es[i].BusBW, netCap)
+			rate = g.ppn * g.net * 1e9
 		}
 		for _, n := range g.nodes {
-			nodeDemand[n] += rate[i]
+			nodeDemand[n] += rate
 		}
-		g.forCrossing(k, func(leaf int32, share float64) { leafDemand[leaf] += rate[i] * share })
+		g.forCrossing(k, func(leaf int32, share float64) { leafDemand[leaf] += rate * share })
 	}
 	out := make([]Estimate, len(es))
 	for i, g := range gs {
-		e := es[i]
+		k, e := calls[i].Kind, es[i]
 		slow := 1.0
 		if g.nRanks >= 2 && e.Seconds > 0 {
 			if g.ppn > 1 || g.nNodes == 1 {
@@ -101,7 +123,7 @@ func Concurrent(c *devices.Cluster, groups [][]int, k Kind, bytes int64) ([]Esti
 		}
 		if slow > 1 {
 			e.Seconds = e.fixed + (e.Seconds-e.fixed)*slow
-			e.setBW(k, bytes, g.nRanks)
+			e.setBW(k, calls[i].Bytes, g.nRanks)
 		}
 		out[i] = e
 	}

@@ -104,3 +104,32 @@ func TestConcurrentOversubscription(t *testing.T) {
 		t.Fatalf("replicated: %+v, want %+v (%v)", rep, f[0], err)
 	}
 }
+
+// A tensor-parallel all-reduce in node 0 and a data-parallel all-reduce
+// with one rank per node meet nowhere (the latter leaves each GPU by its
+// adapter); one with two ranks per node rides the same NVLink and both
+// slow down.
+func TestCallsTPAndDP(t *testing.T) {
+	t.Parallel()
+	c := system(t, "dgx-h100:nodes=2")
+	const b = 1 << 30
+	tp := collectives.Call{Group: strided(0, 1, 8), Kind: collectives.AllReduce, Bytes: b}
+	alone, _ := collectives.Time(c, tp.Group, tp.Kind, b)
+	es, err := collectives.Calls(c, []collectives.Call{tp, {Group: []int{0, 8}, Kind: collectives.ReduceScatter, Bytes: b}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if es[0] != alone {
+		t.Fatalf("one rank per node: TP %+v, want alone %+v", es[0], alone)
+	}
+	es, err = collectives.Calls(c, []collectives.Call{tp, {Group: []int{0, 1, 8, 9}, Kind: collectives.ReduceScatter, Bytes: b}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(es[0].Seconds > 1.5*alone.Seconds) {
+		t.Fatalf("two ranks per node: TP %g s, alone %g s", es[0].Seconds, alone.Seconds)
+	}
+	if _, err := collectives.Calls(c, []collectives.Call{{Group: []int{0, 99}, Kind: collectives.AllReduce, Bytes: 1}}); err == nil {
+		t.Fatal("bad group accepted")
+	}
+}
