@@ -14,10 +14,11 @@ import (
 )
 
 // IsChakraPath reports whether a workload path names a Chakra ET: a file
-// ending in .et or .et.gz, or a set pattern holding %d (trace.%d.et).
+// ending in .et or .et.gz, or such a name holding %d, a set of ranks
+// (trace.%d.et).
 func IsChakraPath(path string) bool {
 	l := strings.ToLower(path)
-	return strings.HasSuffix(l, ".et") || strings.HasSuffix(l, ".et.gz") || strings.Contains(path, "%d")
+	return strings.HasSuffix(l, ".et") || strings.HasSuffix(l, ".et.gz")
 }
 
 // rankOf reads a rank from a file name such as trace.3.et (0 if none).

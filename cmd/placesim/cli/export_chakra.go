@@ -25,8 +25,8 @@ func exportChakra(opts *ExportOptions) error {
 			return fmt.Errorf("--out %q: %w", pattern, err)
 		}
 		pattern = filepath.Join(pattern, "trace.%d.et")
-	} else if strings.Count(pattern, "%") != 1 {
-		return fmt.Errorf("--out %q: a pattern holds one %%d and no other %%", pattern)
+	} else if strings.Count(pattern, "%") != 1 || !strings.HasSuffix(pattern, ".et") {
+		return fmt.Errorf("--out %q: a pattern holds one %%d, no other %%, and ends in .et (trace.%%d.et)", pattern)
 	}
 	reg, err := opts.Registry()
 	if err != nil {
