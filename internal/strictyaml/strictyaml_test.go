@@ -27,6 +27,7 @@ func TestDecode(t *testing.T) {
 		{"type", "count: many\n", "cannot unmarshal", file{}},
 		{"syntax", "name: [a\n", "yaml:", file{}},
 		{"trailing marker", "name: a\ncount: 3\n---\n", "", file{"a", 3}},
+		{"not yaml of this kind", "root:x:0:0:root:/root:/bin/bash\n", "line 1: cannot unmarshal !!str a value into strictyaml.file", file{}},
 		{"second document", "name: a\n---\nname: b\ncount: 9\n", "line 2: a second YAML document (valid: one document per file)", file{}},
 		{"second document broken", "name: a\n---\nname: [b\n", "after the first YAML document", file{}},
 	}
@@ -40,7 +41,7 @@ func TestDecode(t *testing.T) {
 				}
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || strings.Contains(err.Error(), "root:x") {
 				t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
 			}
 		})

@@ -49,7 +49,9 @@ func (e *exitError) Unwrap() error { return e.err }
 func Main(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return runInterruptible(ctx, stderr, func() int { return MainContext(ctx, NewFactory(stdout, stderr), args) })
+	// names from data files reach the terminal escaped (escape.go)
+	out := newEscapeWriter(stdout)
+	return runInterruptible(ctx, stderr, func() int { return MainContext(ctx, NewFactory(out, stderr), args) })
 }
 
 // MainContext runs the CLI under ctx with f's streams and returns the exit
@@ -89,11 +91,11 @@ func MainContext(ctx context.Context, f *Factory, args []string) (code int) {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(f.ErrOut, "placesim:", ee.err)
+			fmt.Fprintln(f.ErrOut, "placesim:", EscapeTerminal(ee.err.Error()))
 		}
 		return ee.code
 	}
-	fmt.Fprintln(f.ErrOut, "placesim:", err)
+	fmt.Fprintln(f.ErrOut, "placesim:", EscapeTerminal(err.Error()))
 	return ExitError
 }
 
