@@ -38,7 +38,7 @@ type Outcome struct {
 	Pipeline     *engine.PipelineStats     `json:"pipeline,omitempty"`
 	DataParallel *engine.DataParallelStats `json:"dataParallel,omitempty"`
 	// MaxLoad is the placer's predicted time per sample in the max-load
-	// model of Tarnawski et al., in ms per sample, for placers that report
+	// model of Tarnawski et al., in seconds per sample, for placers that report
 	// one (placers.Reporter); absent otherwise.
 	MaxLoad *float64 `json:"maxLoad,omitempty"`
 	// RegimeNote says when the placer's plan is played outside the regime

@@ -72,7 +72,7 @@ type Record struct {
 	// RegimeNote, Fallback, Relaxed and Rewritten are the run's
 	// (reports.Outcome).
 	RegimeNote string `json:"regimeNote,omitempty"`
-	// MaxLoad is the placer's own max-load (ms per sample) for placers
+	// MaxLoad is the placer's own max-load (seconds per sample) for placers
 	// that report one (reports.Outcome.MaxLoad): the objective Tarnawski
 	// et al. Table 1 compares, independent of the regime.
 	MaxLoad   *float64 `json:"maxLoad,omitempty"`
@@ -117,12 +117,14 @@ type Timing struct {
 
 // Format and Version identify results.json files of this
 // placesim's result format; study.ReadResults refuses any other (a baseline from
-// another format version cannot be compared point for point). Version 2:
-// every point carries its execution regime (Point.Regime), part of its key;
-// version 1 results played placers in mixed regimes.
+// another format version cannot be compared point for point). Version 3:
+// maxLoad in seconds per sample (was ms), a stamp, and null step time and
+// throughput for a point not simulated; version 2: every point carries its
+// execution regime (Point.Regime), part of its key; version 1 results
+// played placers in mixed regimes.
 const (
 	Format  = "placesim-results"
-	Version = 2
+	Version = 3
 )
 
 // File is the one results.json schema that compare, run, sweep and merge

@@ -45,7 +45,7 @@ func TestFileSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"format":"placesim-results","version":2,"stamp":{"placesim":"v1","command":"compare","date":"2026-11-25T00:00:00Z"},"scenario":{"name":"x"},"records":null}`
+	want := `{"format":"placesim-results","version":3,"stamp":{"placesim":"v1","command":"compare","date":"2026-11-25T00:00:00Z"},"scenario":{"name":"x"},"records":null}`
 	if string(b) != want {
 		t.Fatalf("%s\nwant %s", b, want)
 	}

@@ -24,7 +24,7 @@ func MaxLoadGap(o *Outcome) []string {
 	if o == nil || o.MaxLoad == nil || o.Pipeline == nil || !(o.Pipeline.PeriodPerSample > 0) || !(*o.MaxLoad > 0) {
 		return nil
 	}
-	L := *o.MaxLoad / 1e3 // seconds per sample
+	L := *o.MaxLoad // seconds per sample
 	P := o.Pipeline.PeriodPerSample
 	gap := (P - L) / L
 	lines := []string{

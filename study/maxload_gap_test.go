@@ -20,7 +20,7 @@ func TestMaxLoadGap(t *testing.T) {
 		{"above", 0.110, "above the max-load"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ml := 100.0 // ms
+			ml := 0.100 // seconds per sample
 			o := &Outcome{MaxLoad: &ml, StepTime: 30, Throughput: 256 / 30.0,
 				Pipeline: &engine.PipelineStats{MicroBatches: 256, Period: tc.period, PeriodPerSample: tc.period},
 				Devices:  []engine.DeviceStats{{Name: "acc0", Busy: 256 * 0.07}, {Name: "acc1", Busy: 256 * 0.075}}}

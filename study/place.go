@@ -18,15 +18,15 @@ type PlaceRequest struct {
 }
 
 // Placement is what Place returns (place --json prints it). Times are
-// seconds except MaxLoad, ObjectiveValue and PeriodPerSample, which are ms
-// (per sample).
+// seconds throughout (MaxLoad, ObjectiveValue and PeriodPerSample per
+// sample).
 type Placement struct {
 	Placer   string `json:"placer"`
 	Workload string `json:"workload"`
 	Cluster  string `json:"cluster"`
 	Seed     uint64 `json:"seed"`
-	// MaxLoad is the max-load of the split in ms per sample (max-load
-	// placers only).
+	// MaxLoad is the max-load of the split in seconds per sample
+	// (max-load placers only).
 	MaxLoad        *float64 `json:"maxLoad,omitempty"`
 	Objective      string   `json:"objective,omitempty"`
 	ObjectiveValue *float64 `json:"objectiveValue,omitempty"`
@@ -47,7 +47,8 @@ type Placement struct {
 	// split lists the rewritten graph's ops.
 	Rewritten string `json:"rewritten,omitempty"`
 	// StepTime, Throughput, PeakMemory and OOM come from simulating the
-	// plan once; PeriodPerSample (ms) from its pipeline, if it has one.
+	// plan once; PeriodPerSample (seconds per sample) from its pipeline,
+	// if it has one.
 	StepTime        float64          `json:"stepTime"`
 	Throughput      float64          `json:"throughput"`
 	PeriodPerSample *float64         `json:"periodPerSample,omitempty"`
@@ -136,8 +137,8 @@ func place(ctx context.Context, reg *placers.Registry, req PlaceRequest) (*Place
 			out.PeakMemory = append(out.PeakMemory, d.PeakMemory)
 		}
 		if res.Pipeline != nil && res.Pipeline.Period > 0 {
-			ms := res.Pipeline.Period * float64(res.Pipeline.MicroBatches) / float64(engine.SamplesPerStep(g, plan)) * 1e3
-			out.PeriodPerSample = &ms
+			s := res.Pipeline.Period * float64(res.Pipeline.MicroBatches) / float64(engine.SamplesPerStep(g, plan))
+			out.PeriodPerSample = &s
 		}
 	}
 	loads := map[string]placers.DeviceShare{}
@@ -145,11 +146,11 @@ func place(ctx context.Context, reg *placers.Registry, req PlaceRequest) (*Place
 		out.Objective, out.Bottleneck, out.Notes, out.Explain = rep.Objective, rep.Bottleneck, rep.Notes, rep.Explain
 		out.Ideals, out.DPTableBytes = rep.Ideals, rep.TableBytes
 		if rep.MaxLoad > 0 {
-			ms := rep.MaxLoad * 1e3
-			out.MaxLoad = &ms
+			s := rep.MaxLoad
+			out.MaxLoad = &s
 		}
 		if rep.Objective != "" {
-			v := rep.Value * 1e3
+			v := rep.Value
 			out.ObjectiveValue = &v
 		}
 		for _, d := range rep.Devices {

@@ -71,8 +71,8 @@ func Run(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *devi
 		out.PlaceTime = &el
 	}
 	if rep != nil && rep.MaxLoad > 0 {
-		ms := rep.MaxLoad * 1e3
-		out.MaxLoad = &ms
+		s := rep.MaxLoad
+		out.MaxLoad = &s
 	}
 	if rep != nil {
 		out.Fallback, out.Relaxed = rep.Fallback, rep.Relaxed

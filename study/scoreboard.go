@@ -219,7 +219,7 @@ func Scoreboard(res *Results) *Board {
 		case p.Metric == MetricMaxLoad && r.MaxLoad != nil && *r.MaxLoad > 0:
 			// the placer's own max-load, the quantity the paper's table
 			// reports, whatever its simulation in the regime did
-			bc.Simulated = *r.MaxLoad
+			bc.Simulated = *r.MaxLoad * 1e3 // records hold seconds; papers give ms
 		case r.NotComparable != "":
 			bc.Missing = "not comparable"
 		case r.OOM != nil || strings.Contains(r.Error, "does not fit"):
@@ -262,7 +262,7 @@ func metric(r *Record, m string) (float64, bool) {
 		return r.Throughput, r.Throughput > 0
 	case MetricMaxLoad:
 		if r.MaxLoad != nil && *r.MaxLoad > 0 {
-			return *r.MaxLoad, true
+			return *r.MaxLoad * 1e3, true // records hold seconds; papers give ms
 		}
 	}
 	return 0, false

@@ -34,7 +34,7 @@ func TestClaimDir(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write(`{"format": "placesim-results", "version": 2, "stamp": {"placesim": "v", "command": "run"}, "scenario": {}}`)
+	write(`{"format": "placesim-results", "version": 3, "stamp": {"placesim": "v", "command": "run"}, "scenario": {}}`)
 	for cmd, ok := range map[string]bool{"run": true, "merge": true, "compare": false, "sweep": false} {
 		err := study.ClaimDir(dir, cmd)
 		if ok != (err == nil) || (!ok && !errors.Is(err, study.ErrOtherCommand)) {

@@ -62,7 +62,7 @@ that machine.`,
 	registerTimeout(cmd, &opts.Timeout)
 	opts.Run.register(cmd, "")
 	cmd.Flags().StringVarP(&opts.Placer, "placer", "p", "tarnawski-dp", "placer name (placesim list placers)")
-	opts.Format.register(cmd, " (json: one object, maxLoad in ms per sample at the top level)", formatTable, formatJSON)
+	opts.Format.register(cmd, " (json: one object, maxLoad in seconds per sample at the top level)", formatTable, formatJSON)
 	cmd.Flags().BoolVar(&opts.Explain, "explain", false, "print each device's load, compute and communication, and the bottleneck device")
 	return cmd
 }
@@ -112,13 +112,13 @@ func printPlacement(w io.Writer, o *study.Placement, explain bool) {
 		fmt.Fprintf(w, "placement time   %s\n", units.Seconds(*o.PlaceTime))
 	}
 	if o.MaxLoad != nil {
-		fmt.Fprintf(w, "max-load         %.6f ms per sample (bottleneck %s)\n", *o.MaxLoad, o.Bottleneck)
+		fmt.Fprintf(w, "max-load         %.6f ms per sample (bottleneck %s)\n", *o.MaxLoad*1e3, o.Bottleneck)
 	}
 	if o.Ideals > 0 {
 		fmt.Fprintf(w, "ideals           %d (DP table %.1f MiB)\n", o.Ideals, float64(o.DPTableBytes)/(1<<20))
 	}
 	if o.Objective != "" && o.Objective != "max-load" && o.ObjectiveValue != nil {
-		fmt.Fprintf(w, "%-16s %.6f ms\n", o.Objective, *o.ObjectiveValue)
+		fmt.Fprintf(w, "%-16s %.6f ms\n", o.Objective, *o.ObjectiveValue*1e3)
 	}
 	fmt.Fprintf(w, "regime           %s\n", o.Regime)
 	if o.Fallback != "" {
@@ -136,7 +136,7 @@ func printPlacement(w io.Writer, o *study.Placement, explain bool) {
 		fmt.Fprintf(w, "simulated step   %s, %.2f samples/s\n", units.Seconds(o.StepTime), o.Throughput)
 	}
 	if o.PeriodPerSample != nil {
-		fmt.Fprintf(w, "pipeline period  %.6f ms per sample\n", *o.PeriodPerSample)
+		fmt.Fprintf(w, "pipeline period  %.6f ms per sample\n", *o.PeriodPerSample*1e3)
 	}
 	if o.OOM != nil {
 		fmt.Fprintf(w, "OUT OF MEMORY    %v\n", o.OOM.Err())

@@ -49,8 +49,8 @@ func TestPlaceFiddleJSON(t *testing.T) {
 				}
 			}
 			ml, ok := obj["maxLoad"].(float64)
-			if !ok || !scalar.EqualWithinRel(ml, tc.optimum, 1e-6) {
-				t.Errorf("maxLoad = %v ms, README optimum %g", obj["maxLoad"], tc.optimum)
+			if !ok || !scalar.EqualWithinRel(ml*1e3, tc.optimum, 1e-6) {
+				t.Errorf("maxLoad = %v s, README optimum %g ms", obj["maxLoad"], tc.optimum)
 			}
 			if obj["placeTime"] != nil {
 				t.Error("placeTime should be null with --reproducible")
@@ -119,7 +119,7 @@ func TestPlaceExpertMaxLoad(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &obj); err != nil {
 		t.Fatal(err)
 	}
-	if obj.MaxLoad == nil || *obj.MaxLoad < 17.789906*(1-1e-6) {
+	if obj.MaxLoad == nil || *obj.MaxLoad*1e3 < 17.789906*(1-1e-6) {
 		t.Fatalf("expert split's maxLoad %v: want one >= the optimum 17.789906 ms", obj.MaxLoad)
 	}
 }
