@@ -49,6 +49,13 @@ func TestRepeatedEdgesAreOneDependency(t *testing.T) {
 	if len(one.Edges) == len(rep.Edges) {
 		t.Fatal("no repeated edge")
 	}
+	// the rule is workloads.Graph.UniquePreds': the same dependencies with
+	// the same bytes (wire's on-the-fly rule for a step, written out for
+	// speed, is pinned to it here)
+	deps, oneDeps := rep.UniquePreds(), one.UniquePreds()
+	if !reflect.DeepEqual(deps, oneDeps) {
+		t.Fatal("the graph without repeats is not the one UniquePreds gives")
+	}
 	for _, g := range []*workloads.Graph{rep, one} {
 		if err := g.Validate(); err != nil {
 			t.Fatal(err)

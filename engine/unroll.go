@@ -241,40 +241,16 @@ func (u *unrolled) id(x int32) instanceID {
 	return u.ids[x]
 }
 
-// opAdjacency computes, for an unrolled plan, each op's unique
-// predecessors with the largest edge's bytes, in the order of the graph's
-// edges (several edges between two ops are one dependency). A step needs
-// none: its nodes are the ops (see stepSuccessors).
+// opAdjacency takes, for an unrolled plan, each op's unique predecessors
+// with the largest edge's bytes (workloads.Graph.UniquePreds: several
+// edges between two ops are one dependency). A step needs none: its nodes
+// are the ops (see stepSuccessors).
 func (u *unrolled) opAdjacency() {
 	if u.step {
 		return
 	}
-	g := u.g
-	n := len(g.Ops)
-	mark := make([]int32, n)
-	pos := make([]int32, n)
-	for i := range mark {
-		mark[i] = -1
-	}
-	u.opPredStart = make([]int32, n+1)
-	u.opPreds = make([]int32, 0, len(g.Edges))
-	u.opPredBytes = make([]int64, 0, len(g.Edges))
-	for v := 0; v < n; v++ {
-		u.opPredStart[v] = int32(len(u.opPreds))
-		for _, eid := range g.In(v) {
-			e := &g.Edges[eid]
-			w := int32(e.From)
-			if mark[w] != int32(v) {
-				mark[w] = int32(v)
-				pos[w] = int32(len(u.opPreds))
-				u.opPreds = append(u.opPreds, w)
-				u.opPredBytes = append(u.opPredBytes, e.Bytes)
-			} else if e.Bytes > u.opPredBytes[pos[w]] {
-				u.opPredBytes[pos[w]] = e.Bytes
-			}
-		}
-	}
-	u.opPredStart[n] = int32(len(u.opPreds))
+	d := u.g.UniquePreds()
+	u.opPredStart, u.opPreds, u.opPredBytes = d.Start, d.Ops, d.Bytes
 }
 
 // classify decides which ops run once, which are recomputed, and numbers

@@ -64,8 +64,12 @@ func (s *sim) wire(g csr) {
 	// local input, transferInput(t) for transfer t's copy
 	s.inputs = grow(&a.inputs, total, total)
 	var remote []succEdge
-	// with repeats, seen[v] == x+1 when v is already a successor of x,
-	// at remote[pos[v]] (-1: local); pos[v] is written when seen[v] is
+	// with repeats, several edges between two nodes are one dependency of
+	// the largest bytes (workloads.Graph.UniquePreds' rule, applied here as
+	// the consumers are grouped rather than in a pass of its own; pinned to
+	// it by TestRepeatedEdgesAreOneDependency): seen[v] == x+1 when v is
+	// already a successor of x, at remote[pos[v]] (-1: local); pos[v] is
+	// written when seen[v] is
 	var seen, pos []int32
 	if g.repeats {
 		seen, pos = reuse(&a.mark, n, n), grow(&a.pos, n, n)

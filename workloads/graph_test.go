@@ -114,3 +114,38 @@ func TestValidateTotalsAtTheEdge(t *testing.T) {
 		t.Fatalf("DeriveTraining of an overflowing graph: %v", err)
 	}
 }
+
+func TestUniquePreds(t *testing.T) {
+	t.Parallel()
+	g := workloads.NewGraph("repeats", 1)
+	for _, n := range []string{"a", "b", "c", "d"} {
+		g.AddOp(workloads.Op{Name: n})
+	}
+	g.AddEdge(0, 2, 10)
+	g.AddEdge(1, 2, 5)
+	g.AddEdge(0, 2, 30) // repeat: the larger bytes win
+	g.AddEdge(0, 2, 20) // repeat: smaller, ignored
+	g.AddEdge(2, 3, 7)
+	g.AddEdge(1, 3, 0)
+	g.AddEdge(1, 3, 4)
+	d := g.UniquePreds()
+	want := map[int][]struct {
+		op    int32
+		bytes int64
+	}{
+		0: nil, 1: nil,
+		2: {{0, 30}, {1, 5}},
+		3: {{2, 7}, {1, 4}},
+	}
+	for v := range g.Ops {
+		ops, bytes := d.Of(v)
+		if len(ops) != len(want[v]) {
+			t.Fatalf("op %d: predecessors %v, want %v", v, ops, want[v])
+		}
+		for i, w := range want[v] {
+			if ops[i] != w.op || bytes[i] != w.bytes {
+				t.Errorf("op %d predecessor %d: %d (%d bytes), want %d (%d bytes)", v, i, ops[i], bytes[i], w.op, w.bytes)
+			}
+		}
+	}
+}

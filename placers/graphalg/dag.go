@@ -30,30 +30,8 @@ type DAG struct {
 func NewDAG(g *workloads.Graph) *DAG {
 	n := len(g.Ops)
 	d := &DAG{n: n}
-	mark := make([]int32, n)
-	for i := range mark {
-		mark[i] = -1
-	}
-	pos := make([]int32, n)
-	d.predStart = make([]int32, n+1)
-	d.pred = make([]int32, 0, len(g.Edges))
-	d.predBytes = make([]int64, 0, len(g.Edges))
-	for v := 0; v < n; v++ {
-		d.predStart[v] = int32(len(d.pred))
-		for _, eid := range g.In(v) {
-			e := &g.Edges[eid]
-			u := int32(e.From)
-			if mark[u] != int32(v) {
-				mark[u] = int32(v)
-				pos[u] = int32(len(d.pred))
-				d.pred = append(d.pred, u)
-				d.predBytes = append(d.predBytes, e.Bytes)
-			} else if e.Bytes > d.predBytes[pos[u]] {
-				d.predBytes[pos[u]] = e.Bytes
-			}
-		}
-	}
-	d.predStart[n] = int32(len(d.pred))
+	preds := g.UniquePreds()
+	d.predStart, d.pred, d.predBytes = preds.Start, preds.Ops, preds.Bytes
 	// successors: the transpose of the predecessor lists (by consumer ID)
 	d.succStart = make([]int32, n+1)
 	for _, u := range d.pred {
