@@ -36,6 +36,7 @@ type group struct {
 	nvlink         bool    // scale-up is NVLink-class for every rank
 	nvswitch       bool    // every rank's NVLink goes to an NVSwitch
 	intra          float64 // NCCL's per-GPU scale-up bandwidth, GB/s (slowest rank)
+	path           float64 // its fastest single scale-up connection, GB/s
 	net            float64 // network bandwidth per GPU, GB/s (slowest rank)
 	nics           int     // adapters a node of the group may use
 	nodes          []int32 // the group's nodes, sorted
@@ -114,7 +115,7 @@ func analyse(c *devices.Cluster, grp []int) (*group, error) {
 	seen := make(map[int]bool, len(grp))
 	perNode := map[int32]int{}
 	g := &group{nRanks: len(grp), arch: archBlackwell, nvlink: true, nvswitch: true,
-		intra: math.Inf(1), net: math.Inf(1), cv: cv, members: grp}
+		intra: math.Inf(1), path: math.Inf(1), net: math.Inf(1), cv: cv, members: grp}
 	for _, d := range grp {
 		if d < 0 || d >= len(c.Devices) {
 			return nil, fmt.Errorf("%w: device %d (valid range: [0, %d))", ErrBadGroup, d, len(c.Devices))
@@ -143,6 +144,7 @@ func analyse(c *devices.Cluster, grp []int) (*group, error) {
 			eff = nvlinkEfficiency[archOf(c.Devices[d].Kind.Arch)]
 		}
 		g.intra = math.Min(g.intra, cv.IntraBW[d]*eff/1e9)
+		g.path = math.Min(g.path, cv.IntraPath[d]*eff/1e9)
 	}
 	// the adapters a node may use: its ranks' rails (each GPU's share of
 	// the node's adapters), at least one
@@ -208,10 +210,12 @@ func (g *group) channelsAt(s float64) int {
 // ncclTopoDupChannels doubles the channels at half the speed when they
 // are fast.
 func (g *group) ringGraph() graph {
-	maxBw, totalBw := g.intra, g.intra
+	// a channel's hop uses one connection: the NVSwitch bundle, or one
+	// peer's links in a mesh (search.cc: a path's bandwidth)
+	maxBw, totalBw := g.path, g.intra
 	if g.nNodes > 1 {
 		if g.ppn > 1 {
-			maxBw = math.Min(g.intra, g.net)
+			maxBw = math.Min(g.path, g.net)
 			totalBw = math.Min(g.intra, float64(g.nics)*g.net)
 		} else {
 			maxBw = g.net

@@ -25,6 +25,10 @@ type CommView struct {
 	// direction: the sum of its NVLink (or Infinity Fabric) links, or
 	// its fastest PCIe link where it has none.
 	IntraBW []float64
+	// IntraPath is each device's fastest single scale-up connection in
+	// bytes/s per direction: the whole bundle to an NVSwitch, one peer's
+	// links in a mesh (what one ring channel can use per hop).
+	IntraPath []float64
 	// IntraNVLink reports whether the scale-up links are NVLink-class.
 	IntraNVLink []bool
 	// NVSwitch reports whether the NVLink links go to an NVSwitch (where
@@ -91,7 +95,7 @@ func (c *Cluster) Comm() *CommView {
 
 func newCommView(t *links.Topology, devs []Device) *CommView {
 	n := len(devs)
-	v := &CommView{Node: make([]int32, n), IntraBW: make([]float64, n), IntraNVLink: make([]bool, n),
+	v := &CommView{Node: make([]int32, n), IntraBW: make([]float64, n), IntraPath: make([]float64, n), IntraNVLink: make([]bool, n),
 		NVSwitch: make([]bool, n), NetBW: make([]float64, n), NICs: make([]int, n), Leaf: make([]int32, n)}
 	ne := len(t.Endpoints)
 	parent := make([]int32, ne)
@@ -224,6 +228,7 @@ func newCommView(t *links.Topology, devs []Device) *CommView {
 			switch {
 			case l.Family == "nvlink":
 				nvl += l.Bandwidth
+				v.IntraPath[i] = math.Max(v.IntraPath[i], l.Bandwidth)
 				if t.Endpoints[l.To].Type == links.NVSwitch {
 					v.NVSwitch[i] = true
 				}
@@ -245,7 +250,7 @@ func newCommView(t *links.Topology, devs []Device) *CommView {
 		if nvl > 0 {
 			v.IntraBW[i], v.IntraNVLink[i] = nvl, true
 		} else {
-			v.IntraBW[i] = pcie
+			v.IntraBW[i], v.IntraPath[i] = pcie, pcie
 		}
 	}
 	return v

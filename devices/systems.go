@@ -53,6 +53,10 @@ type SystemSpec struct {
 	// NVLinks the number of them per GPU.
 	NVLink  links.Kind
 	NVLinks int
+	// Mesh joins a domain's GPUs pairwise (NVLinks/(Domain-1) links per
+	// pair, as AMD's Infinity Fabric on an 8-GPU MI300X platform) instead
+	// of through an NVSwitch.
+	Mesh bool
 	// Adapters is the network adapters of a node, each of kind Adapter
 	// (its bandwidth the port speed).
 	Adapters int
@@ -106,6 +110,15 @@ var systemFamilies = []systemFamily{
 		return SystemSpec{GPU: GB200, GPUsPerNode: 4, Domain: 72, NVLink: links.NVLink5, NVLinks: 18,
 			Adapters: 4, Adapter: links.IBNDR, Fabric: RailOptimized, Oversubscription: 1, Leaf: 32}
 	}, "racks", 18},
+	// AMD Instinct MI300X Platform data sheet: 8 MI300X OAM modules
+	// fully connected by Infinity Fabric (7 links per GPU, one per peer,
+	// 128 GB/s bidirectional each: 896 GB/s). The data sheet names no
+	// network adapters; 8 x 400 Gb/s Ethernet (RoCE) adapters, one per
+	// GPU, as the servers built on it ship them.
+	{"mi300x", "AMD MI300X platform nodes: 8 x MI300X, Infinity Fabric full mesh (one 64 GB/s link per pair), 8 x 400 Gb/s Ethernet adapters, rail-optimised", func() SystemSpec {
+		return SystemSpec{GPU: MI300X, GPUsPerNode: 8, Domain: 8, NVLink: links.InfinityFabric, NVLinks: 7, Mesh: true,
+			Adapters: 8, Adapter: links.Eth400G, Fabric: RailOptimized, Oversubscription: 1, Leaf: 32}
+	}, "nodes", 1},
 	// system: the generic form; every figure must be given or is the
 	// DGX H100's.
 	{"system", "generic: gpu=, gpus-per-node=, nvlink-domain=, nvlink=, nvlink-links=, adapters=, adapter-speed=, network=, fabric=, oversubscription=, leaf= (defaults: DGX H100)", func() SystemSpec {
@@ -225,6 +238,15 @@ func ParseSystem(s string) (SystemSpec, error) {
 				sp.NVLink, err = links.KindByName(v)
 			case "nvlink-links":
 				sp.NVLinks, err = atoi(1, 1024)
+			case "scale-up":
+				switch strings.ToLower(v) {
+				case "switch":
+					sp.Mesh = false
+				case "mesh":
+					sp.Mesh = true
+				default:
+					err = bad("switch, mesh")
+				}
 			case "adapters":
 				sp.Adapters, err = atoi(0, 1024)
 			case "adapter-speed":
@@ -287,7 +309,7 @@ func ParseSystem(s string) (SystemSpec, error) {
 	return sp, nil
 }
 
-const systemKeys = "nodes|racks, gpus, gpu, gpus-per-node, nvlink-domain, nvlink, nvlink-links, adapters, adapter-speed, network, fabric, oversubscription, leaf"
+const systemKeys = "nodes|racks, gpus, gpu, gpus-per-node, nvlink-domain, nvlink, nvlink-links, scale-up, adapters, adapter-speed, network, fabric, oversubscription, leaf"
 
 // adapterKind is the link kind of an adapter of the given network and
 // port speed in bytes/s: a registered kind of that speed, else a custom
@@ -323,6 +345,10 @@ func (sp SystemSpec) Validate() error {
 		return fmt.Errorf("%d GPUs (valid range: [1, %d])", total, MaxSystemGPUs)
 	case sp.NVLinks < 1:
 		return fmt.Errorf("field nvlink-links = %d (valid range: >= 1)", sp.NVLinks)
+	case sp.Mesh && sp.Domain > maxMeshDomain:
+		return fmt.Errorf("field nvlink-domain = %d with scale-up=mesh (valid range: [1, %d]: a mesh links every pair)", sp.Domain, maxMeshDomain)
+	case sp.Mesh && sp.Domain > 1 && sp.NVLinks < sp.Domain-1:
+		return fmt.Errorf("field nvlink-links = %d with scale-up=mesh (valid range: >= nvlink-domain - 1 = %d, a link to every peer)", sp.NVLinks, sp.Domain-1)
 	case sp.Adapters < 0:
 		return fmt.Errorf("field adapters = %d (valid range: >= 0)", sp.Adapters)
 	case sp.Adapters == 0 && total > sp.Domain:
@@ -358,8 +384,12 @@ func (sp SystemSpec) String() string {
 	if sp.GPUs > 0 {
 		s += fmt.Sprintf(",gpus=%d", sp.GPUs)
 	}
-	return s + fmt.Sprintf(",gpu=%s,gpus-per-node=%d,nvlink-domain=%d,nvlink=%s,nvlink-links=%d,adapters=%d,adapter-speed=%gGb/s,network=%s,fabric=%s,oversubscription=%g,leaf=%d",
-		sp.GPU.Name, sp.GPUsPerNode, sp.Domain, sp.NVLink.Name, sp.NVLinks, sp.Adapters, sp.Adapter.Bandwidth*8/1e9, sp.Adapter.Family, sp.Fabric, sp.Oversubscription, sp.Leaf)
+	scale := "switch"
+	if sp.Mesh {
+		scale = "mesh"
+	}
+	return s + fmt.Sprintf(",gpu=%s,gpus-per-node=%d,nvlink-domain=%d,nvlink=%s,nvlink-links=%d,scale-up=%s,adapters=%d,adapter-speed=%gGb/s,network=%s,fabric=%s,oversubscription=%g,leaf=%d",
+		sp.GPU.Name, sp.GPUsPerNode, sp.Domain, sp.NVLink.Name, sp.NVLinks, scale, sp.Adapters, sp.Adapter.Bandwidth*8/1e9, sp.Adapter.Family, sp.Fabric, sp.Oversubscription, sp.Leaf)
 }
 
 // NewSystem parses a one-line spec and builds its cluster.
@@ -376,7 +406,8 @@ func NewSystem(s string) (*Cluster, error) {
 // switch) with NVLinks links of the NVLink kind from each GPU; per node
 // Adapters adapters, GPU i of the node on adapter i*Adapters/GPUsPerNode
 // over PCIe; the adapters on leaf switches as the fabric says, the
-// leaves on one spine.
+// leaves on one spine. With Mesh, the domain's GPUs link pairwise instead
+// of through a switch.
 func (sp SystemSpec) Build(name string) (*Cluster, error) {
 	t, devs, err := sp.topology()
 	if err != nil {
@@ -384,6 +415,9 @@ func (sp SystemSpec) Build(name string) (*Cluster, error) {
 	}
 	return NewCluster(name, t, devs)
 }
+
+// maxMeshDomain bounds a mesh's domain: it has domain^2/2 links.
+const maxMeshDomain = 64
 
 func (sp SystemSpec) topology() (*links.Topology, []Device, error) {
 	if err := sp.Validate(); err != nil {
@@ -442,13 +476,21 @@ func (sp SystemSpec) topology() (*links.Topology, []Device, error) {
 	nvlBW := sp.NVLink.Bandwidth * float64(sp.NVLinks)
 	for g := 0; g < total; g++ {
 		node, local := g/sp.GPUsPerNode, g%sp.GPUsPerNode
-		if g%sp.Domain == 0 {
+		if g%sp.Domain == 0 && !sp.Mesh {
 			nvs = add(fmt.Sprintf("nvs%d", g/sp.Domain), links.NVSwitch)
 		}
 		name := fmt.Sprintf("n%d-gpu%d", node, local)
 		ep := add(name, links.GPU)
 		devs = append(devs, Device{Name: name, Kind: sp.GPU, Endpoint: ep})
-		connect(ep, nvs, sp.NVLink.Name, sp.NVLink.Family, nvlBW, sp.NVLink.Latency)
+		if sp.Mesh {
+			// a link bundle to every earlier GPU of the domain
+			per := float64(sp.NVLinks/max(1, sp.Domain-1)) * sp.NVLink.Bandwidth
+			for p := g - g%sp.Domain; p < g; p++ {
+				connect(ep, devs[p].Endpoint, sp.NVLink.Name, sp.NVLink.Family, per, sp.NVLink.Latency)
+			}
+		} else {
+			connect(ep, nvs, sp.NVLink.Name, sp.NVLink.Family, nvlBW, sp.NVLink.Latency)
+		}
 		if sp.Adapters == 0 {
 			continue
 		}

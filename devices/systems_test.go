@@ -169,3 +169,34 @@ func TestSetSystemSetting(t *testing.T) {
 		}
 	}
 }
+
+// The MI300X platform: a full mesh, one Infinity Fabric link per pair, no
+// switch (so no NVLS).
+func TestMeshSystem(t *testing.T) {
+	t.Parallel()
+	c, err := devices.NewSystem("mi300x:nodes=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cv := c.Comm()
+	if len(c.Devices) != 16 || len(cv.NodeDevices) != 2 {
+		t.Fatalf("%d devices in %d nodes", len(c.Devices), len(cv.NodeDevices))
+	}
+	for d := range c.Devices {
+		if cv.NVSwitch[d] || !cv.IntraNVLink[d] || math.Abs(cv.IntraBW[d]-7*64e9) > 1 || math.Abs(cv.IntraPath[d]-64e9) > 1 {
+			t.Fatalf("device %d: switch %v, %g B/s in all, %g per peer", d, cv.NVSwitch[d], cv.IntraBW[d], cv.IntraPath[d])
+		}
+	}
+	if r := c.Route(0, 7); len(r) != 1 {
+		t.Fatalf("GPUs 0 and 7 of a node: %d hops, want 1", len(r))
+	}
+	for spec, want := range map[string]string{
+		"system:scale-up=mesh,nvlink-links=3":                    "nvlink-links",
+		"system:scale-up=ring":                                   "scale-up",
+		"system:scale-up=mesh,gpus-per-node=72,nvlink-links=100": "nvlink-domain",
+	} {
+		if _, err := devices.NewSystem(spec); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error naming %s", spec, err, want)
+		}
+	}
+}
