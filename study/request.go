@@ -13,6 +13,10 @@ import (
 // (the machine the workload file describes).
 type Inputs struct {
 	Workload, Cluster string
+	// DefaultCluster is the cluster when Cluster is empty and the
+	// workload describes no machine of its own (an msr-fiddle file's
+	// does): simulate's 4xV100-pcie when -c is not given.
+	DefaultCluster string
 }
 
 // Load builds the workload and resolves the cluster.
@@ -21,7 +25,11 @@ func (in Inputs) Load() (*workloads.Graph, *devices.Cluster, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := ResolveCluster(in.Cluster, g)
+	spec := in.Cluster
+	if spec == "" && g.Hint == nil && in.DefaultCluster != "" {
+		spec = in.DefaultCluster
+	}
+	c, err := ResolveCluster(spec, g)
 	if err != nil {
 		return nil, nil, err
 	}

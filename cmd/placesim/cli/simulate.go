@@ -71,6 +71,11 @@ func simulateRun(opts *SimulateOptions) error {
 		return err
 	}
 	spec.Placer = opts.Placer
+	if opts.Changed != nil && !opts.Changed("cluster") {
+		// without -c a workload file that describes its machine (an
+		// msr-fiddle file) is simulated on it, as the README says
+		in.Cluster, in.DefaultCluster = "", in.Cluster
+	}
 	if spec.Regime, err = opts.Pipeline.single(opts.Changed); err != nil {
 		return err
 	}
