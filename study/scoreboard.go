@@ -544,7 +544,9 @@ func WriteScoreboard(w io.Writer, b *Board) {
 	}
 	unit := map[string]string{MetricStepTime: "step time, s", MetricThroughput: "samples/s", MetricMaxLoad: "max-load, ms per sample"}[b.Metric]
 	fmt.Fprintf(w, "scoreboard: %s (%s; scenario %s)\n", b.Title, unit, b.Scenario)
-	fmt.Fprintf(w, "%-14s %-26s %-24s %12s %12s\n", "table", "row", "placer", "paper", "simulated")
+	if len(b.Cells) > 0 {
+		fmt.Fprintf(w, "%-10s %-40s %-22s %10s %10s\n", "table", "row", "placer", "paper", "simulated")
+	}
 	for _, c := range b.Cells {
 		pv := fmt.Sprintf("%.4g", c.Value)
 		if c.OOM {
@@ -557,7 +559,7 @@ func WriteScoreboard(w io.Writer, b *Board) {
 		case c.Missing != "":
 			sv = "(" + c.Missing + ")"
 		}
-		fmt.Fprintf(w, "%-14s %-26s %-24s %12s %12s\n", c.Table, c.Row, c.Placer, pv, sv)
+		fmt.Fprintf(w, "%-10s %-40s %-22s %10s %10s\n", c.Table, c.Row, c.Placer, pv, sv)
 	}
 	agree, pairs := 0, 0
 	for _, r := range b.Rows {
@@ -565,12 +567,14 @@ func WriteScoreboard(w io.Writer, b *Board) {
 		if !math.IsNaN(r.Tau) {
 			tau = fmt.Sprintf("%+.2f", r.Tau)
 		}
-		fmt.Fprintf(w, "orderings %-14s %-26s %3d of %3d agree, Kendall tau %s\n", r.Table, r.Row, r.Agree, r.Pairs, tau)
+		fmt.Fprintf(w, "orderings %-10s %-40s %3d of %3d agree, Kendall tau %s\n", r.Table, r.Row, r.Agree, r.Pairs, tau)
 		agree += r.Agree
 		pairs += r.Pairs
 	}
-	fmt.Fprintf(w, "orderings total: %d of %d pairs agree\n", agree, pairs)
-	fmt.Fprintf(w, "OOM agreement: %d of %d cells\n", b.OOMAgree, b.OOMCells)
+	if len(b.Cells) > 0 {
+		fmt.Fprintf(w, "orderings total: %d of %d pairs agree\n", agree, pairs)
+		fmt.Fprintf(w, "OOM agreement: %d of %d cells\n", b.OOMAgree, b.OOMCells)
+	}
 	held := 0
 	for _, c := range b.Claims {
 		if c.Verdict == "holds" {

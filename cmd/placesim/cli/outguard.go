@@ -96,7 +96,7 @@ func foreignFiles(dir string) error {
 		case strings.HasPrefix(name, "."),
 			strings.HasPrefix(name, "journal") && strings.HasSuffix(name, ".jsonl"),
 			strings.HasPrefix(name, "results") && (strings.HasSuffix(name, ".json") || strings.HasSuffix(name, ".csv")),
-			name == "report.html", name == "trace.json", name == "table.txt", name == "figures.txt", name == "notes.txt",
+			name == "report.html", name == "trace.json", name == "table.txt", name == "scoreboard.txt", name == "figures.txt", name == "notes.txt",
 			strings.HasSuffix(name, ".png"), strings.HasSuffix(name, ".svg"), strings.HasSuffix(name, ".csv"):
 		case e.IsDir():
 			// subfolders: a merge or a comparison beside a run's files
