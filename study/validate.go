@@ -163,8 +163,10 @@ func parseValidation(path string, sc *bufio.Scanner) ([]ValidationRow, error) {
 		if _, ok := ValidationFrameworks[r.Framework]; !ok {
 			return nil, bad(line, "framework", "%q (valid: pytorch, tensorflow, tensorflow-xla, mxnet)", r.Framework)
 		}
-		if r.Measured, err = strconv.ParseFloat(get("measured"), 64); err != nil || !(r.Measured > 0) || math.IsInf(r.Measured, 0) {
-			return nil, bad(line, "measured", "%q (valid range: a finite number > 0)", get("measured"))
+		// a throughput below 1e-6 per second (1e-320 printed "+Inf%") or
+		// above 1e12 per second is no measurement (issue 31)
+		if r.Measured, err = strconv.ParseFloat(get("measured"), 64); err != nil || !(r.Measured >= 1e-6) || !(r.Measured <= 1e12) {
+			return nil, bad(line, "measured", "%q (valid range: 1e-06 to 1e+12 samples or tokens per second)", get("measured"))
 		}
 		switch r.Unit {
 		case "samples/s", "tokens/s":

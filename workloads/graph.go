@@ -300,11 +300,11 @@ func (g *Graph) checkTotals() error {
 			v    int64
 		}{{"outputBytes", op.OutputBytes}, {"paramBytes", op.ParamBytes}, {"tempBytes", op.TempBytes}, {"gradBytes", op.GradBytes}} {
 			if !mem.Add(f.v) {
-				return fmt.Errorf("%w: graph %q: op %q (ops[%d].%s = %d): the graph's total of outputBytes, paramBytes, tempBytes, gradBytes and edge bytes overflows int64 (valid range: total <= 2^63-1)", ErrInvalid, g.Name, op.Name, i, f.name, f.v)
+				return fmt.Errorf("%w: graph %q: op %q (ops[%d].%s = %d): the graph's total of outputBytes, paramBytes, tempBytes, gradBytes and edge bytes %w (valid range: total <= 2^63-1)", ErrInvalid, g.Name, op.Name, i, f.name, f.v, ErrOverflow)
 			}
 		}
 		if !acc.Add(op.BytesAccessed) {
-			return fmt.Errorf("%w: graph %q: op %q (ops[%d].bytesAccessed = %d): the graph's total bytesAccessed overflows int64 (valid range: total <= 2^63-1)", ErrInvalid, g.Name, op.Name, i, op.BytesAccessed)
+			return fmt.Errorf("%w: graph %q: op %q (ops[%d].bytesAccessed = %d): the graph's total bytesAccessed %w (valid range: total <= 2^63-1)", ErrInvalid, g.Name, op.Name, i, op.BytesAccessed, ErrOverflow)
 		}
 		if flops += op.FLOPs; !checked.Finite(flops) {
 			return fmt.Errorf("%w: graph %q: op %q (ops[%d].flops = %g): the graph's total FLOPs is not finite (valid range: total < 1.8e308)", ErrInvalid, g.Name, op.Name, i, op.FLOPs)
@@ -312,7 +312,7 @@ func (g *Graph) checkTotals() error {
 	}
 	for i, e := range g.Edges {
 		if !mem.Add(e.Bytes) {
-			return fmt.Errorf("%w: graph %q: edges[%d].bytes = %d: the graph's total of outputBytes, paramBytes, tempBytes, gradBytes and edge bytes overflows int64 (valid range: total <= 2^63-1)", ErrInvalid, g.Name, i, e.Bytes)
+			return fmt.Errorf("%w: graph %q: edges[%d].bytes = %d: the graph's total of outputBytes, paramBytes, tempBytes, gradBytes and edge bytes %w (valid range: total <= 2^63-1)", ErrInvalid, g.Name, i, e.Bytes, ErrOverflow)
 		}
 	}
 	return nil

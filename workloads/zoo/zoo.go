@@ -277,6 +277,10 @@ func Build(spec string) (*workloads.Graph, error) {
 		g.Name += sep + "framework=" + p.Framework
 	}
 	if err := g.Validate(); err != nil {
+		if errors.Is(err, workloads.ErrOverflow) {
+			// the user's parameters, not a bug (issue 31)
+			return nil, fmt.Errorf("zoo:%s: the parameters %q make a graph too large to simulate: %w (valid: smaller batch, seq, hidden or layers)", name, query, err)
+		}
 		return nil, fmt.Errorf("zoo:%s: generated graph is invalid (a bug): %w", name, err)
 	}
 	return g, nil
