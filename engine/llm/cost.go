@@ -91,7 +91,15 @@ func (c *coster) opTime(op zoo.LLMOp, backward bool) (float64, error) {
 	if op.Type == "matmul" {
 		w.Precision = c.mmType
 	}
-	t, err := devices.OpTime(&w, c.kind)
+	var t float64
+	var err error
+	if op.Groups > 0 {
+		// an MoE layer's local experts: one GEMM per expert, each paying
+		// its last wave and its launch (devices.GroupedGEMMTime)
+		t, _, err = devices.GroupedGEMMTime(&w, c.kind, devices.GroupedGEMM{Groups: op.Groups, M: op.GroupM, N: op.GroupN, K: op.GroupK}, backward)
+	} else {
+		t, err = devices.OpTime(&w, c.kind)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("op %s: %w", op.Name, err)
 	}

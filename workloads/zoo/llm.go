@@ -56,8 +56,38 @@ type LLM struct {
 	// al. 2022; Transformer Engine's fused attention) that keeps no
 	// seq x seq matrix and skips the blocks a causal mask hides.
 	FlashAttention bool
+	// Window is the sliding-window size in tokens of the windowed
+	// layers (a query attends to itself and the Window-1 tokens before
+	// it; GPT-OSS: 128); 0 = every layer attends to the whole causal
+	// prefix.
+	Window int
+	// WindowSkip: with Window > 0, every WindowSkip-th layer attends
+	// fully and the others through the window (Megatron-core's
+	// window_attn_skip_freq; GPT-OSS alternates: 2); 0 = every layer is
+	// windowed.
+	WindowSkip int
+	// Sinks: each attention head has a learnable sink logit added to its
+	// softmax denominator (GPT-OSS; Megatron's softmax_type "learnable",
+	// fused in Transformer Engine >= 2.8's cuDNN attention): one parameter
+	// per head and layer, no kernel of its own.
+	Sinks bool
+	// Bias: the linear layers of a Llama-style model carry biases
+	// (Megatron's add_bias_linear; GPT-OSS), added in the GEMM epilogue.
+	Bias bool
 	// Source cites the published configuration.
 	Source string
+}
+
+// WindowedFraction is the share of layers that attend through the
+// sliding window.
+func (m *LLM) WindowedFraction() float64 {
+	switch {
+	case m.Window <= 0:
+		return 0
+	case m.WindowSkip <= 0:
+		return 1
+	}
+	return 1 - 1/float64(m.WindowSkip)
 }
 
 // headDim is the size of one attention head.
@@ -113,6 +143,15 @@ func (m *LLM) Validate() error {
 	if !(m.Imbalance >= 1) || math.IsInf(m.Imbalance, 0) {
 		return fmt.Errorf("%s: field imbalance = %g (valid range: >= 1, finite; 1 = balanced)", name, m.Imbalance)
 	}
+	if m.Window < 0 || m.Window > m.Seq {
+		return fmt.Errorf("%s: field window = %d (valid range: 0 = none, or 1 to seq = %d)", name, m.Window, m.Seq)
+	}
+	if m.WindowSkip < 0 || m.WindowSkip > m.Layers {
+		return fmt.Errorf("%s: field window_skip = %d (valid range: 0 = every layer windowed, or 1 to layers = %d)", name, m.WindowSkip, m.Layers)
+	}
+	if m.Window == 0 && m.WindowSkip != 0 {
+		return fmt.Errorf("%s: field window_skip = %d without a window (valid: 0 when window = 0)", name, m.WindowSkip)
+	}
 	if m.Experts == 0 && m.Imbalance != 1 {
 		return fmt.Errorf("%s: field imbalance = %g on a dense model (valid: 1)", name, m.Imbalance)
 	}
@@ -135,13 +174,18 @@ func llmPresets() []LLM {
 		{Name: "mixtral-8x7b", Arch: ArchLlama, Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8, FFN: 14336, Vocab: 32000, Experts: 8, TopK: 2, Seq: 4096, FlashAttention: true, Imbalance: 1,
 			Source: "Jiang et al. 2024, \"Mixtral of Experts\" (arXiv 2401.04088), Table 1: dim 4096, 32 layers, head_dim 128, 32 heads, 8 kv heads, hidden_dim 14336, 8 experts, top-2, context 32768, vocab 32000 (trained here at 4096)"},
 		// GPT-OSS 120B: OpenAI, "gpt-oss-120b & gpt-oss-20b Model Card"
-		// (2025), Table 1 and config.json: 36 layers, hidden 2880, 64
-		// query heads of 64, 8 kv heads, 128 experts top-4 of
-		// intermediate 2880, vocabulary 201088. (Its alternating 128-token
-		// banded attention and attention sinks are not modelled: every
-		// layer attends densely, which overcounts attention FLOPs.)
+		// (2025), section 2.1 and Table 1, and config.json: 36 layers,
+		// hidden 2880, 64 query heads of 64, 8 kv heads, 128 experts
+		// top-4 of intermediate 2880, vocabulary 201088, layers
+		// alternating between a 128-token sliding window and full
+		// attention (layer_types, sliding_window 128), a learned sink per
+		// head, biases on the attention and expert projections
+		// (Megatron-Bridge's GPTOSSProvider: window_size (128, 0),
+		// window_attn_skip_freq 2, softmax_type "learnable",
+		// add_bias_linear True).
 		{Name: "gpt-oss-120b", Arch: ArchLlama, Layers: 36, Hidden: 2880, Heads: 64, KVHeads: 8, HeadDim: 64, FFN: 2880, Vocab: 201088, Experts: 128, TopK: 4, Seq: 4096, FlashAttention: true, Imbalance: 1,
-			Source: "OpenAI, gpt-oss-120b model card (2025), Table 1, and config.json"},
+			Window: 128, WindowSkip: 2, Sinks: true, Bias: true,
+			Source: "OpenAI, gpt-oss-120b model card (2025), section 2.1 and Table 1, and config.json (sliding_window 128 on alternate layers, attention sinks, linear biases)"},
 	}
 }
 
@@ -168,7 +212,7 @@ func LLMByName(name string) (LLM, error) {
 // ParseLLM reads "zoo:NAME[?seq=N&layers=N&imbalance=F&flash=true|false]"
 // (or NAME alone) naming a preset, with overrides of its shape: layers,
 // hidden, heads, kv_heads, ffn, vocab, experts, top_k, head_dim, seq,
-// imbalance, flash. The result is validated.
+// window, window_skip, imbalance, flash. The result is validated.
 func ParseLLM(spec string) (LLM, error) {
 	s := strings.TrimPrefix(strings.TrimSpace(spec), "zoo:")
 	name, query, _ := strings.Cut(s, "?")
@@ -186,7 +230,8 @@ func ParseLLM(spec string) (LLM, error) {
 	}
 	sort.Strings(keys)
 	ints := map[string]*int{"layers": &m.Layers, "hidden": &m.Hidden, "heads": &m.Heads, "kv_heads": &m.KVHeads, "ffn": &m.FFN,
-		"vocab": &m.Vocab, "experts": &m.Experts, "top_k": &m.TopK, "head_dim": &m.HeadDim, "seq": &m.Seq}
+		"vocab": &m.Vocab, "experts": &m.Experts, "top_k": &m.TopK, "head_dim": &m.HeadDim, "seq": &m.Seq,
+		"window": &m.Window, "window_skip": &m.WindowSkip}
 	for _, k := range keys {
 		v := vals.Get(k)
 		if p, ok := ints[k]; ok {
@@ -211,7 +256,7 @@ func ParseLLM(spec string) (LLM, error) {
 			}
 			m.FlashAttention = b
 		default:
-			return LLM{}, fmt.Errorf("model %q: unknown field %q (valid: layers, hidden, heads, kv_heads, ffn, vocab, experts, top_k, head_dim, seq, imbalance, flash)", spec, k)
+			return LLM{}, fmt.Errorf("model %q: unknown field %q (valid: layers, hidden, heads, kv_heads, ffn, vocab, experts, top_k, head_dim, seq, window, window_skip, imbalance, flash)", spec, k)
 		}
 	}
 	if err := m.Validate(); err != nil {

@@ -79,6 +79,14 @@ type LLMOp struct {
 	// Expert ops run on the routed tokens (their time scales with the
 	// MoE imbalance factor).
 	Expert bool
+	// Groups > 0 marks a grouped matrix product: Groups independent
+	// GEMMs (one per local expert, Megatron-core's grouped GEMM), each
+	// of the forward shape [GroupM x GroupK] x [GroupK x GroupN]; the
+	// backward is each group's data gradient ([GroupM x GroupN] x
+	// [GroupN x GroupK]) and weight gradient ([GroupK x GroupM] x
+	// [GroupM x GroupN]).
+	Groups                 int
+	GroupM, GroupN, GroupK float64
 }
 
 // flashBlock is the key/query block of FlashAttention-2's forward kernel
@@ -92,6 +100,21 @@ const flashBlock = 128
 func causalFraction(seq int) float64 {
 	n := math.Ceil(float64(seq) / flashBlock)
 	return (n + 1) / (2 * n)
+}
+
+// windowFraction is the share of the seq x seq score matrix a causal
+// flash kernel with a sliding window of w tokens computes: query block i
+// visits the key blocks from the one w tokens back to the diagonal, at
+// most ceil(w/B)+1 of them (FlashAttention-2's local attention and
+// cuDNN's sliding window skip the blocks outside the band).
+func windowFraction(seq, w int) float64 {
+	n := int(math.Ceil(float64(seq) / flashBlock))
+	wb := int(math.Ceil(float64(w)/flashBlock)) + 1
+	var blocks float64
+	for i := 0; i < n; i++ {
+		blocks += float64(min(i+1, wb))
+	}
+	return blocks / float64(n*n)
 }
 
 func mmBytes(m, k, n float64, ab int) int64 {
@@ -150,10 +173,20 @@ func (m *LLM) Ops(part Part, sh Shard) []LLMOp {
 		}
 		score := 2 * T * s * qd / t // one of QK^T and attention x V
 		if m.FlashAttention {
+			// a model with a sliding window on some layers: the layer's
+			// cost is the mean over its windowed and full layers (the
+			// model FLOPs count the window's band, W of the s keys per
+			// query, where a full layer counts the whole matrix)
+			wf := m.WindowedFraction()
 			frac := causalFraction(m.Seq)
+			model := 2 * score
+			if wf > 0 {
+				frac = wf*windowFraction(m.Seq, m.Window) + (1-wf)*frac
+				model = 2 * score * (wf*float64(m.Window)/s + 1 - wf)
+			}
 			saved := int64(fb*T*(qd+2*kvd)/t + 4*T*a/t) // Q, K, V and the FP32 log-sum-exp
 			ops = append(ops, LLMOp{Name: "flash-attention", Type: "batch-matmul", Phase: PhaseTP,
-				ModelFLOPs: 2 * score, FwdFLOPs: 2 * score * frac, BwdFLOPs: 5 * score * frac,
+				ModelFLOPs: model, FwdFLOPs: 2 * score * frac, BwdFLOPs: 5 * score * frac,
 				FwdBytes: int64(fb * T * (2*qd + 2*kvd) / t), BwdBytes: int64(2 * fb * T * (2*qd + 2*kvd) / t), Saved: saved})
 		} else {
 			probs := a * T * s / t // elements of the score matrix on this GPU
@@ -201,10 +234,17 @@ func (m *LLM) Ops(part Part, sh Shard) []LLMOp {
 					FwdBytes: int64(2 * fb * pairs * h), BwdBytes: int64(2 * fb * pairs * h)}
 			}
 			ops = append(ops, move("permute", 0))
+			// the local experts' products as grouped GEMMs: E/EP
+			// experts on this GPU, each of pairs/(E/EP) tokens
+			local := math.Max(1, E/float64(sh.EP))
+			fc13 := mm("expert-fc13", PhaseExpert, pairs, h, 2*f, int64(fb*pairs*h))
+			fc13.Groups, fc13.GroupM, fc13.GroupK, fc13.GroupN = int(local), pairs/local, h, 2*f
+			fc2 := mm("expert-fc2", PhaseExpert, pairs, f, h, int64(fb*pairs*f))
+			fc2.Groups, fc2.GroupM, fc2.GroupK, fc2.GroupN = int(local), pairs/local, f, h
 			for _, op := range []LLMOp{
-				mm("expert-fc13", PhaseExpert, pairs, h, 2*f, int64(fb*pairs*h)),
+				fc13,
 				elem("expert-swiglu", "swiglu", PhaseExpert, pairs*f, 6, int64(2*fb*pairs*f)),
-				mm("expert-fc2", PhaseExpert, pairs, f, h, int64(fb*pairs*f)),
+				fc2,
 			} {
 				op.Expert = true
 				ops = append(ops, op)
@@ -245,15 +285,28 @@ func (m *LLM) Params(part Part, sh Shard) (dense, expert int64) {
 		if gpt {
 			return w + (a*d+2*g*d)/t + h + 2*h, 0 // biases, LayerNorm gain and bias
 		}
+		if m.Sinks {
+			w += a / t // one sink logit per head
+		}
+		if m.Bias {
+			w += (a*d+2*g*d)/t + h
+		}
 		return w + h, 0
 	case PartMLP:
 		switch {
 		case gpt:
 			return 2*h*f/t + f/t + h + 2*h, 0
 		case !m.MoE():
+			if m.Bias {
+				return 3*h*f/t + 2*f/t + 2*h, 0
+			}
 			return 3*h*f/t + h, 0
 		default:
 			local := int64(m.Experts) / int64(sh.EP)
+			if m.Bias {
+				E := int64(m.Experts)
+				return h*E + E + h, local * (3*h*f/t + 2*f/t + h)
+			}
 			return h*int64(m.Experts) + h, local * 3 * h * f / t
 		}
 	case PartEmbedding:
