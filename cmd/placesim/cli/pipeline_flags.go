@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -153,39 +152,3 @@ regime matrix with each placer's best regime. LIST is comma-separated, each
 regime one of: ` + "step | SCHEDULE:MICROBATCHES[:recompute][:even] | dp:REPLICAS | SCHEDULE:MICROBATCHES+dp:REPLICAS" + `
 (SCHEDULE: gpipe, 1f1b, pipedream; ":even" makes equal layer-share
 stages), e.g. --regimes step,1f1b:16,dp:4,1f1b:8+dp:2.`
-
-// printParallel prints the pipeline and data-parallel figures, if any.
-func printParallel(w io.Writer, o *study.Outcome) {
-	if p := o.Pipeline; p != nil {
-		rc := ""
-		if p.Recompute {
-			rc = ", recomputation"
-		}
-		fmt.Fprintf(w, "\npipeline         %s, %d micro-batches, %d stages%s\n", p.Schedule, p.MicroBatches, len(p.Stages), rc)
-		fmt.Fprintf(w, "period           %s per micro-batch (steady state)\n", units.Seconds(p.Period))
-		fmt.Fprintf(w, "bubble fraction  %.1f%%\n", 100*p.BubbleFraction)
-		for _, line := range study.MaxLoadGap(o) {
-			fmt.Fprintln(w, line)
-		}
-		fmt.Fprintf(w, "\n%-6s %-20s %6s %12s %6s %12s %12s %8s\n", "stage", "devices", "ops", "busy", "util", "params", "peak mem", "versions")
-		for s, st := range p.Stages {
-			devs := fmt.Sprint(st.Devices)
-			fmt.Fprintf(w, "%-6d %-20s %6d %12s %5.1f%% %12s %12s %8d\n", s, devs[1:len(devs)-1], st.Ops, units.Seconds(st.Busy),
-				100*st.Utilisation, units.Bytes(st.ParamBytes), units.Bytes(st.PeakMemory), st.WeightVersions)
-		}
-	}
-	if d := o.DataParallel; d != nil {
-		fmt.Fprintf(w, "\ndata parallel    %d replicas, %d all-reduces\n", d.Replicas, len(d.AllReduces))
-		fmt.Fprintf(w, "all-reduce model %s\n", d.Model)
-		if d.GradientBytes > 0 {
-			fmt.Fprintf(w, "all-reduce       %s of gradients, %s, algbw %s, busbw %s\n", units.Bytes(d.GradientBytes), d.Algorithm, units.Rate(d.AlgBW), units.Rate(d.BusBW))
-		}
-		if len(d.AllReduces) > 0 {
-			fmt.Fprintf(w, "\n%-6s %-6s %-6s %12s %12s %12s %-12s %12s %12s\n", "stage", "bucket", "round", "bytes", "start", "time", "algorithm", "algbw", "busbw")
-			for _, a := range d.AllReduces {
-				fmt.Fprintf(w, "%-6d %-6d %-6d %12s %12s %12s %-12s %12s %12s\n", a.Stage, a.Bucket, a.Round, units.Bytes(a.Bytes),
-					units.Seconds(a.Start), units.Seconds(a.End-a.Start), a.Algorithm, units.Rate(a.AlgBW), units.Rate(a.BusBW))
-			}
-		}
-	}
-}

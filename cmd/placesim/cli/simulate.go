@@ -3,13 +3,11 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"placesim/internal/units"
+	"placesim/reports"
 	"placesim/study"
 )
 
@@ -100,7 +98,7 @@ func simulateRun(opts *SimulateOptions) error {
 			return err
 		}
 	} else {
-		printOutcome(opts.Out, o)
+		reports.WriteOutcome(opts.Out, o, study.MaxLoadGap(o))
 	}
 	switch {
 	case o.NotComparable != "":
@@ -111,62 +109,4 @@ func simulateRun(opts *SimulateOptions) error {
 		return &exitError{ExitOOM, o.OOM.Err()}
 	}
 	return nil
-}
-
-func printOutcome(w io.Writer, o *study.Outcome) {
-	fmt.Fprintf(w, "workload %s on %s, placer %s (seed %d)\n", o.Workload, o.Cluster, o.Placer, o.Seed)
-	if o.PlaceTime != nil {
-		fmt.Fprintf(w, "placement time   %s\n", units.Seconds(*o.PlaceTime))
-	}
-	if o.Regime != "" {
-		fmt.Fprintf(w, "regime           %s\n", o.Regime)
-	}
-	for _, n := range outcomeNotes(o) {
-		fmt.Fprintf(w, "note             %s\n", n)
-	}
-	if o.Error != "" {
-		fmt.Fprintf(w, "error            %s\n", o.Error)
-		return
-	}
-	if o.NotComparable != "" {
-		return
-	}
-	fmt.Fprintf(w, "step time        %s\n", units.Seconds(o.StepTime))
-	fmt.Fprintf(w, "throughput       %.2f samples/s\n", o.Throughput)
-	fmt.Fprintf(w, "bytes moved      %s in %d transfers\n", units.Bytes(o.BytesMoved), o.Transfers)
-	fmt.Fprintf(w, "\n%-12s %6s %12s %6s %12s %12s %12s\n", "device", "ops", "busy", "util", "params", "peak mem", "capacity")
-	for _, d := range o.Devices {
-		fmt.Fprintf(w, "%-12s %6d %12s %5.1f%% %12s %12s %12s\n", d.Name, d.Ops, units.Seconds(d.Busy), 100*d.Utilisation,
-			units.Bytes(d.ParamBytes), units.Bytes(d.PeakMemory), units.Bytes(d.Capacity))
-	}
-	if len(o.Links) > 0 {
-		fmt.Fprintf(w, "\n%-24s %-8s %12s %12s %9s %12s\n", "link", "kind", "busy", "bytes", "transfers", "queue delay")
-		for _, l := range o.Links {
-			fmt.Fprintf(w, "%-24s %-8s %12s %12s %9d %12s\n", l.From+"->"+l.To, l.Kind, units.Seconds(l.Busy),
-				units.Bytes(l.Bytes), l.Transfers, units.Seconds(l.QueueDelay))
-		}
-	}
-	printParallel(w, o)
-	if o.OOM != nil {
-		fmt.Fprintf(w, "\nOUT OF MEMORY: %v\n", o.OOM.Err())
-	}
-}
-
-// outcomeNotes are the facts about a run beyond its figures: why it is not
-// comparable, a regime note, a rewritten graph, the placer's fallback or
-// relaxed constraints.
-func outcomeNotes(o *study.Outcome) []string {
-	var ns []string
-	for _, n := range []string{o.NotComparable, o.RegimeNote, o.Rewritten} {
-		if n != "" {
-			ns = append(ns, n)
-		}
-	}
-	if o.Fallback != "" {
-		ns = append(ns, "fallback: "+o.Fallback)
-	}
-	if len(o.Relaxed) > 0 {
-		ns = append(ns, "relaxed: "+strings.Join(o.Relaxed, ", "))
-	}
-	return ns
 }
