@@ -7,7 +7,7 @@ import (
 	"placesim/devices"
 )
 
-func system(t *testing.T, spec string) *devices.Cluster {
+func system(t testing.TB, spec string) *devices.Cluster {
 	t.Helper()
 	c, err := devices.NewSystem(spec)
 	if err != nil {
