@@ -79,6 +79,28 @@ type Record struct {
 	Fallback  string   `json:"fallback,omitempty"`
 	Relaxed   []string `json:"relaxed,omitempty"`
 	Rewritten string   `json:"rewritten,omitempty"`
+	// LLM holds a large-model training point's figures (a layout
+	// search's candidate: tokens/s/GPU, MFU, ...), nil otherwise.
+	LLM *LLMFigures `json:"llm,omitempty"`
+}
+
+// LLMFigures are a large-model training record's figures beyond step
+// time and throughput (sequences/s).
+type LLMFigures struct {
+	// Layout is the parallel layout (parallel.Parse syntax).
+	Layout string `json:"layout"`
+	// TokensPerSecPerGPU, ModelTFLOPsPerGPU, MFU, HFU and Bubble are
+	// engine/llm's Result's.
+	TokensPerSecPerGPU float64 `json:"tokensPerSecPerGPU"`
+	ModelTFLOPsPerGPU  float64 `json:"modelTFLOPsPerGPU"`
+	MFU                float64 `json:"mfu"`
+	HFU                float64 `json:"hfu"`
+	Bubble             float64 `json:"bubble"`
+	// ExposedComm is the communication time per kind (TP, CP, EP, PP,
+	// DP) the slowest rank's compute stream waited for, in seconds.
+	ExposedComm map[string]float64 `json:"exposedComm,omitempty"`
+	// Stages is the layers of each virtual stage.
+	Stages []int `json:"stages,omitempty"`
 }
 
 // MarshalJSON writes the record with stepTime and throughput null when

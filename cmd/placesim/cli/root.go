@@ -154,6 +154,7 @@ partial file and exits 130.`,
 		NewCmdStats(f, nil),
 		NewCmdPlace(f, nil),
 		NewCmdTrain(f, nil),
+		NewCmdSearch(f, nil),
 		NewCmdCollective(f, nil),
 		NewCmdReproduce(f, nil),
 	)
