@@ -63,21 +63,21 @@ func CompareFiles(ctx context.Context, reg *placers.Registry, req CompareRequest
 	} else {
 		for _, n := range cs.Placers {
 			if _, err := reg.Entry(n); err != nil {
-				return nil, fmt.Errorf("--placers: %w", err)
+				return nil, fieldErr("placers", err)
 			}
 		}
 	}
 	perPlacer, err := reg.Resolve(cs.Placers, cs.Base.Options)
 	if err != nil {
-		return nil, fmt.Errorf("--opt: %w", err)
+		return nil, fieldErr("placer options", err)
 	}
 	for _, n := range cs.Placers {
 		if _, err := reg.New(n, perPlacer[n]); err != nil {
-			return nil, fmt.Errorf("--opt: %w", err)
+			return nil, fieldErr("placer options", err)
 		}
 	}
 	if req.Gantt != "" && !slices.Contains(cs.Placers, req.Gantt) {
-		return nil, fmt.Errorf("--gantt %q is not among the placers compared (%s)", req.Gantt, strings.Join(cs.Placers, ", "))
+		return nil, fieldErr("gantt", fmt.Errorf("%q is not among the placers compared (%s)", req.Gantt, strings.Join(cs.Placers, ", ")))
 	}
 	regimes := req.Regimes
 	if len(regimes) == 0 {
@@ -164,7 +164,7 @@ func writeCompareDir(ctx context.Context, req CompareRequest, res *CompareResult
 			if o.Placer == req.Gantt && o.Error == "" && o.Plan != nil {
 				detail = o
 			} else if o.Placer == req.Gantt {
-				res.DetailErr = fmt.Errorf("--gantt %s: the run failed, so it has no timelines: %s", o.Placer, o.Error)
+				res.DetailErr = fieldErr("gantt", fmt.Errorf("%s: the run failed, so it has no timelines: %s", o.Placer, o.Error))
 				opt.DetailNote = "No Gantt chart, memory timelines or trace: " + res.DetailErr.Error()
 			}
 		}

@@ -62,12 +62,24 @@ type FieldError struct {
 	Msg string
 	// Valid is the valid range after the field's name, e.g. "<= 4".
 	Valid string
+	// Err, when set instead of Msg and Valid, is what is wrong with the
+	// field ("placers: unknown placer ...").
+	Err error
 }
 
 func (e *FieldError) Error() string { return e.Named(e.Field) }
 
+// Unwrap is the wrapped error, if any.
+func (e *FieldError) Unwrap() error { return e.Err }
+
 // Named is the error with the field called name (a flag such as
 // "--data-parallel", or "dp:N in --regimes").
 func (e *FieldError) Named(name string) string {
+	if e.Err != nil {
+		return name + ": " + e.Err.Error()
+	}
 	return fmt.Sprintf("%s (valid: %s %s)", e.Msg, name, e.Valid)
 }
+
+// fieldErr is err as the error of the request's field.
+func fieldErr(field string, err error) error { return &FieldError{Field: field, Err: err} }

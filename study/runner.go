@@ -384,7 +384,7 @@ func resolveLocal(reg *placers.Registry, pts []Point, opts placers.Options) (map
 	}
 	local, err := reg.Resolve(names, opts)
 	if err != nil {
-		return nil, fmt.Errorf("--opt: %w", err)
+		return nil, fieldErr("placer options", err)
 	}
 	return local, nil
 }

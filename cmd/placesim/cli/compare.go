@@ -184,7 +184,7 @@ func compareRun(opts *CompareOptions) error {
 		fmt.Fprintf(opts.ErrOut, "wrote %d files to %s (open report.html; %s)\n", len(res.Written), opts.OutDir, what)
 	}
 	if res.DetailErr != nil {
-		return res.DetailErr
+		return flagNamed(res.DetailErr, regimeFlagNames(changed))
 	}
 	errs := make([]string, 0, len(res.Rows))
 	for _, o := range res.Rows {

@@ -221,7 +221,7 @@ func TestCompareBadInput(t *testing.T) {
 		{"out under a regular file", []string{"--out", filepath.Join(file, "out")}, []string{"output directory", file, "not a directory"}},
 		{"out is a regular file", []string{"--out", file}, []string{"output directory", file}},
 		{"bad format", []string{"--format", "xml"}, []string{`--format "xml"`, "table, csv, json"}},
-		{"gantt not compared", []string{"--placers", "single", "--gantt", "random"}, []string{`--gantt "random"`, "single"}},
+		{"gantt not compared", []string{"--placers", "single", "--gantt", "random"}, []string{`--gantt: "random"`, "single"}},
 		{"negative timeout", []string{"--timeout", "-1s"}, []string{"--timeout", "negative"}},
 		{"bad timeout", []string{"--timeout", "soon"}, []string{"soon"}},
 		{"negative jobs", []string{"--jobs", "-2"}, []string{"--jobs -2"}},

@@ -75,7 +75,7 @@ func runScenario(ctx context.Context, f *Factory, command string, s *study.Scena
 	res, err := study.RunToDir(ctx, s, opts)
 	prog.close()
 	if err != nil {
-		return nil, err
+		return nil, flagNamed(err, map[string]string{"placer options": "--opt"})
 	}
 	if res.Shard == "" {
 		if err := writeResultViews(ctx, dir, res); err != nil {
@@ -637,7 +637,7 @@ func checkRun(opts *CheckOptions) error {
 	regs, cur, err := study.CheckWith(opts.Ctx, base, ro, t)
 	prog.close()
 	if err != nil {
-		return checkExit(fmt.Errorf("baseline %q: %w", opts.Baseline, err))
+		return checkExit(flagNamed(fmt.Errorf("baseline %q: %w", opts.Baseline, err), map[string]string{"placer options": "--opt"}))
 	}
 	if len(regs) == 0 {
 		fmt.Fprintf(opts.Out, "ok: %d points within %s of %s\n", len(cur.Records), opts.Tolerance, opts.Baseline)

@@ -97,11 +97,14 @@ type renamedError struct {
 func (e *renamedError) Error() string { return e.msg }
 func (e *renamedError) Unwrap() error { return e.err }
 
-// regimeFlagNames maps the regime's fields to the flags that gave them:
-// --regimes, or the single-regime flags.
+// regimeFlagNames maps the request's fields to the flags that gave them:
+// the regime's replicas to --regimes or --data-parallel, as typed, and
+// the placers, their options and the detailed run to --placers, --opt and
+// --gantt.
 func regimeFlagNames(changed func(string) bool) map[string]string {
+	names := map[string]string{"replicas": "--data-parallel", "placers": "--placers", "placer options": "--opt", "gantt": "--gantt"}
 	if changed != nil && changed("regimes") {
-		return map[string]string{"replicas": "dp:N in --regimes, N"}
+		names["replicas"] = "dp:N in --regimes, N"
 	}
-	return map[string]string{"replicas": "--data-parallel"}
+	return names
 }
