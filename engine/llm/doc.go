@@ -14,4 +14,17 @@
 // overlapped with the backward. It reports iteration time, tokens/s/GPU,
 // model TFLOP/s/GPU, MFU and HFU, the bubble, exposed communication per
 // kind and the per-GPU memory breakdown with an out-of-memory verdict.
+//
+// Job.Mode chooses how the GPUs are played: ModeReduced by symmetry
+// (Result.Classes names the GPUs each representative stands for; a
+// representative's collectives and sends are timed with every peer's at
+// once, and the slowest peer sets the pace), ModeFull every tensor- and
+// context-parallel group on its own devices, its collectives with its
+// own groups, its sends over its own routes (FCFS on every link they
+// cross), data-parallel collectives starting when every group has
+// arrived; ModeAuto plays by symmetry unless a straggler (Job.Slowdown),
+// a slow link, another GPU kind or a placement that crosses NVLink
+// domains otherwise than the representative's breaks it, and then plays
+// every GPU and names them (Result.Individual, Result.Asymmetry). The two
+// agree within 0.5 % where symmetry holds (TestReducedMatchesFull).
 package llm

@@ -24,6 +24,12 @@ type Job struct {
 	Stages []int
 	// Planner names where Stages came from (reported; "" = even).
 	Planner string
+	// Mode chooses between simulation by symmetry and of every GPU
+	// (ModeAuto: by symmetry where it holds).
+	Mode Mode
+	// Slowdown is a what-if: global rank -> factor (1 to MaxSlowdown) on
+	// that GPU's compute time (a straggler; a slow node is its GPUs).
+	Slowdown map[int]float64
 }
 
 // EvenStages is Megatron-LM's split of layers over n virtual stages: equal
@@ -76,6 +82,14 @@ func (j *Job) check() ([]int, error) {
 	for _, d := range j.Cluster.Devices[:l.GPUs()] {
 		if d.Kind.Class != devices.Accelerator {
 			return nil, fmt.Errorf("%w: device %s of cluster %s is not an accelerator", ErrJob, d.Name, j.Cluster.Name)
+		}
+	}
+	if j.Mode < ModeAuto || j.Mode > ModeFull {
+		return nil, fmt.Errorf("%w: mode %d (valid: auto, reduced, full)", ErrJob, int(j.Mode))
+	}
+	for g, f := range j.Slowdown {
+		if g < 0 || g >= l.GPUs() || !(f >= 1 && f <= MaxSlowdown) {
+			return nil, fmt.Errorf("%w: slowdown of GPU %d = %g (valid: GPU 0 to %d, factor 1 to %d)", ErrJob, g, f, l.GPUs()-1, MaxSlowdown)
 		}
 	}
 	m := j.Model

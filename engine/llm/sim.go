@@ -3,6 +3,10 @@ package llm
 import (
 	"fmt"
 	"math"
+	"sort"
+	"strings"
+
+	"placesim/collectives"
 
 	"placesim/devices"
 	"placesim/parallel"
@@ -70,6 +74,18 @@ type Result struct {
 	GPUs   int
 	Stages []int
 	Notes  []string
+	// Mode is how the GPUs were played: "reduced" (by symmetry, Classes
+	// says which GPUs each representative stands for) or "full" (every
+	// GPU on its own).
+	Mode    string
+	Classes []Class
+	// Individual lists the GPUs that broke the symmetry (a straggler, a
+	// slow link, another GPU kind), for which ModeAuto simulated every
+	// GPU individually; Asymmetry says why (at most three reasons).
+	Individual []int
+	Asymmetry  []string
+	// GPUPeak is each GPU's peak memory, by global rank.
+	GPUPeak []int64
 }
 
 // ExposedByKind maps kind names to Exposed.
@@ -136,7 +152,9 @@ func (h *evHeap) pop() ev {
 	return top
 }
 
-// Simulate plays one iteration of j.
+// Simulate plays one iteration of j: by symmetry (one representative GPU
+// per pipeline rank, Result.Classes) where its GPUs are interchangeable,
+// every GPU on its own otherwise or when j.Mode asks (see Mode).
 func Simulate(j *Job) (*Result, error) {
 	stages, err := j.check()
 	if err != nil {
@@ -147,6 +165,27 @@ func Simulate(j *Job) (*Result, error) {
 	P, V, M := l.PP, l.VP, l.MicroBatches()
 	nvs := P * V
 	res := &Result{GPUs: l.GPUs(), Stages: stages}
+	odd, why := j.asymmetry()
+	full := j.Mode == ModeFull
+	if len(odd) > 0 {
+		if j.Mode == ModeReduced {
+			return nil, fmt.Errorf("%w: mode reduced, but GPUs %s are not interchangeable with their peers: %s", ErrJob, ranges(odd), strings.Join(why, "; "))
+		}
+		full = true
+		res.Individual, res.Asymmetry = odd, why
+	}
+	// B gangs per pipeline rank: one (the representative) by symmetry;
+	// in the full mode every tensor- and context-parallel group with the
+	// expert-parallel group it belongs to
+	B := 1
+	if full {
+		B = l.DP / j.gangDP()
+		res.Mode = ModeFull.String()
+	} else {
+		res.Mode = ModeReduced.String()
+		res.Classes = j.classes()
+	}
+	NG := P * B
 	if res.Memory, err = j.memory(stages); err != nil {
 		return nil, err
 	}
@@ -154,42 +193,114 @@ func Simulate(j *Job) (*Result, error) {
 		res.PeakMemory = max(res.PeakMemory, mm.Peak)
 	}
 	res.OOM = oomOf(res.Memory)
+	res.GPUPeak = make([]int64, l.GPUs())
+	per := l.TP * l.CP * l.DP
+	for g := range res.GPUPeak {
+		res.GPUPeak[g] = res.Memory[g/per].Peak
+		if full && res.OOM == nil {
+			// every GPU against its own capacity
+			mm := res.Memory[g/per]
+			d := &j.Cluster.Devices[g]
+			mm.Device, mm.Capacity = d.Name, d.Memory
+			res.OOM = oomOf([]Memory{mm})
+		}
+	}
 
-	// costs per virtual stage
-	chunks := make([]chunkCost, nvs)
-	costers := make([]*coster, P)
 	memo := newCollMemo(j.Cluster)
+	// costs per gang and virtual stage: the slowest member's chunk (its
+	// device kind, its slowdown) with the collectives of the gang's groups
+	chunks := make([][]chunkCost, NG)
+	optT := make([]float64, NG)
+	var costers0 *coster
+	type kindKey struct {
+		name      string
+		peak, mem float64
+		slow      float64
+		r         int
+	}
 	for r := 0; r < P; r++ {
-		c := newCoster(j, r, memo)
-		costers[r] = c
-		var layer [2]partCost
-		for i, p := range []zoo.Part{zoo.PartAttention, zoo.PartMLP} {
-			if layer[i], err = c.part(p); err != nil {
-				return nil, err
+		for b := 0; b < B; b++ {
+			g := r*B + b
+			var members []int
+			mm := memo
+			if full {
+				members = j.gangMembers(r, b)
+				mm = memo.gang(members)
+			} else {
+				members = []int{j.rank(0, 0, 0, r)}
 			}
-		}
-		emb, err := c.part(zoo.PartEmbedding)
-		if err != nil {
-			return nil, err
-		}
-		head, err := c.part(zoo.PartHead)
-		if err != nil {
-			return nil, err
-		}
-		for ch := 0; ch < V; ch++ {
-			vs := ch*P + r
-			chunks[vs] = c.chunk(stages[vs], vs == 0, vs == nvs-1, layer, emb, head)
+			seen := map[kindKey]bool{}
+			chunks[g] = make([]chunkCost, V)
+			for _, dev := range members {
+				k := &j.Cluster.Devices[dev].Kind
+				slow := 1.0
+				if f, ok := j.Slowdown[dev]; ok {
+					slow = f
+				}
+				kk := kindKey{k.Name, k.TensorBF16 + k.TensorFLOPS + k.TensorFP8, k.MemBandwidth, slow, r}
+				if seen[kk] {
+					continue
+				}
+				seen[kk] = true
+				c := newCoster(j, r, mm)
+				c.kind = k
+				if costers0 == nil {
+					costers0 = c
+				}
+				var layer [2]partCost
+				for i, p := range []zoo.Part{zoo.PartAttention, zoo.PartMLP} {
+					if layer[i], err = c.part(p); err != nil {
+						return nil, err
+					}
+				}
+				emb, err := c.part(zoo.PartEmbedding)
+				if err != nil {
+					return nil, err
+				}
+				head, err := c.part(zoo.PartHead)
+				if err != nil {
+					return nil, err
+				}
+				for ch := 0; ch < V; ch++ {
+					vs := ch*P + r
+					cc := c.chunk(stages[vs], vs == 0, vs == nvs-1, layer, emb, head)
+					cc.fwd.compute *= slow
+					cc.bwd.compute *= slow
+					if len(seen) == 1 || cc.fwd.total() > chunks[g][ch].fwd.total() {
+						chunks[g][ch].fwd = cc.fwd
+					}
+					if len(seen) == 1 || cc.bwd.total() > chunks[g][ch].bwd.total() {
+						chunks[g][ch].bwd = cc.bwd
+					}
+					chunks[g][ch].layers, chunks[g][ch].first, chunks[g][ch].last = cc.layers, cc.first, cc.last
+				}
+				// optimizer step over the GPU's (sharded) state: Adam
+				// reads FP32 master weights, both moments and the
+				// gradient and writes the first three and the BF16/FP16
+				// weights: 30 bytes and about 12 FLOPs per parameter
+				// (apex/Megatron fused multi-tensor Adam); the parameters
+				// this GPU updates are its share of the optimizer state
+				// (dense over dp*cp, experts over dp*cp/ep when sharded)
+				_, _, ob := bytesPerParam(l.Precision)
+				n := float64(res.Memory[r].Optimizer) / float64(ob)
+				op := workloads.Op{Name: "adam", Type: "apply-adam", FLOPs: 12 * n, BytesAccessed: int64(30 * n), Precision: workloads.FP32}
+				ot, err := devices.OpTime(&op, k)
+				if err != nil {
+					return nil, err
+				}
+				optT[g] = max(optT[g], ot*slow)
+			}
 		}
 	}
 	// pipeline transfer: one micro-batch's boundary activation (or its
-	// gradient) from each representative to the next rank's
+	// gradient) from each GPU of a stage to its counterpart of the next
 	T := float64(l.MicroBatch) * float64(m.Seq) / float64(l.CP)
 	boundary := 2 * T * float64(m.Hidden)
 	if l.SequenceParallel {
 		boundary /= float64(l.TP)
 	}
 	// data-parallel work per chunk
-	sh := costers[0].sh
+	sh := costers0.sh
 	wb, gb, _ := bytesPerParam(l.Precision)
 	dpg := make([][][]int, P)
 	edpg := make([][][]int, P)
@@ -222,6 +333,8 @@ func Simulate(j *Job) (*Result, error) {
 	if l.Sharding != parallel.ShardNone {
 		gradKind = ReduceScatter
 	}
+	// a data-parallel collective spans every gang of a pipeline rank:
+	// it starts when all of them have arrived
 	dpTime := func(r, vs int, k Coll, bytesPer float64, frac float64) (float64, error) {
 		d, e := chunkParams(vs)
 		t1, err := memo.time(dpg[r], k, d*bytesPer*frac)
@@ -236,31 +349,47 @@ func Simulate(j *Job) (*Result, error) {
 		return max(1, int(math.Ceil((d+e)/bucket)))
 	}
 
-	type rankState struct {
+	type gangState struct {
 		order   []Task
 		next    int
 		busy    bool
 		free    float64 // compute stream
-		dpFree  float64 // data-parallel stream
-		gather  map[int]float64
-		lastB   []int // index in order of each chunk's last backward
-		started int
+		lastB   []int   // index in order of each chunk's last backward
+		asked   int     // ZeRO-3 gathers asked for: order indices < asked
+		waiting bool    // for a ZeRO-3 gather its peers have not asked for
+		waitT   float64
 	}
-	rs := make([]*rankState, P)
-	res.Ranks = make([]RankResult, P)
+	// per pipeline rank: the data-parallel stream, the gathers, the
+	// reductions and gathers waiting for every gang to arrive
+	type pending struct {
+		count int
+		at    float64
+		ready []float64
+	}
+	dpFree := make([]float64, P)
+	gather := make([]map[int]float64, P) // ZeRO-1/2 by chunk
+	z3 := make([]map[int]*pending, P)    // ZeRO-3 by order index
+	z3End := make([]map[int]float64, P)
+	red := make([]map[int]*pending, P) // reductions by order index
+	rankComm := make([][]CommSpan, P)
+	rs := make([]*gangState, NG)
+	gres := make([]RankResult, NG)
 	for r := 0; r < P; r++ {
 		o, err := Order(string(l.Schedule), P, V, M, r)
 		if err != nil {
 			return nil, err
 		}
-		st := &rankState{order: o, gather: map[int]float64{}, lastB: make([]int, V)}
-		for i, t := range o {
-			if t.Backward {
-				st.lastB[t.Chunk] = i
+		gather[r], z3[r], z3End[r], red[r] = map[int]float64{}, map[int]*pending{}, map[int]float64{}, map[int]*pending{}
+		for b := 0; b < B; b++ {
+			st := &gangState{order: o, lastB: make([]int, V)}
+			for i, t := range o {
+				if t.Backward {
+					st.lastB[t.Chunk] = i
+				}
 			}
+			rs[r*B+b] = st
+			gres[r*B+b].Rank = r
 		}
-		rs[r] = st
-		res.Ranks[r].Rank = r
 	}
 	// ZeRO-1/2: the parameters updated by the last step are all-gathered
 	// chunk by chunk, overlapped with the forward (Megatron's
@@ -272,97 +401,124 @@ func Simulate(j *Job) (*Result, error) {
 				if err != nil {
 					return nil, err
 				}
-				res.Ranks[r].Comm = append(res.Ranks[r].Comm, CommSpan{CommDP, fmt.Sprintf("all-gather parameters of chunk %d", ch), rs[r].dpFree, rs[r].dpFree + t})
-				rs[r].dpFree += t
-				rs[r].gather[ch] = rs[r].dpFree
+				rankComm[r] = append(rankComm[r], CommSpan{CommDP, fmt.Sprintf("all-gather parameters of chunk %d", ch), dpFree[r], dpFree[r] + t})
+				dpFree[r] += t
+				gather[r][ch] = dpFree[r]
 			}
 		}
 	}
-	arrF := make([][]float64, nvs) // forward input of (vs, mb) arrived
-	arrB := make([][]float64, nvs)
-	sentF := make([][]float64, nvs) // when its producer finished
-	sentB := make([][]float64, nvs)
-	for vs := range arrF {
-		arrF[vs], arrB[vs] = make([]float64, M), make([]float64, M)
-		sentF[vs], sentB[vs] = make([]float64, M), make([]float64, M)
-		for i := range arrF[vs] {
-			arrF[vs][i], arrB[vs][i] = -1, -1
+	// arrivals by gang index within its rank (b), virtual stage and
+	// micro-batch
+	arrF := make([][][]float64, B) // forward input of (vs, mb) arrived
+	arrB := make([][][]float64, B)
+	sentF := make([][][]float64, B) // when its producer finished
+	sentB := make([][][]float64, B)
+	for b := 0; b < B; b++ {
+		arrF[b], arrB[b], sentF[b], sentB[b] = make([][]float64, nvs), make([][]float64, nvs), make([][]float64, nvs), make([][]float64, nvs)
+		for vs := 0; vs < nvs; vs++ {
+			arrF[b][vs], arrB[b][vs] = make([]float64, M), make([]float64, M)
+			sentF[b][vs], sentB[b][vs] = make([]float64, M), make([]float64, M)
+			for i := range arrF[b][vs] {
+				arrF[b][vs][i], arrB[b][vs][i] = -1, -1
+			}
 		}
 	}
-	linkFree := map[int]float64{}
+	linkFree := make([]float64, len(j.Cluster.Topology.Links))
 	var h evHeap
 	seq := 0
 	push := func(e ev) { e.seq = seq; seq++; h.push(e) }
 
-	taskTime := func(r int, t Task) segment {
-		cc := chunks[t.Chunk*P+r]
-		if t.Backward {
-			return cc.bwd
-		}
-		return cc.fwd
-	}
 	var simErr error
-	// fsdpGather launches the ZeRO-3 all-gather of the parameters the
-	// task at order index i needs, on the data-parallel stream
-	fsdpGather := func(r, i int, now float64) {
-		st := rs[r]
-		if l.Sharding != parallel.ShardZeRO3 || i >= len(st.order) {
-			return
+	var tryStart func(g int, now float64)
+	// fsdpGather asks, for gang g, for the ZeRO-3 all-gather of the
+	// parameters the task at order index i needs; the gather runs on the
+	// rank's data-parallel stream once every gang has asked. It reports
+	// whether gather i has started.
+	fsdpGather := func(g, i int, now float64) bool {
+		st := rs[g]
+		r := g / B
+		if i >= len(st.order) {
+			return true
 		}
-		if _, ok := st.gather[i]; ok {
-			return
+		if i >= st.asked {
+			st.asked = i + 1
+			p := z3[r][i]
+			if p == nil {
+				p = &pending{}
+				z3[r][i] = p
+			}
+			p.count++
+			p.at = math.Max(p.at, now)
+			if p.count == B {
+				t := st.order[i]
+				d, err := dpTime(r, t.Chunk*P+r, AllGather, float64(wb), 1)
+				if err != nil && simErr == nil {
+					simErr = err
+				}
+				start := math.Max(p.at, dpFree[r])
+				dpFree[r] = start + d
+				rankComm[r] = append(rankComm[r], CommSpan{CommDP, "all-gather parameters for " + t.String(), start, dpFree[r]})
+				z3End[r][i] = dpFree[r]
+				delete(z3[r], i)
+				for b := 0; b < B; b++ {
+					if w := rs[r*B+b]; w.waiting && r*B+b != g {
+						w.waiting = false
+						tryStart(r*B+b, w.waitT)
+					}
+				}
+			}
 		}
-		t := st.order[i]
-		d, err := dpTime(r, t.Chunk*P+r, AllGather, float64(wb), 1)
-		if err != nil && simErr == nil {
-			simErr = err
-		}
-		start := math.Max(now, st.dpFree)
-		st.dpFree = start + d
-		res.Ranks[r].Comm = append(res.Ranks[r].Comm, CommSpan{CommDP, "all-gather parameters for " + t.String(), start, st.dpFree})
-		st.gather[i] = st.dpFree
+		_, ok := z3End[r][i]
+		return ok
 	}
-	var tryStart func(r int, now float64)
-	tryStart = func(r int, now float64) {
-		st := rs[r]
+	tryStart = func(g int, now float64) {
+		st := rs[g]
 		if st.busy || st.next >= len(st.order) {
 			return
 		}
+		r, b := g/B, g%B
 		t := st.order[st.next]
 		vs := t.Chunk*P + r
 		dep, sent := 0.0, 0.0
 		switch {
 		case !t.Backward && vs > 0:
-			dep, sent = arrF[vs][t.MicroBatch], sentF[vs][t.MicroBatch]
+			dep, sent = arrF[b][vs][t.MicroBatch], sentF[b][vs][t.MicroBatch]
 		case t.Backward && vs < nvs-1:
-			dep, sent = arrB[vs][t.MicroBatch], sentB[vs][t.MicroBatch]
+			dep, sent = arrB[b][vs][t.MicroBatch], sentB[b][vs][t.MicroBatch]
 		}
 		if dep < 0 {
 			return // waits for its input to arrive
 		}
+		// parameters: ZeRO-1/2's gather of the chunk before its first
+		// forward, ZeRO-3's before every task
+		var gt float64
+		if l.Sharding == parallel.ShardZeRO3 {
+			if !fsdpGather(g, st.next, now) {
+				st.waiting, st.waitT = true, now
+				return
+			}
+			gt = z3End[r][st.next]
+			fsdpGather(g, st.next+1, now) // prefetch the next
+		} else if x, ok := gather[r][t.Chunk]; ok && !t.Backward {
+			gt = x
+		}
 		start := math.Max(math.Max(now, st.free), dep)
-		rr := &res.Ranks[r]
+		rr := &gres[g]
 		// the wait after the producer finished is the transfer, exposed
 		if dep > st.free {
 			pp := dep - math.Max(st.free, sent)
 			rr.Exposed[CommPP] += math.Max(0, pp)
 			rr.Bubble += math.Max(0, math.Min(dep, sent)-st.free)
 		}
-		// parameters: ZeRO-1/2's gather of the chunk before its first
-		// forward, ZeRO-3's before every task
-		var g float64
-		if l.Sharding == parallel.ShardZeRO3 {
-			fsdpGather(r, st.next, now)
-			g = st.gather[st.next]
-			fsdpGather(r, st.next+1, now) // prefetch the next
-		} else if gt, ok := st.gather[t.Chunk]; ok && !t.Backward {
-			g = gt
+		if gt > start {
+			rr.Exposed[CommDP] += gt - start
+			start = gt
 		}
-		if g > start {
-			rr.Exposed[CommDP] += g - start
-			start = g
+		cc := chunks[g][t.Chunk]
+		seg := cc.fwd
+		if t.Backward {
+			seg = cc.bwd
 		}
-		seg := taskTime(r, t)
 		st.busy = true
 		end := start + seg.total()
 		rr.Busy += seg.total()
@@ -370,133 +526,214 @@ func Simulate(j *Job) (*Result, error) {
 			rr.Exposed[k] += seg.exposed[k]
 		}
 		rr.Spans = append(rr.Spans, Span{Task: t, Start: start, End: end})
-		push(ev{t: end, kind: 0, rank: r})
+		push(ev{t: end, kind: 0, rank: g})
 	}
-	ppDur := map[[2]int]float64{}
-	send := func(r, dst, dir, vs, mb int, now float64) {
-		src := j.rank(0, 0, 0, r)
-		dd := j.rank(0, 0, 0, dst)
-		route := j.Cluster.Route(src, dd)
-		start := now
-		for _, lid := range route {
-			start = math.Max(start, linkFree[int(lid)])
+
+	// pipeline sends, gathered per event time: those of one stage to the
+	// next (the same direction, virtual stage and micro-batch) issued at
+	// the same moment by several gangs run at once (collectives.Concurrent
+	// over all their pairs); each gang's pairs cross their own routes,
+	// FCFS on every link of them
+	type sendKey struct{ r, dst, dir, vs, mb int }
+	var pend []sendKey
+	pendBlocks := map[sendKey][]int{}
+	type batchCost struct {
+		dur   []float64 // per block of the batch
+		links [][]int   // per block: the links its pairs' routes cross
+	}
+	batchMemo := map[string]*batchCost{}
+	batch := func(r, dst int, blocks []int) (*batchCost, error) {
+		key := fmt.Sprint(r, dst, blocks)
+		if bc, ok := batchMemo[key]; ok {
+			return bc, nil
 		}
-		end := start
-		if len(route) > 0 {
-			// every tensor-, context- and data-parallel rank of this
-			// stage sends its piece to its counterpart at the same time:
-			// the pairs share adapters and leaf uplinks where they meet
-			d, ok := ppDur[[2]int{r, dst}]
-			if !ok {
-				var err error
-				if d, err = memo.time(j.ppPairs(r, dst), SendRecv, boundary); err != nil && simErr == nil {
+		all := j.ppPairs(r, dst) // ordered d, c, t
+		n := len(all) / B
+		var pairs [][]int
+		for _, b := range blocks {
+			pairs = append(pairs, all[b*n:(b+1)*n]...)
+		}
+		bc := &batchCost{dur: make([]float64, len(blocks)), links: make([][]int, len(blocks))}
+		var es []collectives.Estimate
+		if len(pairs) > 0 && boundary > 0 {
+			var err error
+			if es, err = collectives.Concurrent(j.Cluster, pairs, SendRecv, int64(boundary)); err != nil {
+				return nil, err
+			}
+		}
+		for i := range blocks {
+			seen := map[int]bool{}
+			for p := i * n; p < (i+1)*n; p++ {
+				if !full && p > 0 {
+					// by symmetry every pair's links hold what the
+					// representative's do (and routing every GPU of
+					// 16,384 costs minutes)
+					if es != nil {
+						bc.dur[i] = math.Max(bc.dur[i], es[p].Seconds)
+					}
+					continue
+				}
+				route := j.Cluster.Route(pairs[p][0], pairs[p][1])
+				for _, lid := range route {
+					if !seen[int(lid)] {
+						seen[int(lid)] = true
+						bc.links[i] = append(bc.links[i], int(lid))
+					}
+				}
+				if len(route) > 0 && es != nil {
+					bc.dur[i] = math.Max(bc.dur[i], es[p].Seconds)
+				}
+			}
+			sort.Ints(bc.links[i])
+		}
+		batchMemo[key] = bc
+		return bc, nil
+	}
+	send := func(g, dst, dir, vs, mb int, now float64) {
+		k := sendKey{g / B, dst, dir, vs, mb}
+		if _, ok := pendBlocks[k]; !ok {
+			pend = append(pend, k)
+		}
+		pendBlocks[k] = append(pendBlocks[k], g%B)
+		if dir == 0 {
+			sentF[g%B][vs][mb] = now
+		} else {
+			sentB[g%B][vs][mb] = now
+		}
+	}
+	flush := func(now float64) {
+		for _, k := range pend {
+			blocks := pendBlocks[k]
+			delete(pendBlocks, k)
+			sort.Ints(blocks)
+			bc, err := batch(k.r, k.dst, blocks)
+			if err != nil {
+				if simErr == nil {
 					simErr = err
 				}
-				ppDur[[2]int{r, dst}] = d
+				return
 			}
-			end = start + d
+			start := now
+			for _, ls := range bc.links {
+				for _, lid := range ls {
+					start = math.Max(start, linkFree[lid])
+				}
+			}
+			for i, b := range blocks {
+				end := start + bc.dur[i]
+				for _, lid := range bc.links[i] {
+					linkFree[lid] = math.Max(linkFree[lid], end)
+				}
+				push(ev{t: end, kind: 1, rank: k.dst*B + b, dir: k.dir, vs: k.vs, mb: k.mb})
+				what := fmt.Sprintf("send activation %d to stage %d", k.mb, k.vs)
+				if k.dir == 1 {
+					what = fmt.Sprintf("send gradient %d to stage %d", k.mb, k.vs)
+				}
+				gres[k.r*B+b].Comm = append(gres[k.r*B+b].Comm, CommSpan{CommPP, what, start, end})
+			}
 		}
-		for _, lid := range route {
-			linkFree[int(lid)] = end
-		}
-		push(ev{t: end, kind: 1, rank: dst, dir: dir, vs: vs, mb: mb})
-		what := fmt.Sprintf("send activation %d to stage %d", mb, vs)
-		if dir == 1 {
-			what = fmt.Sprintf("send gradient %d to stage %d", mb, vs)
-		}
-		res.Ranks[r].Comm = append(res.Ranks[r].Comm, CommSpan{CommPP, what, start, end})
-		if dir == 0 {
-			sentF[vs][mb] = now
-		} else {
-			sentB[vs][mb] = now
-		}
+		pend = pend[:0]
 	}
-	for r := 0; r < P; r++ {
-		tryStart(r, 0)
+	for g := 0; g < NG; g++ {
+		tryStart(g, 0)
 	}
 	for len(h) > 0 && simErr == nil {
 		e := h.pop()
 		if e.kind == 1 {
+			b := e.rank % B
 			if e.dir == 0 {
-				arrF[e.vs][e.mb] = e.t
+				arrF[b][e.vs][e.mb] = e.t
 			} else {
-				arrB[e.vs][e.mb] = e.t
+				arrB[b][e.vs][e.mb] = e.t
 			}
 			tryStart(e.rank, e.t)
-			continue
-		}
-		r := e.rank
-		st := rs[r]
-		t := st.order[st.next]
-		vs := t.Chunk*P + r
-		st.busy, st.free = false, e.t
-		if !t.Backward && vs < nvs-1 {
-			send(r, (vs+1)%P, 0, vs+1, t.MicroBatch, e.t)
-		}
-		if t.Backward && vs > 0 {
-			send(r, (vs-1+P)%P, 1, vs-1, t.MicroBatch, e.t)
-		}
-		// gradient reduction, bucket by bucket as the backward produces
-		// them: after the chunk's last backward (gradients accumulated
-		// over the micro-batches), or after every backward with ZeRO-2/3
-		// (sharded gradients)
-		if t.Backward && (st.next == st.lastB[t.Chunk] || l.Sharding >= parallel.ShardZeRO2) {
-			nb := numBuckets(vs)
-			span := res.Ranks[r].Spans[len(res.Ranks[r].Spans)-1]
-			for b := 0; b < nb; b++ {
-				ready := span.Start + float64(b+1)/float64(nb)*(span.End-span.Start)
-				d, err := dpTime(r, vs, gradKind, float64(gb), 1/float64(nb))
-				if err != nil {
-					return nil, err
-				}
-				bs := math.Max(ready, st.dpFree)
-				st.dpFree = bs + d
-				res.Ranks[r].Comm = append(res.Ranks[r].Comm, CommSpan{CommDP, fmt.Sprintf("%s gradients of stage %d, bucket %d/%d", gradKind, vs, b+1, nb), bs, st.dpFree})
+		} else {
+			g := e.rank
+			r := g / B
+			st := rs[g]
+			t := st.order[st.next]
+			vs := t.Chunk*P + r
+			st.busy, st.free = false, e.t
+			if !t.Backward && vs < nvs-1 {
+				send(g, (vs+1)%P, 0, vs+1, t.MicroBatch, e.t)
 			}
+			if t.Backward && vs > 0 {
+				send(g, (vs-1+P)%P, 1, vs-1, t.MicroBatch, e.t)
+			}
+			// gradient reduction, bucket by bucket as the backward
+			// produces them: after the chunk's last backward (gradients
+			// accumulated over the micro-batches), or after every
+			// backward with ZeRO-2/3 (sharded gradients); each bucket's
+			// collective starts when every gang of the rank has it ready
+			if t.Backward && (st.next == st.lastB[t.Chunk] || l.Sharding >= parallel.ShardZeRO2) {
+				nb := numBuckets(vs)
+				span := gres[g].Spans[len(gres[g].Spans)-1]
+				p := red[r][st.next]
+				if p == nil {
+					p = &pending{ready: make([]float64, nb)}
+					red[r][st.next] = p
+				}
+				p.count++
+				for bk := 0; bk < nb; bk++ {
+					p.ready[bk] = math.Max(p.ready[bk], span.Start+float64(bk+1)/float64(nb)*(span.End-span.Start))
+				}
+				if p.count == B {
+					delete(red[r], st.next)
+					for bk := 0; bk < nb; bk++ {
+						d, err := dpTime(r, vs, gradKind, float64(gb), 1/float64(nb))
+						if err != nil {
+							return nil, err
+						}
+						bs := math.Max(p.ready[bk], dpFree[r])
+						dpFree[r] = bs + d
+						rankComm[r] = append(rankComm[r], CommSpan{CommDP, fmt.Sprintf("%s gradients of stage %d, bucket %d/%d", gradKind, vs, bk+1, nb), bs, dpFree[r]})
+					}
+				}
+			}
+			st.next++
+			tryStart(g, e.t)
 		}
-		st.next++
-		tryStart(r, e.t)
+		if len(pend) > 0 && (len(h) == 0 || h[0].t > e.t) {
+			flush(e.t)
+		}
 	}
 	if simErr != nil {
 		return nil, simErr
 	}
-	for r, st := range rs {
+	for g, st := range rs {
 		if st.next != len(st.order) {
-			return nil, fmt.Errorf("%w: pipeline rank %d stopped after %d of %d tasks (the schedule deadlocks)", ErrJob, r, st.next, len(st.order))
+			return nil, fmt.Errorf("%w: pipeline rank %d stopped after %d of %d tasks (the schedule deadlocks)", ErrJob, g/B, st.next, len(st.order))
 		}
 	}
-	// optimizer step over the rank's (sharded) state: Adam reads FP32
-	// master weights, both moments and the gradient and writes the first
-	// three and the BF16/FP16 weights: 30 bytes and about 12 FLOPs per
-	// parameter (apex/Megatron fused multi-tensor Adam)
-	for r, st := range rs {
-		rr := &res.Ranks[r]
-		rr.PipelineEnd = st.free
-		// the parameters this GPU updates: its share of the optimizer
-		// state (dense over dp*cp, experts over dp*cp/ep when sharded)
-		_, _, ob := bytesPerParam(l.Precision)
-		n := float64(res.Memory[r].Optimizer) / float64(ob)
-		op := workloads.Op{Name: "adam", Type: "apply-adam", FLOPs: 12 * n, BytesAccessed: int64(30 * n), Precision: workloads.FP32}
-		k := &j.Cluster.Devices[j.rank(0, 0, 0, r)].Kind
-		ot, err := devices.OpTime(&op, k)
-		if err != nil {
-			return nil, err
+	// the optimizer step after the rank's last reduction
+	res.Ranks = make([]RankResult, P)
+	for r := 0; r < P; r++ {
+		var bestEnd float64
+		for b := 0; b < B; b++ {
+			g := r*B + b
+			st, rr := rs[g], &gres[g]
+			rr.PipelineEnd = st.free
+			rr.Optimizer = optT[g]
+			end := st.free
+			if dpFree[r] > end {
+				rr.Exposed[CommDP] += dpFree[r] - end
+				end = dpFree[r]
+			}
+			end += optT[g]
+			if b == 0 || end > bestEnd {
+				bestEnd = end
+				res.Ranks[r] = *rr
+			}
+			if end > res.IterationTime {
+				res.IterationTime = end
+				res.Exposed = rr.Exposed
+			}
 		}
-		rr.Optimizer = ot
-		end := st.free
-		if st.dpFree > end {
-			rr.Exposed[CommDP] += st.dpFree - end
-			end = st.dpFree
-		}
-		end += ot
-		if end > res.IterationTime {
-			res.IterationTime = end
-			res.Exposed = rr.Exposed
-		}
+		res.Ranks[r].Comm = append(rankComm[r], res.Ranks[r].Comm...)
 	}
 	// MFU and HFU against the precision's dense peak
 	k := &j.Cluster.Devices[0].Kind
-	peak := k.Peak(costers[0].mmType, true)
+	peak := k.Peak(costers0.mmType, true)
 	if l.Precision == parallel.FP8 && k.TensorFP8 == 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("%s has no FP8 tensor cores: FP8 runs as the device runs it (%.0f TFLOP/s peak)", k.Name, peak/1e12))
 	}
@@ -511,6 +748,26 @@ func Simulate(j *Job) (*Result, error) {
 	for _, rr := range res.Ranks {
 		res.Bubble = math.Max(res.Bubble, rr.Bubble/it)
 	}
-	res.Notes = append(res.Notes, fmt.Sprintf("simulated by symmetry: one representative GPU per pipeline rank stands for its %d tensor-, context- and data-parallel peers", l.TP*l.CP*l.DP))
+	switch {
+	case !full:
+		res.Notes = append(res.Notes, fmt.Sprintf("simulated by symmetry: one representative GPU per pipeline rank stands for its %d tensor-, context- and data-parallel peers (classes: %s)", per, classNote(res.Classes)))
+	case len(odd) > 0:
+		res.Notes = append(res.Notes, fmt.Sprintf("symmetry does not hold for GPUs %s (%s): every GPU simulated individually (%d groups of %d GPUs)", ranges(odd), strings.Join(why, "; "), NG, l.TP*l.CP*j.gangDP()))
+	default:
+		res.Notes = append(res.Notes, fmt.Sprintf("every GPU simulated individually (mode full: %d groups of %d GPUs)", NG, l.TP*l.CP*j.gangDP()))
+	}
 	return res, nil
+}
+
+// classNote lists classes as "rank 0: GPU 0 for 0-7; ...", at most four.
+func classNote(cs []Class) string {
+	var parts []string
+	for i, c := range cs {
+		if i == 4 {
+			parts = append(parts, fmt.Sprintf("... %d more", len(cs)-4))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("rank %d: GPU %d for %s", c.Rank, c.Representative, ranges(c.GPUs)))
+	}
+	return strings.Join(parts, "; ")
 }
