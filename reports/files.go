@@ -3,6 +3,7 @@ package reports
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -19,38 +20,77 @@ var tempPattern = regexp.MustCompile(`^\..+\.tmp[0-9]+$`)
 // one, never a part. A killed run may leave the hidden temporary file;
 // CleanTemp removes it.
 func WriteFileAtomic(path string, data []byte) error {
+	return writeFileAtomic(osFS{}, path, data)
+}
+
+// writeFS is what writeFileAtomic asks of the file system: the operating
+// system's (osFS), or in the fault tests one that fails a chosen call.
+type writeFS interface {
+	Lstat(path string) (os.FileInfo, error)
+	CreateTemp(dir, pattern string) (tempFile, error)
+	Chmod(path string, mode os.FileMode) error
+	Rename(from, to string) error
+	Remove(path string) error
+}
+
+// tempFile is the temporary file being written.
+type tempFile interface {
+	Name() string
+	Write(p []byte) (int, error)
+	Sync() error
+	Close() error
+}
+
+// osFS is the operating system's file system.
+type osFS struct{}
+
+func (osFS) Lstat(p string) (os.FileInfo, error) { return os.Lstat(p) }
+func (osFS) CreateTemp(dir, pattern string) (tempFile, error) {
+	return os.CreateTemp(dir, pattern)
+}
+func (osFS) Chmod(p string, m os.FileMode) error { return os.Chmod(p, m) }
+func (osFS) Rename(a, b string) error            { return os.Rename(a, b) }
+func (osFS) Remove(p string) error               { return os.Remove(p) }
+
+// writeFileAtomic is WriteFileAtomic on fs: whichever call fails, the
+// error names path, the temporary file is removed and path keeps its old
+// contents (or stays absent).
+func writeFileAtomic(fs writeFS, path string, data []byte) error {
 	// the rename replaces whatever path names: only a regular file (or
 	// nothing) may be replaced, never a device node, a FIFO or a link
 	// (issue 31: export --out /dev/null as root made it a regular file)
-	if st, err := os.Lstat(path); err == nil && !st.Mode().IsRegular() {
+	if st, err := fs.Lstat(path); err == nil && !st.Mode().IsRegular() {
 		return fmt.Errorf("write %s: not a regular file (mode %s); placesim replaces only regular files", path, st.Mode())
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	f, err := fs.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	tmp := f.Name()
 	fail := func(err error) error {
 		f.Close()
-		os.Remove(tmp)
+		fs.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if _, err := f.Write(data); err != nil {
+	if n, err := f.Write(data); err != nil || n != len(data) {
+		if err == nil {
+			err = io.ErrShortWrite
+		}
 		return fail(err)
 	}
 	if err := f.Sync(); err != nil {
 		return fail(err)
 	}
 	if err := f.Close(); err != nil {
-		os.Remove(tmp)
+		fs.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
+	if err := fs.Chmod(tmp, 0o644); err != nil {
+		fs.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	if err := fs.Rename(tmp, path); err != nil {
+		fs.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
