@@ -67,6 +67,13 @@ func (r Regime) resolve(c *devices.Cluster) Regime {
 // "gpipe:8:recompute", "dp:4", "1f1b:8+dp:2"; a pipeline's non-default
 // stage source is added as ":even" or ":stages=FILE".
 func (r Regime) String() string {
+	if r.Layout != nil {
+		s := layoutPrefix + r.Layout.String()
+		if r.Pipeline != nil || r.DataParallel != nil {
+			s += " (with a graph regime: invalid)"
+		}
+		return s
+	}
 	var parts []string
 	if p := r.Pipeline; p != nil {
 		s := fmt.Sprintf("%s:%d", p.Schedule, p.MicroBatches)
@@ -93,7 +100,7 @@ func (r Regime) String() string {
 }
 
 // regimeSyntax is ParseRegime's grammar, for error messages and help.
-const regimeSyntax = `step | SCHEDULE:MICROBATCHES[:recompute][:even] | dp:REPLICAS | SCHEDULE:MICROBATCHES+dp:REPLICAS (SCHEDULE: gpipe, 1f1b, pipedream; REPLICAS: a number or all, one per accelerator)`
+const regimeSyntax = `step | SCHEDULE:MICROBATCHES[:recompute][:even] | dp:REPLICAS | SCHEDULE:MICROBATCHES+dp:REPLICAS | layout:LAYOUT (SCHEDULE: gpipe, 1f1b, pipedream; REPLICAS: a number or all, one per accelerator; LAYOUT: a large-model layout as train's --layout, for a decoder-only model)`
 
 // RegimeSyntax documents ParseRegime's grammar (for --help).
 func RegimeSyntax() string { return regimeSyntax }
@@ -102,7 +109,10 @@ func RegimeSyntax() string { return regimeSyntax }
 // schedule and its micro-batches, optionally ":recompute" and ":even" for
 // equal layer-share stages), "dp:4" (data parallel, 4 replicas; "dp:all":
 // one replica per accelerator of the cluster), or a
-// pipeline and data parallelism joined by "+" ("1f1b:8+dp:2"). dp's
+// pipeline and data parallelism joined by "+" ("1f1b:8+dp:2"), or
+// "layout:SPEC", a large-model layout alone (SPEC as parallel.Parse
+// reads it: "layout:tp=4,pp=4,dp=2,gbs=64"; played by engine/llm on a
+// decoder-only model, see SimulateLayout). dp's
 // all-reduce bucket and overlap come from dp (nil: one bucket, no overlap).
 func ParseRegime(s string, dp *engine.DataParallel) (Regime, error) {
 	var r Regime
@@ -115,6 +125,9 @@ func ParseRegime(s string, dp *engine.DataParallel) (Regime, error) {
 	}
 	if s == "step" {
 		return r, nil
+	}
+	if strings.HasPrefix(s, layoutPrefix) {
+		return parseLayoutRegime(s)
 	}
 	for _, part := range strings.Split(s, "+") {
 		f := strings.Split(strings.TrimSpace(part), ":")

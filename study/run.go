@@ -3,6 +3,7 @@ package study
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"placesim/devices"
@@ -10,6 +11,7 @@ import (
 	"placesim/placers"
 	"placesim/reports"
 	"placesim/workloads"
+	"placesim/workloads/zoo"
 )
 
 // Spec says what one run is.
@@ -46,6 +48,10 @@ type Outcome = reports.Outcome
 // the plan. Placer and simulation failures are recorded in the Outcome's
 // Error; the returned error is for bad specs (unknown placer, bad options).
 func Run(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *devices.Cluster, s Spec) (*Outcome, error) {
+	if s.Layout != nil {
+		return nil, fmt.Errorf("%w: workload %s is a dataflow graph; a regime with a layout (%s) plays a decoder-only model (zoo:NAME for NAME in %s) through SimulateLayout",
+			ErrLayoutWorkload, g.Name, s.Regime, strings.Join(zoo.LLMNames(), ", "))
+	}
 	p, err := reg.New(s.Placer, s.Options)
 	if err != nil {
 		return nil, err

@@ -18,7 +18,11 @@ type SimulateOptions struct {
 	Run      runFlags
 	Pipeline pipelineFlags
 	Placer   string
-	JSON     bool
+	// Layout is --layout: one iteration of a decoder-only model under a
+	// large-model layout (the regime "layout:LAYOUT"), played by
+	// engine/llm; --placer, when given, plans its pipeline stages.
+	Layout string
+	JSON   bool
 	// Format is --format (and its --json shorthand).
 	Format formatFlag
 	// Timeout bounds the placement and its simulation (--timeout).
@@ -38,11 +42,20 @@ func NewCmdSimulate(f *Factory, runF func(*SimulateOptions) error) *cobra.Comman
 print step time, throughput, per-device busy time and peak memory, per-link
 traffic and any out-of-memory.
 
+--layout LAYOUT plays one training iteration of a decoder-only model
+(-w zoo:NAME, NAME one of placesim models' large transformers) under a
+tensor/pipeline/context/expert/data-parallel layout, as placesim train
+does (the regime "layout:LAYOUT"); --placer, when given, splits the layers
+over the pipeline stages instead of Megatron's even split. A layout with a
+graph workload, or beside --pipeline or --data-parallel, is an error.
+
 Exit codes: 0 ok, 1 error, 2 the step ran out of memory, 130 interrupted.`,
 		Example: `  placesim simulate -w zoo:mlp -c 4xV100-pcie --placer round-robin
   placesim simulate -w zoo:mlp -c 4xV100-pcie --placer random --seed 3 --json
   placesim simulate -w 'zoo:mlp?training=true' -c 4xV100-pcie --pipeline 1f1b --microbatches 8 --stages even
-  placesim simulate -w 'zoo:mlp?training=true' -c 8xV100-nvlink --data-parallel 4 --allreduce-overlap`,
+  placesim simulate -w 'zoo:mlp?training=true' -c 8xV100-nvlink --data-parallel 4 --allreduce-overlap
+  placesim simulate -w zoo:llama3.1-70b -c dgx-h100 --layout tp=4,pp=4,cp=2,dp=2,vp=5,sp,zero=1,mbs=1,gbs=128
+  placesim simulate -w zoo:llama3.1-70b -c dgx-h100 --layout tp=8,pp=8,dp=1,gbs=64 --placer tarnawski-dp`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Ctx, opts.Changed = cmd.Context(), cmd.Flags().Changed
@@ -59,11 +72,15 @@ Exit codes: 0 ok, 1 error, 2 the step ran out of memory, 130 interrupted.`,
 	opts.Run.register(cmd, "4xV100-pcie")
 	opts.Pipeline.register(cmd)
 	cmd.Flags().StringVarP(&opts.Placer, "placer", "p", "single", "placer name (placesim list placers)")
+	cmd.Flags().StringVar(&opts.Layout, "layout", "", "large-model layout of a decoder-only model, e.g. tp=4,pp=4,dp=2,sp,zero=1,mbs=1,gbs=64 (as placesim train)")
 	opts.Format.register(cmd, " (json: one object)", formatTable, formatJSON)
 	return cmd
 }
 
 func simulateRun(opts *SimulateOptions) error {
+	if opts.Layout != "" {
+		return simulateLayoutRun(opts)
+	}
 	in, spec, err := opts.Run.request()
 	if err != nil {
 		return err

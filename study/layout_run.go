@@ -1,0 +1,117 @@
+package study
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"placesim/devices"
+	"placesim/engine/llm"
+	"placesim/parallel"
+	"placesim/placers"
+	"placesim/workloads/zoo"
+)
+
+// ErrLayoutWorkload marks a regime with a large-model layout given with a
+// workload that is not a decoder-only transformer of the zoo (a layout's
+// tensor, context and expert parallelism split a transformer's layers,
+// which a dataflow graph does not name), or a layout combined with a
+// graph regime.
+var ErrLayoutWorkload = errors.New("layout needs a decoder-only model")
+
+// layoutPrefix introduces a layout in ParseRegime's syntax.
+const layoutPrefix = "layout:"
+
+// LayoutRequest is one iteration of a decoder-only model under the
+// layout of a regime (placesim simulate --layout, a scenario's layout).
+type LayoutRequest struct {
+	// Workload is the model: zoo:NAME[?overrides] of the LLM presets.
+	Workload string
+	// Cluster is a one-line system (dgx-h100, dgx-a100-80gb:nodes=N, ...),
+	// a preset or a cluster file with at least the layout's GPUs.
+	Cluster string
+	// Regime carries the layout (Regime.Layout); a pipeline or data
+	// parallelism of a graph regime beside it is an error (the layout
+	// has its own).
+	Regime Regime
+	// Planner splits the layers over the stages: PlannerEven
+	// (Megatron's even split) or a placer name (PlanStages).
+	Planner string
+}
+
+// LayoutJob builds the job of a request: the model parsed from the
+// workload (an error wrapping ErrLayoutWorkload names the workload and
+// the valid models when it is not one of them), the layout of the regime
+// and the cluster.
+func LayoutJob(req LayoutRequest) (*llm.Job, error) {
+	r := req.Regime
+	if r.Layout == nil {
+		return nil, fmt.Errorf("%w: regime %s has no layout", ErrLayoutWorkload, r)
+	}
+	if r.Pipeline != nil || r.DataParallel != nil {
+		return nil, fmt.Errorf("%w: a layout carries its own pipeline and data parallelism (pp, vp, dp, mbs, gbs); give it without a pipeline or dp regime", ErrLayoutWorkload)
+	}
+	m, err := zoo.ParseLLM(req.Workload)
+	if err != nil {
+		name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(req.Workload), "zoo:"), "?")
+		if _, lerr := zoo.LLMByName(name); lerr == nil {
+			return nil, fmt.Errorf("workload: %w", err) // a preset with a bad override
+		}
+		return nil, fmt.Errorf("%w: workload %q is not one (valid with a layout: zoo:NAME for NAME in %s; without a layout any workload)", ErrLayoutWorkload, req.Workload, strings.Join(zoo.LLMNames(), ", "))
+	}
+	c, err := LayoutCluster(req.Cluster, r.Layout.GPUs())
+	if err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	return &llm.Job{Model: m, Layout: *r.Layout, Cluster: c}, nil
+}
+
+// LayoutCluster is the cluster of a layout run: a one-line system sized
+// to gpus, else a preset, else a cluster file.
+func LayoutCluster(spec string, gpus int) (*devices.Cluster, error) {
+	c, err := llm.System(spec, gpus)
+	if err == nil {
+		return c, nil
+	}
+	if c, perr := devices.NewPreset(spec); perr == nil {
+		return c, nil
+	}
+	if _, serr := os.Stat(spec); serr == nil {
+		return devices.LoadClusterFile(spec)
+	}
+	return nil, err
+}
+
+// SimulateLayout plays one iteration of the request's model under its
+// regime's layout (engine/llm), with the layers split by its planner.
+func SimulateLayout(ctx context.Context, reg *placers.Registry, req LayoutRequest) (*llm.Job, *llm.Result, error) {
+	j, err := LayoutJob(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	var notes []string
+	if req.Planner != "" && req.Planner != PlannerEven {
+		j.Stages, notes, err = PlanStages(ctx, reg, req.Planner, j)
+		if err != nil {
+			return nil, nil, fmt.Errorf("stage planner %s: %w", req.Planner, err)
+		}
+		j.Planner = req.Planner
+	}
+	r, err := llm.Simulate(j)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.Notes = append(r.Notes, notes...)
+	return j, r, nil
+}
+
+// parseLayoutRegime reads "layout:SPEC" (SPEC in parallel.Parse's syntax).
+func parseLayoutRegime(s string) (Regime, error) {
+	l, err := parallel.Parse(strings.TrimPrefix(s, layoutPrefix))
+	if err != nil {
+		return Regime{}, fmt.Errorf("regime %q: %w", s, err)
+	}
+	return Regime{Layout: &l}, nil
+}
