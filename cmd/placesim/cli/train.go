@@ -181,7 +181,7 @@ func trainJSON(j *llm.Job, r *llm.Result) map[string]any {
 		"model": j.Model.Name, "cluster": j.Cluster.Name, "layout": j.Layout.String(), "planner": planner, "gpus": r.GPUs, "stages": r.Stages,
 		"stepTime": r.IterationTime, "throughput": float64(j.Layout.GlobalBatch) / r.IterationTime,
 		"tokensPerSecPerGPU": r.TokensPerSecPerGPU, "modelTFLOPsPerGPU": r.ModelTFLOPsPerGPU, "mfu": r.MFU, "hfu": r.HFU,
-		"bubble": r.Bubble, "exposedComm": r.ExposedByKind(), "peakMemory": r.PeakMemory, "memory": r.Memory, "oom": oom, "notes": r.Notes,
+		"bubble": r.Bubble, "exposedComm": r.ExposedByKind(), "exposedByLink": exposedByLinkJSON(j, r), "peakMemory": r.PeakMemory, "memory": r.Memory, "oom": oom, "notes": r.Notes,
 	}
 }
 
@@ -198,6 +198,7 @@ func printTrain(w io.Writer, j *llm.Job, r *llm.Result) {
 		parts = append(parts, fmt.Sprintf("%s %.3f s", k, r.Exposed[k]))
 	}
 	fmt.Fprintf(w, "exposed comm        %s\n", strings.Join(parts, ", "))
+	printExposedByLink(w, j, r)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "rank\tdevice\tGPUs\tweights GB\tgrads GB\toptimizer GB\tactivations GB\tin flight\tworkspace GB\tbuffers GB\tpeak GB\tcapacity GB\t")
 	for _, m := range r.Memory {
