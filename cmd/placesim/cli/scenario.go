@@ -256,6 +256,9 @@ type SweepOptions struct {
 	// Layout, when set, sweeps one iteration of a large model under this
 	// parallel layout instead of placers (sweep_llm.go).
 	Layout string
+	// Scaling is --scaling (weak or strong) for --vary gpus=... with
+	// --layout.
+	Scaling string
 }
 
 // NewCmdSweep builds sweep; runF, when not nil, replaces sweepRun.
@@ -287,6 +290,7 @@ values) or a list "a,b,c".
 	opts.Pipeline.register(cmd)
 	cmd.Flags().StringVar(&opts.Regimes, "regimes", "", "sweep in each of these regimes, comma-separated (e.g. step,1f1b:16,dp:4)")
 	cmd.Flags().StringVar(&opts.Layout, "layout", "", "sweep a large model's iteration under this parallel layout (as train; -c may list clusters separated by ';'; --vary system.KEY, precision or layout.KEY)")
+	cmd.Flags().StringVar(&opts.Scaling, "scaling", "weak", "with --layout and --vary gpus=N,...: weak (the global batch grows with the data-parallel size) or strong (the global batch stays)")
 	cmd.Flags().StringVarP(&opts.Workload, "workload", "w", "", "workload: zoo:NAME[?params] or a file (required)")
 	cmd.Flags().StringVarP(&opts.Cluster, "cluster", "c", "4xV100-pcie", "cluster preset or file")
 	cmd.Flags().StringVar(&opts.Placers, "placers", placersAll, placersHelp)

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,23 +13,27 @@ import (
 
 	"placesim/devices"
 	"placesim/engine/llm"
+	"placesim/parallel"
 	"placesim/reports"
 	"placesim/study"
 )
 
 // LLMSweepRow is one point of a large-model sweep (sweep --layout).
 type LLMSweepRow struct {
-	Cluster            string             `json:"cluster"`
-	System             string             `json:"system"`
-	Param              string             `json:"param"`
-	Value              string             `json:"value"`
-	Layout             string             `json:"layout"`
-	StepTime           float64            `json:"stepTime"`
-	TokensPerSecPerGPU float64            `json:"tokensPerSecPerGPU"`
-	MFU                float64            `json:"mfu"`
-	ExposedComm        map[string]float64 `json:"exposedComm"`
-	OOM                string             `json:"oom,omitempty"`
-	Error              string             `json:"error,omitempty"`
+	Cluster            string  `json:"cluster"`
+	System             string  `json:"system"`
+	Param              string  `json:"param"`
+	Value              string  `json:"value"`
+	Layout             string  `json:"layout"`
+	StepTime           float64 `json:"stepTime"`
+	TokensPerSecPerGPU float64 `json:"tokensPerSecPerGPU"`
+	MFU                float64 `json:"mfu"`
+	// GPUs and GlobalBatch are the point's (a gpus sweep changes them).
+	GPUs        int                `json:"gpus,omitempty"`
+	GlobalBatch int                `json:"globalBatch,omitempty"`
+	ExposedComm map[string]float64 `json:"exposedComm"`
+	OOM         string             `json:"oom,omitempty"`
+	Error       string             `json:"error,omitempty"`
 }
 
 // sweepLLMRun is sweep --layout: one iteration of a large model (as
@@ -36,8 +41,11 @@ type LLMSweepRow struct {
 // (several separated by ';'). Parameters: system.KEY (a setting of a
 // one-line system: nvlink-domain, adapter-speed, oversubscription, gpu,
 // fabric, ...), precision (bf16, fp16, fp8), or layout.KEY (tp, pp, dp,
-// mbs, ...). It writes results.json, table.txt and the chart of
-// iteration time against the setting, a line per cluster.
+// mbs, ...), or gpus (weak or strong scaling, --scaling: the layout's
+// data-parallel size takes the GPUs left by tp*pp*cp, and under weak
+// scaling the global batch grows with it). It writes results.json,
+// table.txt, the chart of iteration time against the setting, a line per
+// cluster, and the scaling chart (tokens/s/GPU and MFU against it).
 func sweepLLMRun(opts *SweepOptions) error {
 	param, rng, ok := strings.Cut(opts.Vary, "=")
 	if !ok {
@@ -56,9 +64,20 @@ func sweepLLMRun(opts *SweepOptions) error {
 		}
 	case param == "precision":
 		lkey, isLayout = "precision", true
+	case param == "gpus":
 	case isLayout && lkey != "":
 	default:
-		return fmt.Errorf("--vary %q: with --layout the parameter is system.KEY (%s), precision or layout.KEY (tp, pp, vp, cp, ep, dp, mbs, gbs, ...)", param, strings.Join(devices.SystemKeys(), ", "))
+		return fmt.Errorf("--vary %q: with --layout the parameter is system.KEY (%s), precision, gpus or layout.KEY (tp, pp, vp, cp, ep, dp, mbs, gbs, ...)", param, strings.Join(devices.SystemKeys(), ", "))
+	}
+	isGPUs := param == "gpus"
+	var base parallel.Layout
+	if isGPUs {
+		if opts.Scaling != "weak" && opts.Scaling != "strong" {
+			return fmt.Errorf("--scaling %q (valid: weak, strong)", opts.Scaling)
+		}
+		if base, err = parallel.Parse(opts.Layout); err != nil {
+			return fmt.Errorf("--layout: %w", err)
+		}
 	}
 	var clusters []string
 	for _, c := range strings.Split(opts.Cluster, ";") {
@@ -75,9 +94,12 @@ func sweepLLMRun(opts *SweepOptions) error {
 		for _, v := range values {
 			row := LLMSweepRow{Cluster: cs, System: cs, Param: param, Value: v, Layout: opts.Layout}
 			var err error
-			if isSystem {
+			switch {
+			case isSystem:
 				row.System, err = devices.SetSystemSetting(cs, key, v)
-			} else {
+			case isGPUs:
+				row.Layout, row.GPUs, row.GlobalBatch, err = scaledLayout(opts.Layout, base, v, opts.Scaling == "weak")
+			default:
 				row.Layout = setLayoutKey(opts.Layout, lkey, v)
 			}
 			var r *llm.Result
@@ -97,6 +119,9 @@ func sweepLLMRun(opts *SweepOptions) error {
 			default:
 				row.StepTime, row.TokensPerSecPerGPU, row.MFU, row.ExposedComm = r.IterationTime, r.TokensPerSecPerGPU, r.MFU, r.ExposedByKind()
 			}
+			if err == nil && r != nil {
+				row.GPUs, row.GlobalBatch = r.GPUs, j0GBS(row.Layout)
+			}
 			rows = append(rows, row)
 		}
 	}
@@ -111,6 +136,47 @@ func sweepLLMRun(opts *SweepOptions) error {
 		}
 	}
 	return nil
+}
+
+// scaledLayout is the layout of a point of a GPU-count sweep: dp takes
+// the GPUs left by tp*pp*cp; under weak scaling the global batch grows
+// in proportion to dp (the same micro-batches per pipeline), under
+// strong scaling it stays. The error names the value and why it does
+// not divide.
+func scaledLayout(layout string, base parallel.Layout, v string, weak bool) (string, int, int, error) {
+	n, err := strconv.Atoi(v)
+	group := base.TP * base.PP * base.CP
+	if err != nil || n < group || n%group != 0 {
+		return "", 0, 0, fmt.Errorf("--vary gpus=%s: %q GPUs (valid: a multiple of tp*pp*cp = %d)", v, v, group)
+	}
+	dp := n / group
+	gbs := base.GlobalBatch
+	if weak {
+		if (base.GlobalBatch*dp)%base.DP != 0 {
+			return "", 0, 0, fmt.Errorf("--vary gpus=%s: weak scaling from dp = %d to %d makes a global batch of %d*%d/%d, not whole", v, base.DP, dp, base.GlobalBatch, dp, base.DP)
+		}
+		gbs = base.GlobalBatch * dp / base.DP
+	}
+	var kept []string
+	for _, kv := range strings.Split(layout, ",") {
+		k, _, _ := strings.Cut(kv, "=")
+		switch strings.ToLower(strings.TrimSpace(k)) {
+		case "", "dp", "gbs", "global_batch", "globalbatch": // Parse's names of dp and gbs
+			continue
+		}
+		kept = append(kept, kv)
+	}
+	return strings.Join(append(kept, "dp="+strconv.Itoa(dp), "gbs="+strconv.Itoa(gbs)), ","), n, gbs, nil
+}
+
+// j0GBS is the global batch of a layout string (0 when it does not
+// parse).
+func j0GBS(layout string) int {
+	l, err := parallel.Parse(layout)
+	if err != nil {
+		return 0
+	}
+	return l.GlobalBatch
 }
 
 // setLayoutKey sets key=v in a comma-separated layout, replacing the
@@ -153,6 +219,7 @@ func writeLLMSweep(opts *SweepOptions, param string, clusters, values []string, 
 		fmt.Fprintln(tw, "\t")
 	}
 	tw.Flush()
+	writeScalingTable(&tab, param, clusters, values, rows)
 	fmt.Fprint(opts.Out, tab.String())
 	if opts.OutDir == "" {
 		return nil
@@ -205,9 +272,62 @@ func writeLLMSweep(opts *SweepOptions, param string, clusters, values []string, 
 	}
 	fig := reports.SweepChart(label, series, false)
 	fig.Title = fmt.Sprintf("%s, %s: iteration time vs %s", opts.Workload, opts.Layout, param)
-	if _, err := reports.WriteFigures(opts.OutDir, []*reports.Figure{fig}); err != nil {
+	// the scaling chart: tokens/s/GPU and MFU against the setting
+	scaling := make([]reports.ScalingSeries, len(clusters))
+	for ci, c := range clusters {
+		scaling[ci].Name = c
+		for k := range values {
+			r := rows[ci*len(values)+k]
+			pt := reports.ScalingPoint{X: xs[k], TokensPerSecPerGPU: r.TokensPerSecPerGPU, MFU: r.MFU}
+			if r.Error != "" {
+				pt.Failed = "error"
+			} else if r.OOM != "" {
+				pt.Failed = "OOM"
+			}
+			scaling[ci].Points = append(scaling[ci].Points, pt)
+		}
+	}
+	what := param
+	if param == "gpus" {
+		what = "GPUs (" + opts.Scaling + " scaling)"
+	}
+	xlabel := label
+	if param == "gpus" {
+		xlabel = "GPUs"
+	}
+	sfig := reports.ScalingChart(fmt.Sprintf("%s, %s: tokens/s/GPU and MFU vs %s", strings.TrimPrefix(opts.Workload, "zoo:"), opts.Layout, what), xlabel, scaling, param == "gpus" && allNum)
+	stamp := study.NewStamp("sweep").String()
+	fig.Caption, sfig.Caption = stamp, stamp
+	if _, err := reports.WriteFigures(opts.OutDir, []*reports.Figure{fig, sfig}); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.Out, "wrote %s (%d points), %s.png/.svg\n", filepath.Join(opts.OutDir, "results.json"), len(rows), filepath.Join(opts.OutDir, fig.Name))
+	fmt.Fprintf(opts.Out, "wrote %s (%d points), %s.png/.svg, %s.png/.svg\n", filepath.Join(opts.OutDir, "results.json"), len(rows), filepath.Join(opts.OutDir, fig.Name), filepath.Join(opts.OutDir, sfig.Name))
 	return nil
+}
+
+// writeScalingTable lists, per cluster and value, GPUs, global batch,
+// iteration time, tokens/s/GPU, MFU and the scaling efficiency (tokens/s/GPU
+// against the cluster's first point that ran).
+func writeScalingTable(w io.Writer, param string, clusters, values []string, rows []LLMSweepRow) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "\ncluster\t%s\tGPUs\tgbs\titeration s\ttokens/s/GPU\tMFU %%\tefficiency %%\t\n", param)
+	for ci, c := range clusters {
+		first := 0.0
+		for k, v := range values {
+			r := rows[ci*len(values)+k]
+			if r.Error != "" || r.OOM != "" {
+				what := "error"
+				if r.Error == "" {
+					what = "OOM"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t\t\t%s\t\t\t\t\n", c, v, what)
+				continue
+			}
+			if first == 0 {
+				first = r.TokensPerSecPerGPU
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.3f\t%.0f\t%.1f\t%.1f\t\n", c, v, r.GPUs, r.GlobalBatch, r.StepTime, r.TokensPerSecPerGPU, 100*r.MFU, 100*r.TokensPerSecPerGPU/first)
+		}
+	}
+	tw.Flush()
 }
