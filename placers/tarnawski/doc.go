@@ -9,4 +9,9 @@
 // optimizer on a linearised graph and the greedy split of Appendix F.
 // Splits are scored by placers/maxload and returned as plans
 // with one pipeline stage per part.
+//
+// The exact DP knows its limits: it stops enumerating at DefaultMaxIdeals
+// ideals (its walk grows with the square of the ideals, section 5.1.1),
+// within seconds, and tarnawski-dp then returns DPL's split with a
+// fallback that names the limit; the IPs start from DPL's split then.
 package tarnawski
