@@ -24,6 +24,9 @@ type Factory struct {
 	// ProgressEvery is how often a long command prints a progress line
 	// on ErrOut when it is not a terminal (0: every 5 s).
 	ProgressEvery time.Duration
+	// LongRun is how long a run goes before the progress names it as
+	// still running (0: a minute).
+	LongRun time.Duration
 }
 
 // NewFactory returns the factory of the real program: the built-in

@@ -15,9 +15,9 @@ import (
 // standard error is not a terminal.
 const defaultProgressEvery = 5 * time.Second
 
-// longRun is how long a run goes before the progress says it is still
-// running (while it runs).
-const longRun = time.Minute
+// defaultLongRun is how long a run goes before the progress says it is
+// still running (while it runs).
+const defaultLongRun = time.Minute
 
 // progress reports a long command on standard error: a bar on a terminal;
 // elsewhere (a file, a pipe, a CI log) a line every few seconds with what
@@ -36,6 +36,7 @@ type progress struct {
 	terminal bool
 	stop     chan struct{}
 	stopped  sync.WaitGroup
+	longRun  time.Duration
 }
 
 // newProgress starts reporting command what (e.g. "compare") of total
@@ -48,7 +49,11 @@ func newProgress(f *Factory, what string, total int, quiet bool) *progress {
 	if every <= 0 {
 		every = defaultProgressEvery
 	}
-	p := &progress{w: f.ErrOut, what: what, total: total, start: time.Now(),
+	long := f.LongRun
+	if long <= 0 {
+		long = defaultLongRun
+	}
+	p := &progress{w: f.ErrOut, what: what, total: total, start: time.Now(), longRun: long,
 		running: map[string]time.Time{}, told: map[string]bool{}, terminal: writerIsTerminal(f.ErrOut), stop: make(chan struct{})}
 	if p.terminal {
 		p.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f.ErrOut),
@@ -120,12 +125,14 @@ func (p *progress) tick() {
 		names = append(names, n)
 	}
 	sort.Slice(names, func(i, j int) bool { return p.running[names[i]].Before(p.running[names[j]]) })
-	var parts, long []string
+	var parts, long, longNames []string
 	for _, n := range names {
-		d := now.Sub(p.running[n]).Round(time.Second)
+		raw := now.Sub(p.running[n])
+		d := raw.Round(time.Second)
 		parts = append(parts, fmt.Sprintf("%s %s", n, d))
-		if d >= longRun {
+		if raw >= p.longRun {
 			long = append(long, fmt.Sprintf("%s (%s)", n, d))
+			longNames = append(longNames, n)
 		}
 	}
 	elapsed := now.Sub(p.start).Round(time.Second)
@@ -144,10 +151,10 @@ func (p *progress) tick() {
 		line += "; running: " + strings.Join(parts, ", ")
 	}
 	fmt.Fprintln(p.w, line)
-	for _, n := range long {
-		if name := n[:strings.LastIndex(n, " (")]; !p.told[name] {
+	for _, name := range longNames {
+		if !p.told[name] {
 			p.told[name] = true
-			fmt.Fprintf(p.w, "%s: %s has been running for over %s\n", p.what, name, longRun)
+			fmt.Fprintf(p.w, "%s: %s has been running for over %s\n", p.what, name, p.longRun)
 		}
 	}
 }

@@ -40,7 +40,7 @@ func TestCompareProgressAndTimeoutExit(t *testing.T) {
 	}
 	for _, allow := range []bool{false, true} {
 		var out, errb bytes.Buffer
-		f := &cli.Factory{Out: &out, ErrOut: &errb, Registry: reg, Getenv: func(string) string { return "" }, ProgressEvery: 20 * time.Millisecond}
+		f := &cli.Factory{Out: &out, ErrOut: &errb, Registry: reg, Getenv: func(string) string { return "" }, ProgressEvery: 20 * time.Millisecond, LongRun: 100 * time.Millisecond}
 		args := []string{"compare", "-w", "zoo:mlp", "-c", "4xV100-pcie", "--placers", "single,stuck", "--timeout", "300ms"}
 		want := cli.ExitError
 		if allow {
@@ -53,6 +53,9 @@ func TestCompareProgressAndTimeoutExit(t *testing.T) {
 		}
 		if !strings.Contains(errs, "compare: 1/2 done") || !strings.Contains(errs, "elapsed; running: stuck") {
 			t.Errorf("allow %v: no progress line naming the running placer on stderr:\n%s", allow, errs)
+		}
+		if !strings.Contains(errs, "compare: stuck has been running for over 100ms") {
+			t.Errorf("allow %v: the long run is not named while it runs:\n%s", allow, errs)
 		}
 		if !strings.Contains(errs, "compare: 2 runs, 1 ok, 1 failed (1 timed out)") {
 			t.Errorf("allow %v: no summary line:\n%s", allow, errs)
