@@ -45,6 +45,17 @@ type SweepSeries struct {
 // top edge, labelled with its value, and the line breaks around it, as it
 // does at a failed point.
 func SweepChart(param string, series []SweepSeries, logX bool) *Figure {
+	return SweepChartLabelled(SweepLabels{Title: "Simulated step time vs " + param, X: param, Y: "step time"}, series, logX)
+}
+
+// SweepLabels names a sweep chart's parts: Title, the X axis label (with
+// its unit, e.g. "NVLink domain size (GPUs)") and the Y quantity, to
+// which the time unit the axis uses is added ("iteration time (s)").
+type SweepLabels struct{ Title, X, Y string }
+
+// SweepChartLabelled is SweepChart with the labels given.
+func SweepChartLabelled(lb SweepLabels, series []SweepSeries, logX bool) *Figure {
+	param := lb.X
 	var ys []float64
 	lines := make([]sweepLine, len(series))
 	for i, s := range series {
@@ -76,9 +87,9 @@ func SweepChart(param string, series []SweepSeries, logX bool) *Figure {
 			lines[i].pts[j].y *= scale
 		}
 	}
-	p := newPlot("Simulated step time vs " + param)
-	p.X.Label.Text = param
-	p.Y.Label.Text = "step time (" + unit + ")"
+	p := newPlot(lb.Title)
+	p.X.Label.Text = lb.X
+	p.Y.Label.Text = lb.Y + " (" + unit + ")"
 	leg := newLegend()
 	drawSweep(p, leg, lines, 0, top*scale, math.Inf(-1), hi*scale, unit)
 	p.Y.Min = 0

@@ -266,16 +266,16 @@ func writeLLMSweep(opts *SweepOptions, param string, clusters, values []string, 
 			series[ci].Points = append(series[ci].Points, pt)
 		}
 	}
-	label := param
-	if !allNum {
-		label = fmt.Sprintf("%s (%s)", param, strings.Join(values, ", "))
+	for ci, c := range clusters {
+		series[ci].Placer = systemLegend(c)
 	}
-	fig := reports.SweepChart(label, series, false)
-	fig.Title = fmt.Sprintf("%s, %s: iteration time vs %s", opts.Workload, opts.Layout, param)
+	lb := llmSweepLabels(opts, param, values, allNum)
+	fig := reports.SweepChartLabelled(lb.SweepLabels, series, false)
+	fig.Title = lb.Title
 	// the scaling chart: tokens/s/GPU and MFU against the setting
 	scaling := make([]reports.ScalingSeries, len(clusters))
 	for ci, c := range clusters {
-		scaling[ci].Name = c
+		scaling[ci].Name = systemLegend(c)
 		for k := range values {
 			r := rows[ci*len(values)+k]
 			pt := reports.ScalingPoint{X: xs[k], TokensPerSecPerGPU: r.TokensPerSecPerGPU, MFU: r.MFU}
@@ -287,16 +287,12 @@ func writeLLMSweep(opts *SweepOptions, param string, clusters, values []string, 
 			scaling[ci].Points = append(scaling[ci].Points, pt)
 		}
 	}
-	what := param
+	what := lb.XName
 	if param == "gpus" {
 		what = "GPUs (" + opts.Scaling + " scaling)"
 	}
-	xlabel := label
-	if param == "gpus" {
-		xlabel = "GPUs"
-	}
-	sfig := reports.ScalingChart(fmt.Sprintf("%s, %s: tokens/s/GPU and MFU vs %s", strings.TrimPrefix(opts.Workload, "zoo:"), opts.Layout, what), xlabel, scaling, param == "gpus" && allNum)
-	stamp := study.NewStamp("sweep").String()
+	sfig := reports.ScalingChart(fmt.Sprintf("%s: tokens/s/GPU and MFU vs %s", lb.What, what), lb.X, scaling, param == "gpus" && allNum)
+	stamp := llmSweepStamp(opts).String()
 	fig.Caption, sfig.Caption = stamp, stamp
 	if _, err := reports.WriteFigures(opts.OutDir, []*reports.Figure{fig, sfig}); err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -46,6 +47,43 @@ func TestSweepLLM(t *testing.T) {
 	} {
 		if code, _, errs := run(t, args...); code != 1 || errs == "" {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
+		}
+	}
+}
+
+// The chart of a sweep over the NVLink domain is one a reader can put in
+// a paper: a title naming model, GPUs and layout, axis labels with units,
+// a legend naming the systems, the stamp (issue 26).
+func TestSweepLLMChartLabels(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errs := run(t, "sweep", "-w", "zoo:llama3.1-8b", "-c", "gb200-nvl72:racks=1,gpus=64;dgx-b200:nodes=8",
+		"--layout", "tp=8,pp=2,dp=4,sp,zero=1,mbs=1,gbs=64", "--vary", "system.nvlink-domain=8,16,32", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, "sweep_step_time.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the SVG's texts joined by spaces (a title wraps to the plot's width)
+	var texts []string
+	for _, m := range regexp.MustCompile(`>([^<]*)</text>`).FindAllStringSubmatch(string(svg), -1) {
+		texts = append(texts, m[1])
+	}
+	text := strings.Join(texts, " ")
+	for _, want := range []string{
+		"llama3.1-8b on 64 GPUs (tp8 pp2 dp4 gbs 64): iteration time vs NVLink domain size",
+		"NVLink domain size (GPUs)", "iteration time (ms)",
+		"GB200 NVL72, 1 rack (64 GPUs)", "DGX B200, 8 nodes (64 GPUs)",
+		"placesim ", "sweep -w zoo:llama3.1-8b --vary system.nvlink-domain=8,16,32",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("chart lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"Simulated step time", " step time (", "system.nvlink-domain "} {
+		if strings.Contains(text, bad) {
+			t.Errorf("chart still has %q", bad)
 		}
 	}
 }
