@@ -174,9 +174,19 @@ func (s *sim) init() error {
 	if s.opt.Trace {
 		s.trace = &Trace{}
 	}
-	if err := s.unroll(); err != nil {
+	u, err := unroll(s.g, s.c, s.p, s.lay, s.opt.maxMemory(), s.arena)
+	if err != nil {
 		return err
 	}
+	s.un = u
+	s.params()
+	s.nodes, s.firstSide = u.nodes, u.firstSide
+	s.wire(u.succ)
+	u.succ = csr{} // the arena's arrays, wired: not kept
+	for d, o := range u.order {
+		s.streams[d].order = o
+	}
+	s.prio = u.prio
 	n := len(s.nodes)
 	s.res.OpStart, s.res.OpEnd = make([]float64, n), make([]float64, n)
 	for d := range s.streams {

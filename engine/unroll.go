@@ -98,6 +98,14 @@ type unrolled struct {
 	// slowdown given to the slowest replica (slowestReplica)
 	base     []float64
 	straggle float64
+
+	// the table unroll returns beside the nodes: where the side nodes
+	// start, the nodes' unique successors, each device's order of nodes
+	// (nil: none) and the nodes' priorities (nil: none)
+	firstSide int32
+	succ      csr
+	order     [][]int32
+	prio      []float64
 }
 
 // NodeKind says what an unrolled node is.
@@ -163,36 +171,38 @@ func (u *unrolled) source(w, v int32, mb, r int, recomp bool) int32 {
 	return u.node(w, mb, r)
 }
 
-// unroll derives the nodes of s's plan, the one place where an execution
-// regime becomes a graph of instances, and sets up the streams' orders
-// and the resident parameters.
-func (s *sim) unroll() error {
-	l := s.lay
+// unroll derives the node table of plan p for graph g on cluster c, the
+// one place where an execution regime becomes a graph of instances: the
+// nodes with their costs, devices and identities, their unique successors
+// (succ), each device's order of nodes and the nodes' priorities. It is a
+// pure function of its arguments: it reads lay (the layout Plan.validate
+// built; nil builds it) and writes only the arrays it borrows from a. The
+// simulation then allocates the parameters (sim.params), wires the
+// successors and takes the orders (sim.init).
+func unroll(g *workloads.Graph, c *devices.Cluster, p *Plan, lay *layout, maxMemory int64, a *arena) (*unrolled, error) {
+	l := lay
 	if l == nil {
 		var err error
-		if l, err = s.p.layout(s.g, s.c); err != nil {
-			return err
+		if l, err = p.layout(g, c); err != nil {
+			return nil, err
 		}
 	}
-	g := s.g
 	n := len(g.Ops)
-	u := &unrolled{l: l, c: s.c, g: g, plan: s.p, step: !s.p.unrolledPlan(), n: n, m: l.m, reps: l.reps, scale: l.m * l.reps}
+	u := &unrolled{l: l, c: c, g: g, plan: p, step: !p.unrolledPlan(), n: n, m: l.m, reps: l.reps, scale: l.m * l.reps}
 	if g.Batch <= 1 {
 		// a graph of one sample (msr-fiddle's per-sample costs): every
 		// micro-batch and replica plays a whole sample, see SamplesPerStep
 		u.scale = 1
 	}
-	s.un = u
 	u.opAdjacency()
 	u.classify()
-	if err := u.checkSize(s.opt.maxMemory()); err != nil {
-		return err
+	if err := u.checkSize(maxMemory); err != nil {
+		return nil, err
 	}
 	if l.stages != nil {
 		u.roles()
 	}
 	total := u.reps * u.block
-	a := s.arena
 	if u.step {
 		// instances writes every op's node and device
 		u.nodes = grow(&a.nodes, total, total)
@@ -202,8 +212,8 @@ func (s *sim) unroll() error {
 		u.dev = reuse(&a.dev, total, total+total/8)
 		u.ids = reuse(&a.ids, total, total+total/8)
 	}
-	if err := u.instances(s); err != nil {
-		return err
+	if err := u.instances(); err != nil {
+		return nil, err
 	}
 	// side nodes: weight stashes, all-reduces
 	u.versions = make([]int, len(l.stages))
@@ -218,19 +228,20 @@ func (s *sim) unroll() error {
 		u.slowestReplica()
 		u.addAllReduces()
 	}
-	s.nodes, s.firstSide = u.nodes, int32(total)
+	u.firstSide = int32(total)
 	if u.step {
 		// a step: the op graph is the node graph
-		s.wire(stepSuccessors(g, a))
+		u.succ = stepSuccessors(g, a)
 	} else {
-		s.wire(u.adjacency())
+		u.succ = u.adjacency()
 	}
+	u.order = make([][]int32, len(c.Devices))
 	if l.sched != "" {
-		u.orders(s)
+		u.orders()
 	} else {
-		u.planOrder(s)
+		u.planOrder()
 	}
-	return nil
+	return u, nil
 }
 
 // id says what node x is; a plain step keeps no table (node x is op x).
@@ -299,23 +310,22 @@ func divUp(b int64, k int) int64 {
 }
 
 // instances fills every op instance's identity, device, time, output and
-// workspace, and allocates the parameters: resident on every replica's
-// device from the start.
-func (u *unrolled) instances(s *sim) error {
+// workspace.
+func (u *unrolled) instances() error {
 	g, l := u.g, u.l
 	for r := 0; r < u.reps; r++ {
 		for vi := range g.Ops {
 			v := int32(vi)
 			op := &g.Ops[v]
-			d := l.repDev[r][s.p.Device[v]]
-			if op.CPUOnly && s.c.Devices[d].Kind.Class != devices.CPU {
-				return cpuOnlyError(op, &s.c.Devices[d])
+			d := l.repDev[r][u.plan.Device[v]]
+			if op.CPUOnly && u.c.Devices[d].Kind.Class != devices.CPU {
+				return cpuOnlyError(op, &u.c.Devices[d])
 			}
 			k := 1
 			if u.scale > 1 && u.scaled(v) { // (a step reads no role)
 				k = u.scale
 			}
-			t, err := scaledOpTime(op, &s.c.Devices[d].Kind, k)
+			t, err := scaledOpTime(op, &u.c.Devices[d].Kind, k)
 			if err != nil {
 				return fmt.Errorf("%w: %v", ErrInvalidPlan, err)
 			}
@@ -336,13 +346,27 @@ func (u *unrolled) instances(s *sim) error {
 					}
 				}
 			}
+		}
+	}
+	return nil
+}
+
+// params counts every op instance on its device's stream and allocates
+// the parameters: resident on every replica's device from the start, in
+// the order of the replicas, then the ops.
+func (s *sim) params() {
+	u := s.un
+	for r := 0; r < u.reps; r++ {
+		for vi := range u.g.Ops {
+			v := int32(vi)
+			op := &u.g.Ops[v]
+			d := u.l.repDev[r][u.plan.Device[v]]
 			st := &s.streams[d]
 			st.ops++
 			st.params += op.ParamBytes
 			s.alloc(int32(d), op.ParamBytes, u.node(v, 0, r), allocParams)
 		}
 	}
-	return nil
 }
 
 // scaledOpTime is op's time on kind k for 1/scale of its batch: a measured
@@ -417,8 +441,8 @@ func (u *unrolled) roles() {
 
 // orders expands the schedule of every device's stages (merged when
 // several share it, see deviceItems) into its strict order of nodes, for
-// every replica.
-func (u *unrolled) orders(s *sim) {
+// every replica (u.order).
+func (u *unrolled) orders() {
 	l := u.l
 	// an item's time per micro-batch on replica 0, for merging stages
 	dur := func(st int, k itemKind) float64 {
@@ -462,21 +486,21 @@ func (u *unrolled) orders(s *sim) {
 					}
 				}
 			}
-			s.streams[l.repDev[r][d]].order = o
+			u.order[l.repDev[r][d]] = o
 		}
 	}
 }
 
-// planOrder maps the plan's priorities and strict order onto every
-// replica's nodes (a step, or data parallelism without a pipeline: one
-// node per op and replica).
-func (u *unrolled) planOrder(s *sim) {
-	p := s.p
+// planOrder maps the plan's priorities (u.prio) and strict order
+// (u.order) onto every replica's nodes (a step, or data parallelism
+// without a pipeline: one node per op and replica).
+func (u *unrolled) planOrder() {
+	p := u.plan
 	if p.Priority != nil {
-		s.prio = make([]float64, len(u.nodes))
+		u.prio = make([]float64, len(u.nodes))
 		for x := range u.nodes {
 			if id := u.id(int32(x)); id.op >= 0 {
-				s.prio[x] = p.Priority[id.op]
+				u.prio[x] = p.Priority[id.op]
 			}
 		}
 	}
@@ -501,7 +525,7 @@ func (u *unrolled) planOrder(s *sim) {
 					o = append(o, u.node(int32(v), 0, r))
 				}
 			}
-			s.streams[rd].order = o
+			u.order[rd] = o
 		}
 	}
 }
