@@ -356,6 +356,21 @@ func (u *unrolled) instances() error {
 // the order of the replicas, then the ops.
 func (s *sim) params() {
 	u := s.un
+	ops := u.g.Ops
+	if u.step {
+		// node v is op v, on u.dev[v]
+		for v := range ops {
+			d, b := u.dev[v], ops[v].ParamBytes
+			st := &s.streams[d]
+			st.ops++
+			st.params += b
+			// alloc, written out as the hot paths do (alloc does not inline)
+			if m := &s.mem[d]; m.add(b) {
+				s.allocSlow(d, b, int32(v), allocParams)
+			}
+		}
+		return
+	}
 	for r := 0; r < u.reps; r++ {
 		for vi := range u.g.Ops {
 			v := int32(vi)
