@@ -110,6 +110,13 @@ func simulateRun(opts *SimulateOptions) error {
 	if err != nil {
 		return flagNamed(err, regimeFlagNames(nil))
 	}
+	// a lenient import's warnings (unsupported ONNX ops, unknown
+	// msr-fiddle fields) on every command, not only stats (issue 31)
+	if o.Graph != nil {
+		for _, w := range o.Graph.Warnings {
+			fmt.Fprintf(opts.ErrOut, "warning: %s\n", EscapeTerminal(w))
+		}
+	}
 	if opts.JSON {
 		if err := writeJSON(opts.Out, o); err != nil {
 			return err
