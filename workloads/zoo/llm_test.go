@@ -183,3 +183,52 @@ func TestWindowFraction(t *testing.T) {
 		t.Errorf("windowed model FLOPs %g, want %g", w.ModelFLOPs, wantModel)
 	}
 }
+
+// The decoder-only presets as zoo graphs: every parameter of the model
+// (LLM.ParamCount, at the graph's FP32 parameters) sits on some op, and
+// the graph's forward FLOPs are the large-model simulator's (LLM.Ops on
+// one GPU) for the same layers and sequence.
+func TestLLMGraphs(t *testing.T) {
+	for _, name := range LLMNames() {
+		t.Run(name, func(t *testing.T) {
+			spec := "zoo:" + name + "?layers=2&seq=512&batch=2"
+			g, err := Build(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := ParseLLM("zoo:" + name + "?layers=2&seq=512")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := g.ParamBytes(), 4*m.ParamCount(); got != want {
+				t.Errorf("graph parameters %d bytes, want 4 x %d", got, m.ParamCount())
+			}
+			sh := Shard{TP: 1, CP: 1, EP: 1, MicroBatch: 2, ActBytes: 2}
+			var want float64
+			for _, p := range []Part{PartEmbedding, PartAttention, PartMLP, PartHead} {
+				times := 1.0
+				if p == PartAttention || p == PartMLP {
+					times = float64(m.Layers)
+				}
+				for _, op := range m.Ops(p, sh) {
+					want += times * op.FwdFLOPs
+				}
+			}
+			var got float64
+			for _, op := range g.Ops {
+				got += op.FLOPs
+			}
+			if m.Arch == ArchGPT {
+				// the position add of the embedding block (one FLOP
+				// per element) is the graph's own
+				got -= float64(2 * 512 * m.Hidden)
+			}
+			if math.Abs(got-want) > 1e-9*want {
+				t.Errorf("graph forward %g FLOPs, simulator %g", got, want)
+			}
+		})
+	}
+	if _, err := Build("zoo:llama3.1-8b?layers=0"); err == nil || !strings.Contains(err.Error(), "layers") {
+		t.Errorf("layers=0: %v", err)
+	}
+}

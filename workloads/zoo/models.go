@@ -4,9 +4,10 @@ import (
 	"placesim/workloads"
 )
 
-// models is the one list of zoo entries.
+// models is the one list of zoo entries: the seed papers' models and the
+// decoder-only presets (llmGraphModels).
 func models() []Model {
-	return []Model{
+	return append([]Model{
 		{Name: "mlp", Description: "multi-layer perceptron (layers=, hidden=, input=, classes=)",
 			Source: "-", DefaultBatch: 128, DefaultOptimizer: workloads.SGD, build: buildMLP},
 		{Name: "resnet50", Description: "ResNet v1.5 (depth=50|101|152, image=, classes=, bn=unfused|fused: default by framework)",
@@ -29,7 +30,7 @@ func models() []Model {
 			Source: "Radford et al. 2019", DefaultBatch: 8, DefaultOptimizer: workloads.Adam, build: buildGPT},
 		{Name: "tensor_holography", Description: "TensorHolo CNN with focal-stack loss (layers=, filters=, resolution=, planes=)",
 			Source: "Shi et al. 2021", DefaultBatch: 16, DefaultOptimizer: workloads.Adam, build: buildTensorHolography},
-	}
+	}, llmGraphModels()...)
 }
 
 // imageInput reads the image classifiers' common parameters (image side

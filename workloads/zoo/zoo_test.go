@@ -122,6 +122,13 @@ var small = map[string]string{
 	"bert":              "layers=1&seq=8&batch=1",
 	"gpt":               "layers=1&hidden=32&heads=2&seq=8&batch=1",
 	"tensor_holography": "layers=3&resolution=16&planes=2&batch=2",
+	// the decoder-only presets (llm_graph.go) at one layer
+	"llama3.1-8b":   "layers=1&seq=256&batch=1",
+	"llama3.1-70b":  "layers=1&seq=256&batch=1",
+	"llama3.1-405b": "layers=1&seq=256&batch=1",
+	"gpt3-175b":     "layers=1&seq=256&batch=1",
+	"mixtral-8x7b":  "layers=1&seq=256&batch=1",
+	"gpt-oss-120b":  "layers=2&seq=256&batch=1",
 }
 
 func TestSmallCoversZoo(t *testing.T) {
