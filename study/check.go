@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
+	"placesim/internal/scratch"
 	"strconv"
 	"strings"
 
@@ -112,11 +112,13 @@ func CheckWith(ctx context.Context, baseline *Results, o RunOptions, tol float64
 	if err := checkBaselineRecords(baseline.Records); err != nil {
 		return nil, nil, err
 	}
-	dir, err := os.MkdirTemp("", "placesim-check-")
+	// a scratch directory (removed when an interrupted command exits,
+	// even while this run is abandoned on its goroutine)
+	dir, remove, err := scratch.MkdirTemp(ctx, "placesim-check-")
 	if err != nil {
 		return nil, nil, err
 	}
-	defer os.RemoveAll(dir)
+	defer remove()
 	o.Dir, o.Shard = dir, Shard{}
 	cur, _, err := RunScenario(ctx, baseline.Scenario, o)
 	if err != nil {

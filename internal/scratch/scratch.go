@@ -7,16 +7,28 @@ package scratch
 
 import (
 	"context"
+	"errors"
 	"os"
 	"sync"
 	"time"
 )
 
+// ErrClosed is MkdirTemp's error under a Tracker that was closed: the
+// command is exiting and no new scratch directory may appear.
+var ErrClosed = errors.New("scratch: the command is exiting (scratch directories closed)")
+
 // Tracker records the scratch directories made under a context that
 // carries it. Its zero value is ready to use.
 type Tracker struct {
-	mu   sync.Mutex
-	dirs map[string]struct{}
+	mu     sync.Mutex
+	dirs   map[string]struct{}
+	closed bool
+}
+
+// From returns the Tracker ctx carries, or nil.
+func From(ctx context.Context) *Tracker {
+	t, _ := ctx.Value(key{}).(*Tracker)
+	return t
 }
 
 type key struct{}
@@ -29,30 +41,50 @@ func WithTracker(ctx context.Context, t *Tracker) context.Context {
 
 // MkdirTemp makes a directory as os.MkdirTemp("", pattern) does and
 // returns it with the function that removes it; under a context with a
-// Tracker the directory is registered until it is removed.
+// Tracker the directory is made and registered under the tracker's lock,
+// so that it is either registered before Close removes the registered
+// directories or never made (ErrClosed): a placer abandoned on a
+// goroutine cannot leave one behind after its command exits.
 func MkdirTemp(ctx context.Context, pattern string) (string, func(), error) {
+	t := From(ctx)
+	if t == nil {
+		dir, err := os.MkdirTemp("", pattern)
+		if err != nil {
+			return "", nil, err
+		}
+		return dir, func() { _ = os.RemoveAll(dir) }, nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return "", nil, ErrClosed
+	}
 	dir, err := os.MkdirTemp("", pattern)
 	if err != nil {
 		return "", nil, err
 	}
-	t, _ := ctx.Value(key{}).(*Tracker)
-	if t != nil {
-		t.mu.Lock()
-		if t.dirs == nil {
-			t.dirs = map[string]struct{}{}
-		}
-		t.dirs[dir] = struct{}{}
-		t.mu.Unlock()
+	if t.dirs == nil {
+		t.dirs = map[string]struct{}{}
 	}
+	t.dirs[dir] = struct{}{}
 	remove := func() {
 		_ = os.RemoveAll(dir)
-		if t != nil {
-			t.mu.Lock()
-			delete(t.dirs, dir)
-			t.mu.Unlock()
-		}
+		t.mu.Lock()
+		delete(t.dirs, dir)
+		t.mu.Unlock()
 	}
 	return dir, remove, nil
+}
+
+// Close refuses every later MkdirTemp under t (ErrClosed) and removes the
+// registered directories (RemoveAll): once it returns, no scratch
+// directory of t exists or can appear, except those it returns (a killed
+// tool's last writes outlasting patience).
+func (t *Tracker) Close(patience time.Duration) []string {
+	t.mu.Lock()
+	t.closed = true
+	t.mu.Unlock()
+	return t.RemoveAll(patience)
 }
 
 // Pending returns how many registered directories are not yet removed.

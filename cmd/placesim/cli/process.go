@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"fmt"
 	"io"
 	"os"
+	"time"
 )
 
 // RunProcess is the program's entry point: Main inside a private
@@ -23,7 +25,19 @@ func RunProcess(args []string, stdout, stderr io.Writer) int {
 			} else {
 				os.Unsetenv("TMPDIR")
 			}
-			os.RemoveAll(tmp)
+			// Main closed the scratch tracker (nothing of placesim makes
+			// a directory here any more); a killed tool's last writes may
+			// still land, so a removal that fails is tried again briefly
+			// and reported, never left silently
+			var err error
+			for deadline := time.Now().Add(time.Second); ; time.Sleep(20 * time.Millisecond) {
+				if err = os.RemoveAll(tmp); err == nil || time.Now().After(deadline) {
+					break
+				}
+			}
+			if err != nil {
+				fmt.Fprintf(stderr, "placesim: could not remove the temporary directory %s: %v\n", tmp, err)
+			}
 		}()
 	}
 	return Main(args, stdout, stderr)

@@ -51,7 +51,18 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	// names from data files reach the terminal escaped (escape.go)
 	out := newEscapeWriter(stdout)
-	return runInterruptible(ctx, stderr, func() int { return MainContext(ctx, NewFactory(out, stderr), args) })
+	// the scratch directories' tracker belongs to the process, not to
+	// the command's goroutine: after Ctrl-C runInterruptible may return
+	// while that goroutine still runs a placer, and Close then both
+	// removes what it made and refuses what it would make next, before
+	// RunProcess removes the private TMPDIR
+	var tmp scratch.Tracker
+	ctx = scratch.WithTracker(ctx, &tmp)
+	code := runInterruptible(ctx, stderr, func() int { return MainContext(ctx, NewFactory(out, stderr), args) })
+	for _, dir := range tmp.Close(time.Second) {
+		fmt.Fprintf(stderr, "placesim: could not remove the scratch directory %s\n", dir)
+	}
+	return code
 }
 
 // MainContext runs the CLI under ctx with f's streams and returns the exit
@@ -67,13 +78,16 @@ func MainContext(ctx context.Context, f *Factory, args []string) (code int) {
 	// Scratch directories of external tools (CBC, METIS, Scotch) are
 	// removed on every exit path: a placer abandoned at a timeout or by
 	// Ctrl-C may still hold one when the command returns.
-	var tmp scratch.Tracker
-	defer func() {
-		for _, dir := range tmp.RemoveAll(time.Second) {
-			fmt.Fprintf(f.ErrOut, "placesim: could not remove the scratch directory %s\n", dir)
-		}
-	}()
-	ctx = scratch.WithTracker(ctx, &tmp)
+	// (Main's tracker when ctx carries one: Main closes it)
+	if scratch.From(ctx) == nil {
+		var tmp scratch.Tracker
+		defer func() {
+			for _, dir := range tmp.Close(time.Second) {
+				fmt.Fprintf(f.ErrOut, "placesim: could not remove the scratch directory %s\n", dir)
+			}
+		}()
+		ctx = scratch.WithTracker(ctx, &tmp)
+	}
 	if wantsVersion(args) {
 		fmt.Fprintln(f.Out, "placesim", study.Version())
 		return ExitOK
