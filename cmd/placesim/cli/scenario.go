@@ -650,5 +650,23 @@ func checkRun(opts *CheckOptions) error {
 	for _, r := range regs {
 		fmt.Fprintf(opts.Out, "REGRESSION %s\n", r)
 	}
-	return &exitError{ExitError, fmt.Errorf("%d of %d points regressed beyond %s", len(regs), len(base.Records), opts.Tolerance)}
+	// a point that failed (or timed out) now did not regress in its
+	// figures: say so, as "6 of 6 points regressed" alone misled (issue 31)
+	failed, timedOut := 0, 0
+	for _, r := range regs {
+		if strings.HasPrefix(r.Reason, "now fails: ") {
+			failed++
+			if strings.Contains(r.Reason, "timed out") {
+				timedOut++
+			}
+		}
+	}
+	detail := ""
+	switch {
+	case timedOut > 0:
+		detail = fmt.Sprintf(" (%d of them now fail, %d by timing out: raise the scenario's timeout, or check on the machine the baseline ran on)", failed, timedOut)
+	case failed > 0:
+		detail = fmt.Sprintf(" (%d of them now fail)", failed)
+	}
+	return &exitError{ExitError, fmt.Errorf("%d of %d points regressed beyond %s%s", len(regs), len(base.Records), opts.Tolerance, detail)}
 }
