@@ -114,6 +114,11 @@ func systemLegend(spec string) string {
 			}
 		}
 	}
+	if !systemSized(spec) {
+		// llm.System sizes an unsized spec to each point's layout: a
+		// GPU-count sweep's points run on different sizes
+		return fmt.Sprintf("%s, %s sized to the layout", fam, unit)
+	}
 	n := sp.Nodes
 	if unit == "racks" && sp.Domain > 0 {
 		n = (sp.Nodes*sp.GPUsPerNode + sp.Domain - 1) / sp.Domain
@@ -122,6 +127,23 @@ func systemLegend(spec string) string {
 		unit = strings.TrimSuffix(unit, "s")
 	}
 	return fmt.Sprintf("%s, %d %s (%s GPUs)", fam, n, unit, thousands(sp.TotalGPUs()))
+}
+
+// systemSized reports whether a one-line system spec gives its size
+// (nodes=, racks= or gpus=), as llm.System reads it.
+func systemSized(spec string) bool {
+	_, rest, ok := strings.Cut(spec, ":")
+	if !ok {
+		return false
+	}
+	for _, kv := range strings.Split(rest, ",") {
+		k, _, _ := strings.Cut(kv, "=")
+		switch strings.ToLower(strings.TrimSpace(k)) {
+		case "nodes", "racks", "gpus":
+			return true
+		}
+	}
+	return false
 }
 
 // thousands writes n with commas: 1,024.

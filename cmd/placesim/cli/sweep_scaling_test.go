@@ -50,6 +50,11 @@ func TestSweepGPUsScaling(t *testing.T) {
 					t.Errorf("row %d: %g tokens/s/GPU, MFU %g", i, r.TokensPerSecPerGPU, r.MFU)
 				}
 			}
+			// the unsized system grows with the GPUs: its legend gives no size
+			svg, err := os.ReadFile(filepath.Join(dir, "sweep_scaling.svg"))
+			if err != nil || !strings.Contains(string(svg), "sized to the layout") || strings.Contains(string(svg), "1 node") {
+				t.Errorf("scaling chart's legend: want the system sized to the layout, not 1 node (%v)", err)
+			}
 			for _, f := range []string{"sweep_scaling.png", "sweep_scaling.svg", "sweep_step_time.png"} {
 				if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 					t.Errorf("%s: %v", f, err)
