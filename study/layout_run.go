@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"placesim/devices"
+	"placesim/engine"
 	"placesim/engine/llm"
 	"placesim/parallel"
 	"placesim/placers"
@@ -114,4 +115,37 @@ func parseLayoutRegime(s string) (Regime, error) {
 		return Regime{}, fmt.Errorf("regime %q: %w", s, err)
 	}
 	return Regime{Layout: &l}, nil
+}
+
+// runLayoutPoint is a scenario point whose regime carries a layout: the
+// point's workload (a decoder-only preset) played under the layout on the
+// point's cluster (a one-line system such as dgx-h100:nodes=8, a preset
+// or a file), its placer planning the stages (PlannerEven: Megatron's
+// split). Its record holds the iteration time as the step time, global
+// batch sequences per second as the throughput, the largest pipeline
+// rank's peak memory and an out-of-memory verdict.
+func runLayoutPoint(ctx context.Context, p Point, regime Regime, reg *placers.Registry) Record {
+	rec := Record{Point: p}
+	if len(p.Settings) > 0 {
+		rec.Error = fmt.Sprintf("%v: what-if settings do not apply to a layout point (vary the system spec or the layout instead)", ErrLayoutWorkload)
+		return rec
+	}
+	j, r, err := SimulateLayout(ctx, reg, LayoutRequest{Workload: p.Workload, Cluster: p.Cluster, Regime: regime, Planner: p.Placer})
+	if err != nil {
+		rec.Error = err.Error()
+		return rec
+	}
+	rec.StepTime = r.IterationTime
+	rec.Throughput = float64(j.Layout.GlobalBatch) / r.IterationTime
+	rec.PeakMemory = []int64{r.PeakMemory} // the largest pipeline rank's
+	if n := len(j.Cluster.Devices); n > 0 {
+		rec.Capacity = []int64{j.Cluster.Devices[0].Kind.Memory}
+	}
+	if o := r.OOM; o != nil {
+		rec.OOM = &engine.OOM{Device: o.Rank, DeviceName: o.Device, OpName: o.Op, What: "layout memory", Requested: o.Bytes, Capacity: o.Capacity}
+	}
+	if err := checkFinite(rec.StepTime, rec.Throughput); err != nil {
+		rec = Record{Point: p, Error: err.Error()}
+	}
+	return rec
 }

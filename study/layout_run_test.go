@@ -95,3 +95,50 @@ func TestLayoutNeedsDecoderOnlyModel(t *testing.T) {
 		t.Errorf("graph run with a layout: %v", err)
 	}
 }
+
+// A scenario's layout: field runs its points through engine/llm (each
+// placer planning the stages, "even" Megatron's split), the record
+// holding the iteration SimulateLayout plays; a graph workload under a
+// layout is its point's error.
+func TestScenarioLayout(t *testing.T) {
+	s, err := ParseScenario([]byte(`name: layout
+workloads: ["zoo:llama3.1-8b?layers=4&seq=2048", "zoo:mlp"]
+clusters: ["dgx-h100:nodes=1"]
+placers: [even]
+layout: tp=2,pp=2,dp=2,sp,zero=1,mbs=1,gbs=8
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := builtin.NewRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _, err := RunScenario(context.Background(), s, RunOptions{Registry: reg, Dir: t.TempDir(), Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Records) != 2 {
+		t.Fatalf("%d records, want 2", len(res.Records))
+	}
+	r, _ := ParseRegime("layout:tp=2,pp=2,dp=2,sp,zero=1,mbs=1,gbs=8", nil)
+	_, want, err := SimulateLayout(context.Background(), reg, LayoutRequest{Workload: "zoo:llama3.1-8b?layers=4&seq=2048", Cluster: "dgx-h100:nodes=1", Regime: r, Planner: PlannerEven})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range res.Records {
+		switch rec.Point.Workload {
+		case "zoo:mlp":
+			if !strings.Contains(rec.Error, ErrLayoutWorkload.Error()) || !strings.Contains(rec.Error, "zoo:mlp") {
+				t.Errorf("graph workload under a layout: error %q", rec.Error)
+			}
+		default:
+			if rec.Error != "" || rec.StepTime != want.IterationTime || rec.Point.Regime != r.String() {
+				t.Errorf("layout point: %+v, want step time %g in regime %s", rec, want.IterationTime, r)
+			}
+		}
+	}
+	if _, err := ParseScenario([]byte("name: x\nworkloads: [a]\nclusters: [b]\nplacers: [even]\nlayout: tp=zero\n")); err == nil || !strings.Contains(err.Error(), "layout") {
+		t.Errorf("bad layout field: %v", err)
+	}
+}

@@ -269,6 +269,16 @@ func runPoint(ctx context.Context, s *Scenario, p Point, regime Regime, reg *pla
 			line.Record.Error = fmt.Sprintf("panic: %v", r)
 		}
 	}()
+	if regime.Layout != nil {
+		// a large-model layout: engine/llm plays the point (layout_run.go)
+		pctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		line.Record = runLayoutPoint(pctx, p, regime, reg)
+		if ctx.Err() != nil {
+			return line, false
+		}
+		return line, true
+	}
 	wspec, c, err := cache.cluster(p)
 	if err != nil {
 		line.Record.Error = err.Error()

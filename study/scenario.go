@@ -32,6 +32,7 @@ import (
 //	baseline: expert                        # improvement over it is plotted
 //	timeout: 10m                            # per placement
 //	regimes: [step, "1f1b:16", "dp:4"]      # default [step]; see ParseRegime
+//	layout: tp=4,pp=4,dp=2,sp,zero=1,gbs=64 # a decoder-only model's layout (regime layout:...)
 //	allreduce: {bucket: 25MiB, overlap: true, model: link}  # dp regimes' all-reduce
 type Scenario struct {
 	Name          string                       `yaml:"name" json:"name"`
@@ -51,6 +52,13 @@ type Scenario struct {
 	// [step]. Each is an axis of the points: a placer is ranked and
 	// checked only against points of the same regime.
 	Regimes RegimeList `yaml:"regimes,omitempty" json:"regimes,omitempty"`
+	// Layout, when set, is a large-model layout (as train's --layout):
+	// shorthand for the regime "layout:LAYOUT" beside any regimes. Its
+	// points play each workload (a decoder-only preset, zoo:NAME) on each
+	// cluster (a one-line system such as dgx-h100:nodes=8) by engine/llm,
+	// each placer planning the pipeline stages ("even": Megatron's split);
+	// a graph workload is an error of its point (ErrLayoutWorkload).
+	Layout string `yaml:"layout,omitempty" json:"layout,omitempty"`
 	// AllReduce sets the gradient all-reduce of every data-parallel
 	// regime (default: one bucket per stage, not overlapped, the
 	// framework's cost model).
@@ -193,7 +201,7 @@ func (s *Scenario) Validate(reg *placers.Registry) error {
 			return err
 		}
 		for i, p := range s.Placers {
-			if p == "all" {
+			if p == "all" || (p == PlannerEven && s.hasLayout()) {
 				continue
 			}
 			if _, err := reg.New(p, s.PlacerOptions[p]); err != nil {
@@ -236,12 +244,23 @@ func (s *Scenario) regimes() ([]Regime, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(s.Regimes) == 0 {
+	regimes := append(RegimeList(nil), s.Regimes...)
+	if s.Layout != "" {
+		r, err := ParseRegime(layoutPrefix+s.Layout, nil)
+		if err != nil {
+			return nil, fmt.Errorf("field layout: %w", err)
+		}
+		if len(s.Regimes) == 0 {
+			return []Regime{r}, nil
+		}
+		regimes = append(regimes, r)
+	}
+	if len(regimes) == 0 {
 		return []Regime{{}}, nil
 	}
-	out := make([]Regime, 0, len(s.Regimes))
+	out := make([]Regime, 0, len(regimes))
 	seen := map[string]int{}
-	for i, r := range s.Regimes {
+	for i, r := range regimes {
 		if d := r.DataParallel; d != nil {
 			dp := *ar
 			dp.Replicas = d.Replicas
@@ -362,6 +381,21 @@ func pointCount(workloads, clusters, settings, steps, regimes, placerCount, seed
 func contains(xs []string, x string) bool {
 	for _, y := range xs {
 		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// hasLayout reports whether a regime of the scenario carries a layout
+// (its placers may then include PlannerEven, Megatron's stage split).
+func (s *Scenario) hasLayout() bool {
+	rs, err := s.regimes()
+	if err != nil {
+		return s.Layout != ""
+	}
+	for _, r := range rs {
+		if r.Layout != nil {
 			return true
 		}
 	}
