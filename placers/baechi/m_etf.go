@@ -15,7 +15,9 @@ var _ placers.Placer = (*METF)(nil)
 // memory would overflow with the op's colocation unit is not a candidate.
 // Ties between ops that could start together go to the higher b-level.
 // When a ready op fits no device, Place fails with an error wrapping
-// placers.ErrDoesNotFit. With priorities=true the plan carries the
+// placers.ErrDoesNotFit. Memory is charged as a static sum first, then,
+// when that refuses the graph, by lifetime in m-ETF's own schedule
+// (placeByLifetime). With priorities=true the plan carries the
 // schedule's order.
 type METF struct{ o options }
 
@@ -34,10 +36,14 @@ func (m *METF) Place(ctx context.Context, req *placers.Request) (*engine.Plan, e
 	return m.o.place(ctx, req, placeMETF)
 }
 
+// placeMETF is m-ETF with memory charged by lifetime when the static sum
+// refuses the graph (placeByLifetime).
 func placeMETF(ctx context.Context, p *graphalg.Problem) (*engine.Plan, error) {
-	s := p.Schedule()
-	if err := graphalg.ETF(ctx, s, p.Book(), graphalg.ETFConfig{Level: p.BLevel(), MemoryAware: true}); err != nil {
-		return nil, err
-	}
-	return s.Plan(), nil
+	return placeByLifetime(ctx, p, func(ctx context.Context, p *graphalg.Problem, b *graphalg.Book, aware, sched bool) (*engine.Plan, *graphalg.Schedule, error) {
+		s := p.Schedule()
+		if err := graphalg.ETF(ctx, s, b, graphalg.ETFConfig{Level: p.BLevel(), MemoryAware: aware}); err != nil {
+			return nil, nil, err
+		}
+		return s.Plan(), s, nil
+	})
 }

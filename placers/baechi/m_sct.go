@@ -17,7 +17,9 @@ var _ placers.Placer = (*MSCT)(nil)
 // with SCT's rule that a device is kept for the favourite child of the op
 // it ran whenever the earliest-start choice would delay that child there
 // (graphalg.ETFConfig.FavParent). A device whose memory would overflow is
-// never a candidate, the child's included. Options: lp (auto, gonum, cbc:
+// never a candidate, the child's included; memory is charged as a static
+// sum first, then, when that refuses the graph, by lifetime in m-SCT's own
+// schedule (placeByLifetime). Options: lp (auto, gonum, cbc:
 // the LP back end), window (ops per LP window; 0, the default, is 24 for
 // gonum and 1,000 for cbc), coarsen, range, memfrac, priorities (the
 // schedule's order on the plan; default false).
@@ -49,9 +51,11 @@ func (m *MSCT) placeProblem(ctx context.Context, p *graphalg.Problem) (*engine.P
 	if err != nil {
 		return nil, err
 	}
-	s := p.Schedule()
-	if err := graphalg.ETF(ctx, s, p.Book(), graphalg.ETFConfig{Level: p.BLevel(), MemoryAware: true, FavParent: fav}); err != nil {
-		return nil, err
-	}
-	return s.Plan(), nil
+	return placeByLifetime(ctx, p, func(ctx context.Context, p *graphalg.Problem, b *graphalg.Book, aware, sched bool) (*engine.Plan, *graphalg.Schedule, error) {
+		s := p.Schedule()
+		if err := graphalg.ETF(ctx, s, b, graphalg.ETFConfig{Level: p.BLevel(), MemoryAware: aware, FavParent: fav}); err != nil {
+			return nil, nil, err
+		}
+		return s.Plan(), s, nil
+	})
 }

@@ -19,6 +19,8 @@ var _ placers.Placer = (*MTopo)(nil)
 // when no later device has room the first device with room takes it, and
 // when none has, Place fails with an error wrapping placers.ErrDoesNotFit.
 // Units of CPU-only ops go to the CPU device with the most free memory.
+// Memory is charged as a static sum first, then, when that refuses the
+// graph, by lifetime in a list schedule of the placement (placeByLifetime).
 type MTopo struct{ o options }
 
 // NewMTopo makes an m-TOPO placer (options: Args).
@@ -36,8 +38,31 @@ func (m *MTopo) Place(ctx context.Context, req *placers.Request) (*engine.Plan, 
 	return m.o.place(ctx, req, placeMTopo)
 }
 
+// placeMTopo is m-TOPO with memory charged by lifetime when the static sum
+// refuses the graph (placeByLifetime); the schedule the lifetime is taken
+// over is ETF's list schedule of m-TOPO's placement.
 func placeMTopo(ctx context.Context, p *graphalg.Problem) (*engine.Plan, error) {
-	b := p.Book()
+	return placeByLifetime(ctx, p, func(ctx context.Context, p *graphalg.Problem, b *graphalg.Book, aware, sched bool) (*engine.Plan, *graphalg.Schedule, error) {
+		plan, err := mTopo(ctx, p, b, aware)
+		if err != nil || !sched {
+			return plan, nil, err
+		}
+		// list-schedule the fixed placement: every unit anchored
+		fixed := p.Book()
+		for op, d := range plan.Device {
+			fixed.Place(op, d)
+		}
+		s := p.Schedule()
+		if err := graphalg.ETF(ctx, s, fixed, graphalg.ETFConfig{Level: p.BLevel()}); err != nil {
+			return nil, nil, err
+		}
+		return plan, s, nil
+	})
+}
+
+// mTopo is m-TOPO's placement with book b; aware false places an op that
+// fits no device on the one with the most free memory instead of failing.
+func mTopo(ctx context.Context, p *graphalg.Problem, b *graphalg.Book, aware bool) (*engine.Plan, error) {
 	acc := p.Targets.Acc
 	var total int64
 	seen := make([]bool, len(p.Targets.Units))
@@ -61,7 +86,7 @@ func placeMTopo(ctx context.Context, p *graphalg.Problem) (*engine.Plan, error) 
 		case d >= 0:
 		case p.Targets.NeedsCPU(op):
 			d = mostFree(b, p.Targets.Of(op))
-			if !b.Fits(op, d) {
+			if aware && !b.Fits(op, d) {
 				return nil, b.NoFit(op)
 			}
 		default:
@@ -76,6 +101,9 @@ func placeMTopo(ctx context.Context, p *graphalg.Problem) (*engine.Plan, error) 
 						d = x
 						break
 					}
+				}
+				if d < 0 && !aware {
+					d = mostFree(b, acc)
 				}
 				if d < 0 {
 					return nil, b.NoFit(op)
