@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"placesim/internal/suggest"
 )
 
 // OptionType is the type of a placer option's value.
@@ -253,48 +255,8 @@ func unknownKey(key string, valid []string, what string) error {
 	if len(valid) > 0 {
 		list = strings.Join(valid, ", ")
 	}
-	if s := Suggest(key, valid); s != "" {
+	if s := suggest.Closest(key, valid); s != "" {
 		return fmt.Errorf("%w: unknown option %q for %s; did you mean %s? (valid: %s)", ErrBadOption, key, what, s, list)
 	}
 	return fmt.Errorf("%w: unknown option %q for %s (valid: %s)", ErrBadOption, key, what, list)
-}
-
-// Suggest returns the candidate nearest to s by edit distance (insertions,
-// deletions, substitutions and transpositions of adjacent letters), or ""
-// when none is close: within 2 edits, or a third of s's length when that
-// is more.
-func Suggest(s string, candidates []string) string {
-	best, bestD := "", max(2, len(s)/3)+1
-	for _, c := range candidates {
-		if d := editDistance(s, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-// editDistance is the optimal string alignment distance between a and b.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
 }

@@ -8,6 +8,7 @@ import (
 
 	"placesim/devices"
 	"placesim/engine"
+	"placesim/internal/suggest"
 	"placesim/workloads"
 )
 
@@ -138,7 +139,7 @@ func (r *Registry) Entries() []Entry {
 func (r *Registry) Entry(name string) (Entry, error) {
 	e, ok := r.entries[name]
 	if !ok {
-		if s := Suggest(name, r.Names()); s != "" {
+		if s := suggest.Closest(name, r.Names()); s != "" {
 			return Entry{}, fmt.Errorf("%w %q; did you mean %s? (valid: %s)", ErrUnknownPlacer, name, s, strings.Join(r.Names(), ", "))
 		}
 		return Entry{}, fmt.Errorf("%w %q (valid: %s)", ErrUnknownPlacer, name, strings.Join(r.Names(), ", "))

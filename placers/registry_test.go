@@ -256,16 +256,3 @@ func TestRegistryLocalOptions(t *testing.T) {
 		}
 	}
 }
-
-func TestSuggest(t *testing.T) {
-	t.Parallel()
-	cands := []string{"coarsen", "range", "memfrac", "priorities"}
-	for in, want := range map[string]string{
-		"coarsne": "coarsen", "corasen": "coarsen", "coarse": "coarsen", "rnage": "range",
-		"memfac": "memfrac", "priorites": "priorities", "window": "", "": "",
-	} {
-		if got := placers.Suggest(in, cands); got != want {
-			t.Errorf("Suggest(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

@@ -9,7 +9,7 @@ import (
 )
 
 // Closest returns the name of valid nearest to s in edit distance
-// (Levenshtein, case-insensitive), or "" when none is near: the distance
+// (see Distance, case-insensitive), or "" when none is near: the distance
 // must be at most 2, and below half of s's length, so that a short or
 // unrelated word gets no guess. Ties go to the first in valid.
 func Closest(s string, valid []string) string {
@@ -36,10 +36,12 @@ func DidYouMean(s string, valid []string) string {
 	return ""
 }
 
-// Distance is the Levenshtein distance between a and b (insertions,
-// deletions and substitutions of runes, each costing 1).
+// Distance is the optimal string alignment distance between a and b:
+// insertions, deletions and substitutions of runes and transpositions of
+// two adjacent runes ("memroy" for "memory"), each costing 1.
 func Distance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
+	prev2 := make([]int, len(rb)+1)
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)
 	for j := range prev {
@@ -53,8 +55,11 @@ func Distance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(rb)]
 }
