@@ -1,15 +1,14 @@
 package collectives
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	"placesim/devices"
 	"placesim/internal/readfile"
+	"placesim/internal/tsv"
 )
 
 // Published is one published nccl-tests result (a row of
@@ -54,37 +53,14 @@ func LoadPublished(path string) ([]Published, error) {
 // ParsePublished parses the contents of a LoadPublished file.
 func ParsePublished(data []byte) ([]Published, error) {
 	need := []string{"id", "system", "op", "gpus", "size", "busbw", "acceptance", "source"}
-	var col map[string]int
+	tab, err := tsv.Read(bytes.NewReader(data), need)
+	if err != nil {
+		return nil, err
+	}
 	var out []Published
 	ids := map[string]bool{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimRight(sc.Text(), "\r")
-		if strings.TrimSpace(text) == "" || strings.HasPrefix(text, "#") {
-			continue
-		}
-		f := strings.Split(text, "\t")
-		if col == nil {
-			col = map[string]int{}
-			for i, h := range f {
-				col[strings.TrimSpace(h)] = i
-			}
-			for _, n := range need {
-				if _, ok := col[n]; !ok {
-					return nil, fmt.Errorf("line %d: header lacks column %q (need: %s)", line, n, strings.Join(need, ", "))
-				}
-			}
-			continue
-		}
-		get := func(n string) string {
-			if i, ok := col[n]; ok && i < len(f) {
-				return strings.TrimSpace(f[i])
-			}
-			return ""
-		}
+	for _, row := range tab.Rows {
+		line, get := row.Line, row.Get
 		bad := func(field, rng string) error {
 			return fmt.Errorf("line %d: field %s = %q (valid: %s)", line, field, get(field), rng)
 		}
@@ -99,7 +75,6 @@ func ParsePublished(data []byte) ([]Published, error) {
 		if p.Source == "" {
 			return nil, bad("source", "where the figure stands")
 		}
-		var err error
 		if p.Op, err = ParseKind(get("op")); err != nil {
 			return nil, fmt.Errorf("line %d: field op: %w", line, err)
 		}
@@ -122,9 +97,6 @@ func ParsePublished(data []byte) ([]Published, error) {
 			return nil, bad("acceptance", "yes, no")
 		}
 		out = append(out, p)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no rows")

@@ -1,10 +1,10 @@
 package study
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/url"
 	"os"
@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"placesim/engine"
+	"placesim/internal/tsv"
 	"placesim/placers"
 	"placesim/workloads"
 	"placesim/workloads/zoo"
@@ -89,11 +90,10 @@ func ReadValidation(path string) ([]ValidationRow, error) {
 		return nil, fmt.Errorf("read validation file: %w", err)
 	}
 	defer f.Close()
-	return parseValidation(path, bufio.NewScanner(f))
+	return parseValidation(path, f)
 }
 
-func parseValidation(path string, sc *bufio.Scanner) ([]ValidationRow, error) {
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+func parseValidation(path string, in io.Reader) ([]ValidationRow, error) {
 	bad := func(line int, col, format string, args ...any) error {
 		where := fmt.Sprintf("%s:%d", path, line)
 		if col != "" {
@@ -101,39 +101,14 @@ func parseValidation(path string, sc *bufio.Scanner) ([]ValidationRow, error) {
 		}
 		return fmt.Errorf("%w: %s: %s", ErrValidationFile, where, fmt.Sprintf(format, args...))
 	}
-	var idx map[string]int
-	var header []string
+	tab, err := tsv.Read(in, validationColumns)
+	if err != nil {
+		return nil, tableError(path, err)
+	}
 	var rows []ValidationRow
 	ids := map[string]int{}
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimRight(sc.Text(), "\r")
-		if strings.TrimSpace(text) == "" || strings.HasPrefix(text, "#") {
-			continue
-		}
-		fields := strings.Split(text, "\t")
-		if idx == nil {
-			header = fields
-			idx = map[string]int{}
-			for i, h := range fields {
-				h = strings.TrimSpace(h)
-				if _, dup := idx[h]; dup {
-					return nil, bad(line, h, "named twice in the header")
-				}
-				idx[h] = i
-			}
-			for _, c := range validationColumns {
-				if _, ok := idx[c]; !ok {
-					return nil, bad(line, "", "header lacks column %q (columns: %s, tab-separated)", c, strings.Join(validationColumns, ", "))
-				}
-			}
-			continue
-		}
-		if len(fields) != len(header) {
-			return nil, bad(line, "", "%d tab-separated fields, the header has %d", len(fields), len(header))
-		}
-		get := func(c string) string { return strings.TrimSpace(fields[idx[c]]) }
+	for _, row := range tab.Rows {
+		line, get := row.Line, row.Get
 		r := ValidationRow{Line: line, ID: get("id"), Workload: get("workload"), Cluster: get("cluster"),
 			Precision: get("precision"), Framework: get("framework"), Unit: get("unit"), Source: get("source"), Note: get("note")}
 		for _, c := range []struct{ name, v string }{{"id", r.ID}, {"workload", r.Workload}, {"cluster", r.Cluster}, {"source", r.Source}} {
@@ -178,16 +153,27 @@ func parseValidation(path string, sc *bufio.Scanner) ([]ValidationRow, error) {
 		}
 		rows = append(rows, r)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read validation file %q: line %d: %w", path, line+1, err)
-	}
-	if idx == nil {
+	if tab.Header == nil {
 		return nil, fmt.Errorf("%w: %s: no header row", ErrValidationFile, path)
 	}
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("%w: %s: no rows after the header", ErrValidationFile, path)
 	}
 	return rows, nil
+}
+
+// tableError is a malformed table's error (package tsv) as a validation
+// file's: ErrValidationFile with the file, the line and the column.
+func tableError(path string, err error) error {
+	var te *tsv.Error
+	if errors.As(err, &te) {
+		where := fmt.Sprintf("%s:%d", path, te.Line)
+		if te.Column != "" {
+			where += ": column " + te.Column
+		}
+		return fmt.Errorf("%w: %s: %s", ErrValidationFile, where, te.Msg)
+	}
+	return fmt.Errorf("read validation file %q: %w", path, err)
 }
 
 // ValidationResult is one row's outcome.

@@ -1,7 +1,6 @@
 package study
 
 import (
-	"bufio"
 	"fmt"
 	"math"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"placesim/engine/llm"
+	"placesim/internal/tsv"
 	"placesim/parallel"
 	"placesim/workloads/zoo"
 )
@@ -73,20 +73,11 @@ func IsLLMValidation(path string) (bool, error) {
 		return false, fmt.Errorf("read validation file: %w", err)
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		t := strings.TrimRight(sc.Text(), "\r")
-		if strings.TrimSpace(t) == "" || strings.HasPrefix(t, "#") {
-			continue
-		}
-		cols := map[string]bool{}
-		for _, c := range strings.Split(t, "\t") {
-			cols[strings.TrimSpace(c)] = true
-		}
-		return cols["tp"] && cols["pp"] && cols["global_batch"], nil
+	tab, err := tsv.Read(f, nil)
+	if err != nil {
+		return false, tableError(path, err)
 	}
-	return false, sc.Err()
+	return tab.Has("tp") && tab.Has("pp") && tab.Has("global_batch"), nil
 }
 
 // ReadLLMValidation reads a large-model validation file; an error names
@@ -97,8 +88,6 @@ func ReadLLMValidation(path string) ([]LLMRow, error) {
 		return nil, fmt.Errorf("read validation file: %w", err)
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	bad := func(line int, col, format string, args ...any) error {
 		where := fmt.Sprintf("%s:%d", path, line)
 		if col != "" {
@@ -106,34 +95,14 @@ func ReadLLMValidation(path string) ([]LLMRow, error) {
 		}
 		return fmt.Errorf("%w: %s: %s", ErrValidationFile, where, fmt.Sprintf(format, args...))
 	}
-	var idx map[string]int
-	var ncol int
+	tab, err := tsv.Read(f, llmColumns)
+	if err != nil {
+		return nil, tableError(path, err)
+	}
 	var rows []LLMRow
 	ids := map[string]bool{}
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimRight(sc.Text(), "\r")
-		if strings.TrimSpace(text) == "" || strings.HasPrefix(text, "#") {
-			continue
-		}
-		fields := strings.Split(text, "\t")
-		if idx == nil {
-			idx, ncol = map[string]int{}, len(fields)
-			for i, h := range fields {
-				idx[strings.TrimSpace(h)] = i
-			}
-			for _, c := range llmColumns {
-				if _, ok := idx[c]; !ok {
-					return nil, bad(line, "", "header lacks column %q (columns: %s)", c, strings.Join(llmColumns, ", "))
-				}
-			}
-			continue
-		}
-		if len(fields) != ncol {
-			return nil, bad(line, "", "%d tab-separated fields, the header has %d", len(fields), ncol)
-		}
-		get := func(c string) string { return strings.TrimSpace(fields[idx[c]]) }
+	for _, row := range tab.Rows {
+		line, get := row.Line, row.Get
 		num := func(c string, lo, hi int) (int, error) {
 			n, err := strconv.Atoi(get(c))
 			if err != nil || n < lo || n > hi {
@@ -146,7 +115,6 @@ func ReadLLMValidation(path string) ([]LLMRow, error) {
 			return nil, bad(line, "id", "%q is empty or repeated", r.ID)
 		}
 		ids[r.ID] = true
-		var err error
 		ints := map[string]*int{}
 		var sh struct{ layers, hidden, heads, kv, ffn, vocab, experts, topk, seq, gbs, mbs, tp, pp, vp, cp, ep, dp int }
 		for _, c := range []struct {
@@ -221,10 +189,7 @@ func ReadLLMValidation(path string) ([]LLMRow, error) {
 		r.Layout = l
 		rows = append(rows, r)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read validation file %s: %w", path, err)
-	}
-	if idx == nil {
+	if tab.Header == nil {
 		return nil, fmt.Errorf("%w: %s: no header", ErrValidationFile, path)
 	}
 	return rows, nil
