@@ -149,7 +149,7 @@ func searchRequest(opts *SearchOptions) (*study.SearchRequest, error) {
 	if opts.GPUs < 1 {
 		return nil, fmt.Errorf("--gpus %d (valid range: >= 1)", opts.GPUs)
 	}
-	c, err := llmCluster(opts.Cluster, opts.GPUs)
+	c, err := study.LayoutCluster(opts.Cluster, opts.GPUs)
 	if err != nil {
 		return nil, fmt.Errorf("--cluster: %w", err)
 	}

@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"placesim/devices"
 	"placesim/engine/llm"
 	"placesim/parallel"
 	"placesim/reports"
@@ -90,25 +88,11 @@ func llmJob(workload, cluster, layout string) (*llm.Job, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--layout: %w", err)
 	}
-	c, err := llmCluster(cluster, l.GPUs())
+	c, err := study.LayoutCluster(cluster, l.GPUs())
 	if err != nil {
 		return nil, fmt.Errorf("--cluster: %w", err)
 	}
 	return &llm.Job{Model: m, Layout: l, Cluster: c}, nil
-}
-
-func llmCluster(spec string, gpus int) (*devices.Cluster, error) {
-	c, err := llm.System(spec, gpus)
-	if err == nil {
-		return c, nil
-	}
-	if c, perr := devices.NewPreset(spec); perr == nil {
-		return c, nil
-	}
-	if _, serr := os.Stat(spec); serr == nil {
-		return devices.LoadClusterFile(spec)
-	}
-	return nil, err
 }
 
 func trainRun(opts *TrainOptions) error {
