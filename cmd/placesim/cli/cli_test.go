@@ -172,6 +172,27 @@ func TestSweepMergeCheck(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "ok: 6 points") {
 		t.Fatalf("check: exit %d\n%s\n%s", code, out, errs)
 	}
+	// --format json: one object with the same facts as the table
+	code, out, errs = run(t, "check", "--baseline", filepath.Join(dir, "whole", "results.json"), "--format", "json", "-q")
+	var chk struct {
+		OK          bool
+		Points      int
+		Regressions []struct{ Key, Reason string }
+	}
+	if err := json.Unmarshal([]byte(out), &chk); code != 0 || err != nil || !chk.OK || chk.Points != 6 || chk.Regressions == nil || len(chk.Regressions) != 0 {
+		t.Fatalf("check --format json: exit %d %v %+v\n%s\n%s", code, err, chk, out, errs)
+	}
+	code, out, errs = run(t, append([]string{"merge", "--format", "json", "--out", filepath.Join(dir, "merged-json")}, parts...)...)
+	var mrg struct {
+		Shards, Points int
+		Results        string
+	}
+	if err := json.Unmarshal([]byte(out), &mrg); code != 0 || err != nil || mrg.Shards != 2 || mrg.Points != 6 || mrg.Results != filepath.Join(dir, "merged-json", "results.json") {
+		t.Fatalf("merge --format json: exit %d %v %+v\n%s\n%s", code, err, mrg, out, errs)
+	}
+	if code, _, errs := run(t, append([]string{"merge", "--format", "csv", "--out", filepath.Join(dir, "merged-csv")}, parts...)...); code != cli.ExitError || !strings.Contains(errs, "valid: table, json") {
+		t.Fatalf("merge --format csv: exit %d %s", code, errs)
+	}
 	if code, _, errs := run(t, "check", "--baseline", filepath.Join(dir, "none.json")); code != cli.ExitError || !strings.Contains(errs, "no such file") {
 		t.Fatalf("check of a missing baseline: exit %d %s", code, errs)
 	}

@@ -424,6 +424,8 @@ type MergeOptions struct {
 	Ctx    context.Context
 	Parts  []string
 	OutDir string
+	// Format is --format table|json (and its --json shorthand).
+	Format formatFlag
 }
 
 // NewCmdMerge builds merge; runF, when not nil, replaces mergeRun.
@@ -442,10 +444,15 @@ func NewCmdMerge(f *Factory, runF func(*MergeOptions) error) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&opts.OutDir, "out", "o", filepath.Join("out", "merge"), "output directory")
+	opts.Format.register(cmd, " (table: one line on stderr; json: one object on stdout: shards, points, results)", formatTable, formatJSON)
 	return cmd
 }
 
 func mergeRun(opts *MergeOptions) error {
+	format, err := opts.Format.resolve()
+	if err != nil {
+		return err
+	}
 	var parts []*study.Results
 	for _, a := range opts.Parts {
 		if err := opts.Ctx.Err(); err != nil {
@@ -492,7 +499,15 @@ func mergeRun(opts *MergeOptions) error {
 	if err := writeResultViews(opts.Ctx, opts.OutDir, res); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.ErrOut, "merged %d shards, %d points into %s\n", len(parts), len(res.Records), filepath.Join(opts.OutDir, "results.json"))
+	out := filepath.Join(opts.OutDir, "results.json")
+	if format == formatJSON {
+		return writeJSON(opts.Out, struct {
+			Shards  int    `json:"shards"`
+			Points  int    `json:"points"`
+			Results string `json:"results"`
+		}{len(parts), len(res.Records), out})
+	}
+	fmt.Fprintf(opts.ErrOut, "merged %d shards, %d points into %s\n", len(parts), len(res.Records), out)
 	return nil
 }
 
@@ -522,6 +537,8 @@ type CheckOptions struct {
 	Changed  func(name string) bool
 	// Quiet is -q: no progress.
 	Quiet bool
+	// Format is --format table|json (and its --json shorthand).
+	Format formatFlag
 }
 
 // NewCmdCheck builds check; runF, when not nil, replaces checkRun.
@@ -570,6 +587,7 @@ Exit codes:
 	registerMaxMemory(cmd, &opts.MaxMemory)
 	opts.Pipeline.register(cmd)
 	cmd.Flags().StringVar(&opts.Regimes, "regimes", "", "check only the baseline's points in these regimes, comma-separated (e.g. step,1f1b:16)")
+	opts.Format.register(cmd, " (json: one object: ok, points, regressions, failed, timedOut; the exit codes are the same)", formatTable, formatJSON)
 	_ = cmd.MarkFlagRequired("baseline")
 	return cmd
 }
@@ -598,6 +616,10 @@ func checkExit(err error) error {
 }
 
 func checkRun(opts *CheckOptions) error {
+	format, err := opts.Format.resolve()
+	if err != nil {
+		return err
+	}
 	t, err := study.ParseTolerance(opts.Tolerance)
 	if err != nil {
 		return checkExit(fmt.Errorf("--tolerance: %w", err))
@@ -643,13 +665,6 @@ func checkRun(opts *CheckOptions) error {
 	if err != nil {
 		return checkExit(flagNamed(fmt.Errorf("baseline %q: %w", opts.Baseline, err), map[string]string{"placer options": "--opt"}))
 	}
-	if len(regs) == 0 {
-		fmt.Fprintf(opts.Out, "ok: %d points within %s of %s\n", len(cur.Records), opts.Tolerance, opts.Baseline)
-		return nil
-	}
-	for _, r := range regs {
-		fmt.Fprintf(opts.Out, "REGRESSION %s\n", r)
-	}
 	// a point that failed (or timed out) now did not regress in its
 	// figures: say so, as "6 of 6 points regressed" alone misled (issue 31)
 	failed, timedOut := 0, 0
@@ -659,6 +674,41 @@ func checkRun(opts *CheckOptions) error {
 			if strings.Contains(r.Reason, "timed out") {
 				timedOut++
 			}
+		}
+	}
+	if format == formatJSON {
+		type regression struct {
+			Key    string `json:"key"`
+			Reason string `json:"reason"`
+		}
+		v := struct {
+			OK          bool         `json:"ok"`
+			Baseline    string       `json:"baseline"`
+			Tolerance   string       `json:"tolerance"`
+			Points      int          `json:"points"`
+			Regressions []regression `json:"regressions"`
+			Failed      int          `json:"failed"`
+			TimedOut    int          `json:"timedOut"`
+		}{OK: len(regs) == 0, Baseline: opts.Baseline, Tolerance: opts.Tolerance, Points: len(cur.Records), Regressions: []regression{}, Failed: failed, TimedOut: timedOut}
+		if len(regs) > 0 {
+			v.Points = len(base.Records)
+		}
+		for _, r := range regs {
+			v.Regressions = append(v.Regressions, regression{r.Key, r.Reason})
+		}
+		if err := writeJSON(opts.Out, v); err != nil {
+			return err
+		}
+	}
+	if len(regs) == 0 {
+		if format != formatJSON {
+			fmt.Fprintf(opts.Out, "ok: %d points within %s of %s\n", len(cur.Records), opts.Tolerance, opts.Baseline)
+		}
+		return nil
+	}
+	if format != formatJSON {
+		for _, r := range regs {
+			fmt.Fprintf(opts.Out, "REGRESSION %s\n", r)
 		}
 	}
 	detail := ""

@@ -19,11 +19,20 @@ var secondSpellings = map[string]string{
 	"json": "--format json", "output": "-o/--out", "outdir": "-o/--out", "output-dir": "-o/--out", "dir": "-o/--out",
 }
 
+// noFormat lists the commands without --format, each with the reason the
+// flag would be meaningless there.
+var noFormat = map[string]string{
+	"run":       "its output is the files under -o/--out (results.json is the JSON); stdout is a progress summary",
+	"sweep":     "its output is the files under -o/--out (results.json is the JSON); stdout is a progress summary",
+	"reproduce": "its output is the files under -o/--out (a results.json and scoreboard.txt per scenario); stdout is their summary",
+}
+
 // TestOneVocabulary runs every command's --help and fails on a concept
 // spelt two ways: a second name for workers, the output folder or the
 // output format; -o that is not --out; a --timeout that is not a duration;
 // a --format that offers "text" for table; --placers with another default;
-// a command without --version.
+// a command without --version, or without --format (but those of
+// noFormat).
 func TestOneVocabulary(t *testing.T) {
 	f, _, _ := testFactory()
 	for _, c := range cli.NewCmdRoot(f).Commands() {
@@ -65,6 +74,9 @@ func TestOneVocabulary(t *testing.T) {
 			}
 			if !seen["version"] {
 				t.Errorf("no --version")
+			}
+			if _, exempt := noFormat[name]; !seen["format"] && !exempt {
+				t.Errorf("no --format (table|json): every command prints in the one vocabulary, or is listed in noFormat with the reason")
 			}
 		})
 	}
