@@ -479,11 +479,12 @@ func (c *inputCache) cluster(p Point) (string, *devices.Cluster, error) {
 
 // WriteResults writes results.json (atomically) and the timings beside it.
 func WriteResults(path string, r *Results, timings []Timing) error {
-	var b bytes.Buffer
-	if err := EncodeResults(&b, r); err != nil {
+	// checked before the file is created: a refused record leaves no
+	// temporary file behind
+	if err := checkRecordsFinite(r.Records); err != nil {
 		return err
 	}
-	if err := reports.WriteFileAtomic(path, b.Bytes()); err != nil {
+	if err := reports.WriteFileAtomicFunc(path, func(w io.Writer) error { return EncodeResults(w, r) }); err != nil {
 		return err
 	}
 	if timings == nil {
@@ -499,9 +500,44 @@ func EncodeResults(w io.Writer, r *Results) error {
 	if err := checkRecordsFinite(r.Records); err != nil {
 		return err
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	if len(r.Records) == 0 {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	// One record at a time, in the bytes json.Encoder with indent "  "
+	// writes for the whole value: Encoder marshals the whole value into
+	// memory, then indents it into a second copy (issue 31: merging
+	// 400,000 records, 240 MB of JSON, peaked at 1.6 GB of memory).
+	head := *r
+	head.Records = []Record{}
+	hb, err := json.MarshalIndent(&head, "", "  ")
+	if err != nil {
+		return err
+	}
+	const empty = "[]\n}"
+	if !bytes.HasSuffix(hb, []byte(empty)) {
+		return fmt.Errorf("encode results: records are not the last field (a bug)")
+	}
+	if _, err := w.Write(append(hb[:len(hb)-len(empty)], "[\n    "...)); err != nil {
+		return err
+	}
+	for i := range r.Records {
+		rb, err := json.MarshalIndent(&r.Records[i], "    ", "  ")
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			if _, err := io.WriteString(w, ",\n    "); err != nil {
+				return err
+			}
+		}
+		if _, err := w.Write(rb); err != nil {
+			return err
+		}
+	}
+	_, err = io.WriteString(w, "\n  ]\n}\n")
+	return err
 }
 
 // ReadResults reads a results.json.
@@ -536,7 +572,12 @@ func Merge(parts []*Results) (*Results, error) {
 	first, _ := json.Marshal(parts[0].Scenario)
 	seen := map[string]bool{}
 	n := 0
-	out := &Results{Scenario: parts[0].Scenario}
+	total := 0
+	for _, p := range parts {
+		total += len(p.Records)
+	}
+	// sized once: appending 400,000 records doubled the slice's memory
+	out := &Results{Scenario: parts[0].Scenario, Records: make([]Record, 0, total)}
 	for _, p := range parts {
 		s, _ := json.Marshal(p.Scenario)
 		if !bytes.Equal(s, first) {

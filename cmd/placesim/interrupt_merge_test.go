@@ -18,7 +18,7 @@ import (
 
 // writeShards writes the two shards of a sweep of n points (10,000-step
 // vary of batch x seeds x 2 placers) with plausible fabricated records.
-func writeShards(t *testing.T, dir string, seeds int) []string {
+func writeShards(t testing.TB, dir string, seeds int) []string {
 	t.Helper()
 	vals := make([]string, 10000)
 	for i := range vals {

@@ -25,7 +25,7 @@ var built struct {
 }
 
 // buildPlacesim builds the command once into a temporary directory.
-func buildPlacesim(t *testing.T) string {
+func buildPlacesim(t testing.TB) string {
 	t.Helper()
 	built.once.Do(func() {
 		if built.dir, built.err = os.MkdirTemp("", "placesim-test-bin-"); built.err != nil {

@@ -478,6 +478,9 @@ func mergeRun(opts *MergeOptions) error {
 	if err := study.VerifyMerge(reg, opts.Parts, parts, res); err != nil {
 		return err
 	}
+	// the merged results hold copies of every record: the parts' go
+	nParts := len(parts)
+	parts = nil
 	if err := study.ClaimDir(opts.OutDir, "merge"); err != nil {
 		return err
 	}
@@ -505,9 +508,9 @@ func mergeRun(opts *MergeOptions) error {
 			Shards  int    `json:"shards"`
 			Points  int    `json:"points"`
 			Results string `json:"results"`
-		}{len(parts), len(res.Records), out})
+		}{nParts, len(res.Records), out})
 	}
-	fmt.Fprintf(opts.ErrOut, "merged %d shards, %d points into %s\n", len(parts), len(res.Records), out)
+	fmt.Fprintf(opts.ErrOut, "merged %d shards, %d points into %s\n", nParts, len(res.Records), out)
 	return nil
 }
 
