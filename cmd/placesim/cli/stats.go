@@ -2,14 +2,11 @@ package cli
 
 import (
 	"fmt"
-	"io"
-	"sort"
 
 	"github.com/spf13/cobra"
 
-	"placesim/internal/units"
+	"placesim/reports"
 	"placesim/study"
-	"placesim/workloads"
 )
 
 // StatsOptions are stats' parsed flags and surroundings.
@@ -68,76 +65,9 @@ func statsRun(opts *StatsOptions) error {
 	if opts.JSON {
 		return writeJSON(opts.Out, o)
 	}
-	printStats(opts.Out, o)
-	return nil
-}
-
-func printStats(w io.Writer, o *study.WorkloadStats) {
-	s := &o.Stats
-	fmt.Fprintf(w, "workload           %s (batch %d, training %v)\n", o.Workload, o.Batch, o.Training)
-	fmt.Fprintf(w, "ops                %d (forward %d, backward %d, update %d)\n", s.Ops, s.Forward, s.Backward, s.Update)
-	fw, prec := s.Framework, s.Precision
-	if fw == "" {
-		fw = "as in the file"
-	}
-	if prec == "" {
-		prec = "fp32"
-	}
-	fmt.Fprintf(w, "kernels            %d per step (framework %s, precision %s)\n", s.Kernels, fw, prec)
-	fmt.Fprintf(w, "edges              %d (%s)\n", s.Edges, units.Bytes(s.EdgeBytes))
-	fmt.Fprintf(w, "layers             %d\n", s.Layers)
-	fmt.Fprintf(w, "colocation groups  %d\n", s.ColocationGroups)
-	fmt.Fprintf(w, "FLOPs              %.4g\n", s.FLOPs)
-	printLayerFLOPs(w, s.LayerFLOPs)
-	fmt.Fprintf(w, "parameters         %s (trainable %s)\n", units.Bytes(s.ParamBytes), units.Bytes(s.TrainableBytes))
-	fmt.Fprintf(w, "resident           %s (parameters, gradient buffers, optimizer state)\n", units.Bytes(s.ResidentBytes))
-	fmt.Fprintf(w, "activations        %s (forward outputs; kept for backward %s)\n", units.Bytes(s.ActivationBytes), units.Bytes(s.SavedBytes))
-	if o.Trace != nil {
-		printTrace(w, o.Trace)
-	}
+	v := &reports.WorkloadStats{Workload: o.Workload, Batch: o.Batch, Training: o.Training, Stats: &o.Stats, Trace: o.Trace}
 	if c := o.CCR; c != nil {
-		fmt.Fprintf(w, "CCR                %.4g (Celeritas eq. 1 on %s: transfers %s -> %s, compute on %s)\n", c.Value, c.Cluster, c.From, c.To, c.Compute)
-	} else {
-		fmt.Fprintf(w, "CCR                - (give --cluster)\n")
+		v.CCR = &reports.CCR{Value: c.Value, Cluster: c.Cluster, From: c.From, To: c.To, Compute: c.Compute}
 	}
-}
-
-// maxLayerGroups is how many layer groups stats prints by name; the
-// smaller rest are summed on one line.
-const maxLayerGroups = 12
-
-// printLayerFLOPs prints the forward FLOPs by layer group (all of them
-// when there are at most maxLayerGroups, else the largest and the rest
-// summed).
-func printLayerFLOPs(w io.Writer, groups []workloads.GroupFLOPs) {
-	if len(groups) == 0 {
-		return
-	}
-	shown := groups
-	var rest workloads.GroupFLOPs
-	if len(groups) > maxLayerGroups {
-		big := append([]workloads.GroupFLOPs(nil), groups...)
-		sort.SliceStable(big, func(i, j int) bool { return big[i].FLOPs > big[j].FLOPs })
-		keep := map[string]bool{}
-		for _, g := range big[:maxLayerGroups-1] {
-			keep[g.Group] = true
-		}
-		shown = nil
-		for _, g := range groups {
-			if keep[g.Group] {
-				shown = append(shown, g)
-			} else {
-				rest.Ops += g.Ops
-				rest.FLOPs += g.FLOPs
-				rest.Group = fmt.Sprintf("(%d more groups)", len(groups)-maxLayerGroups+1)
-			}
-		}
-	}
-	fmt.Fprintf(w, "forward FLOPs by layer group:\n")
-	for _, g := range append(shown, rest) {
-		if g.Group == "" {
-			continue
-		}
-		fmt.Fprintf(w, "  %-16s %10.4g  (%d ops)\n", g.Group, g.FLOPs, g.Ops)
-	}
+	return reports.WriteStats(opts.Out, v)
 }

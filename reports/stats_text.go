@@ -1,0 +1,164 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"placesim/internal/units"
+	"placesim/workloads"
+	"placesim/workloads/chakra"
+)
+
+// errWriter keeps the first error of a run of writes, so that a text
+// renderer of many Fprintf lines returns it once.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+// WorkloadStats is what placesim stats prints of a workload (the facts of
+// study.WorkloadStats, which this package cannot import: study imports it).
+type WorkloadStats struct {
+	Workload string
+	Batch    int
+	Training bool
+	Stats    *workloads.Stats
+	// Trace is what an execution trace holds; nil for another workload.
+	Trace *chakra.Summary
+	// CCR is Celeritas' eq. 1 on a cluster; nil without one.
+	CCR *CCR
+}
+
+// CCR is Celeritas' eq. 1 on Cluster: transfers From -> To, computation
+// on Compute.
+type CCR struct {
+	Value                      float64
+	Cluster, From, To, Compute string
+}
+
+// WriteStats writes a workload's statistics as placesim stats prints them:
+// size, work, memory, the execution trace's content (for a trace) and the
+// CCR of Celeritas eq. 1 (or "-" without a cluster).
+func WriteStats(w io.Writer, o *WorkloadStats) error {
+	ew := &errWriter{w: w}
+	writeStats(ew, o)
+	return ew.err
+}
+
+func writeStats(w io.Writer, o *WorkloadStats) {
+	s := o.Stats
+	fmt.Fprintf(w, "workload           %s (batch %d, training %v)\n", o.Workload, o.Batch, o.Training)
+	fmt.Fprintf(w, "ops                %d (forward %d, backward %d, update %d)\n", s.Ops, s.Forward, s.Backward, s.Update)
+	fw, prec := s.Framework, s.Precision
+	if fw == "" {
+		fw = "as in the file"
+	}
+	if prec == "" {
+		prec = "fp32"
+	}
+	fmt.Fprintf(w, "kernels            %d per step (framework %s, precision %s)\n", s.Kernels, fw, prec)
+	fmt.Fprintf(w, "edges              %d (%s)\n", s.Edges, units.Bytes(s.EdgeBytes))
+	fmt.Fprintf(w, "layers             %d\n", s.Layers)
+	fmt.Fprintf(w, "colocation groups  %d\n", s.ColocationGroups)
+	fmt.Fprintf(w, "FLOPs              %.4g\n", s.FLOPs)
+	writeLayerFLOPs(w, s.LayerFLOPs)
+	fmt.Fprintf(w, "parameters         %s (trainable %s)\n", units.Bytes(s.ParamBytes), units.Bytes(s.TrainableBytes))
+	fmt.Fprintf(w, "resident           %s (parameters, gradient buffers, optimizer state)\n", units.Bytes(s.ResidentBytes))
+	fmt.Fprintf(w, "activations        %s (forward outputs; kept for backward %s)\n", units.Bytes(s.ActivationBytes), units.Bytes(s.SavedBytes))
+	if o.Trace != nil {
+		writeTrace(w, o.Trace)
+	}
+	if c := o.CCR; c != nil {
+		fmt.Fprintf(w, "CCR                %.4g (Celeritas eq. 1 on %s: transfers %s -> %s, compute on %s)\n", c.Value, c.Cluster, c.From, c.To, c.Compute)
+	} else {
+		fmt.Fprintf(w, "CCR                - (give --cluster)\n")
+	}
+}
+
+// maxLayerGroups is how many layer groups stats prints by name; the
+// smaller rest are summed on one line.
+const maxLayerGroups = 12
+
+// writeLayerFLOPs writes the forward FLOPs by layer group (all of them
+// when there are at most maxLayerGroups, else the largest and the rest
+// summed).
+func writeLayerFLOPs(w io.Writer, groups []workloads.GroupFLOPs) {
+	if len(groups) == 0 {
+		return
+	}
+	shown := groups
+	var rest workloads.GroupFLOPs
+	if len(groups) > maxLayerGroups {
+		big := append([]workloads.GroupFLOPs(nil), groups...)
+		sort.SliceStable(big, func(i, j int) bool { return big[i].FLOPs > big[j].FLOPs })
+		keep := map[string]bool{}
+		for _, g := range big[:maxLayerGroups-1] {
+			keep[g.Group] = true
+		}
+		shown = nil
+		for _, g := range groups {
+			if keep[g.Group] {
+				shown = append(shown, g)
+			} else {
+				rest.Ops += g.Ops
+				rest.FLOPs += g.FLOPs
+				rest.Group = fmt.Sprintf("(%d more groups)", len(groups)-maxLayerGroups+1)
+			}
+		}
+	}
+	fmt.Fprintf(w, "forward FLOPs by layer group:\n")
+	for _, g := range append(shown, rest) {
+		if g.Group == "" {
+			continue
+		}
+		fmt.Fprintf(w, "  %-16s %10.4g  (%d ops)\n", g.Group, g.FLOPs, g.Ops)
+	}
+}
+
+// writeTrace writes what an execution trace holds (stats of a Chakra or
+// PyTorch execution trace).
+func writeTrace(w io.Writer, t *chakra.Summary) {
+	ver := t.Version
+	if ver == "" {
+		ver = "unset"
+	}
+	fmt.Fprintf(w, "trace              %s, %d file(s), ranks %v, schema version %s, host schema %s\n", t.Format, len(t.Files), t.Ranks, ver, orDash(t.Schema))
+	fmt.Fprintf(w, "trace nodes        %d (%d compute, %d collective, %d send, %d recv, %d memory, %d metadata; %d host operators)\n",
+		t.Nodes, t.Compute, t.Collective, t.Send, t.Recv, t.Memory, t.Metadata, t.HostOps)
+	fmt.Fprintf(w, "compute durations  %s total (%d µs; kernels %s, host operators %s)\n", units.Seconds(t.ComputeSeconds), int64(t.ComputeSeconds*1e6+0.5), units.Seconds(t.KernelSeconds), units.Seconds(t.ComputeSeconds-t.KernelSeconds))
+	if t.Collective > 0 {
+		var kinds []string
+		for k, n := range t.Collectives {
+			kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
+		}
+		sort.Strings(kinds)
+		fmt.Fprintf(w, "collectives        %s (measured %s; %d played between ranks of the set, %d on this rank alone: measured time, else cost model)\n", strings.Join(kinds, ", "), units.Seconds(t.CollectiveSeconds), t.CollectivesSimulated, t.CollectivesMeasured)
+	}
+	for _, g := range t.Groups {
+		ranks := "all ranks"
+		if g.Ranks != nil {
+			ranks = fmt.Sprint(g.Ranks)
+		}
+		fmt.Fprintf(w, "process group      %q: %d ranks (%s), backend %s\n", g.Name, g.Size, ranks, orDash(g.Backend))
+	}
+	fmt.Fprintf(w, "measured times     on %s; host operators: %s; %d played nodes without a duration use the cost model\n", t.Device, t.CPU, t.NoDuration)
+	fmt.Fprintf(w, "longest chain      %s of measured durations (a lower bound of the simulated step)\n", units.Seconds(t.LongestChain))
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
