@@ -1,31 +1,12 @@
 package cli
 
 import (
-	"fmt"
-	"io"
-	"text/tabwriter"
-
 	"github.com/spf13/cobra"
 
+	"placesim/reports"
 	"placesim/workloads"
 	"placesim/workloads/zoo"
 )
-
-// modelRow is one zoo model in models' output (--json: a list of these).
-type modelRow struct {
-	Name             string `json:"name"`
-	Description      string `json:"description"`
-	Source           string `json:"source"`
-	DefaultBatch     int    `json:"defaultBatch"`
-	DefaultOptimizer string `json:"defaultOptimizer"`
-	// Parameters is the trainable parameter count.
-	Parameters float64 `json:"parameters"`
-	// Ops at each granularity, forward and training step.
-	OpForward     int `json:"opForward"`
-	OpTraining    int `json:"opTraining"`
-	LayerForward  int `json:"layerForward"`
-	LayerTraining int `json:"layerTraining"`
-}
 
 // ModelsOptions are models' parsed flags and surroundings.
 type ModelsOptions struct {
@@ -68,14 +49,14 @@ func modelsRun(opts *ModelsOptions) error {
 	if opts.JSON {
 		return writeJSON(opts.Out, rows)
 	}
-	return printModels(opts.Out, rows)
+	return reports.WriteModels(opts.Out, rows)
 }
 
 // zooModels describes every zoo model at its default settings.
-func zooModels() ([]modelRow, error) {
-	var rows []modelRow
+func zooModels() ([]reports.ModelRow, error) {
+	var rows []reports.ModelRow
 	for _, m := range zoo.Models() {
-		r := modelRow{Name: m.Name, Description: m.Description, Source: m.Source,
+		r := reports.ModelRow{Name: m.Name, Description: m.Description, Source: m.Source,
 			DefaultBatch: m.DefaultBatch, DefaultOptimizer: string(m.DefaultOptimizer)}
 		for _, v := range []struct {
 			query string
@@ -96,21 +77,4 @@ func zooModels() ([]modelRow, error) {
 		rows = append(rows, r)
 	}
 	return rows, nil
-}
-
-func printModels(w io.Writer, rows []modelRow) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "model\tbatch\toptimizer\tparameters\top fwd\top train\tlayer fwd\tlayer train")
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%.4g\t%d\t%d\t%d\t%d\n", r.Name, r.DefaultBatch, r.DefaultOptimizer,
-			r.Parameters, r.OpForward, r.OpTraining, r.LayerForward, r.LayerTraining)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintln(w)
-	for _, r := range rows {
-		fmt.Fprintf(w, "%-18s %s [%s]\n", r.Name, r.Description, r.Source)
-	}
-	return nil
 }
