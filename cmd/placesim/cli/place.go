@@ -3,13 +3,11 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"placesim/internal/units"
+	"placesim/reports"
 	"placesim/study"
 )
 
@@ -95,7 +93,9 @@ func placeRun(opts *PlaceOptions) error {
 			return err
 		}
 	} else {
-		printPlacement(opts.Out, out, opts.Explain)
+		if err := reports.WritePlacement(opts.Out, placementText(out), opts.Explain); err != nil {
+			return err
+		}
 	}
 	if out.Error != "" {
 		return &exitError{ExitError, fmt.Errorf("%s", out.Error)}
@@ -103,71 +103,18 @@ func placeRun(opts *PlaceOptions) error {
 	return nil
 }
 
-// maxOpsShown bounds the op names printed per device in text output.
-const maxOpsShown = 8
-
-func printPlacement(w io.Writer, o *study.Placement, explain bool) {
-	fmt.Fprintf(w, "workload %s on %s, placer %s (seed %d)\n", o.Workload, o.Cluster, o.Placer, o.Seed)
-	if o.PlaceTime != nil {
-		fmt.Fprintf(w, "placement time   %s\n", units.Seconds(*o.PlaceTime))
-	}
-	if o.MaxLoad != nil {
-		fmt.Fprintf(w, "max-load         %.6f ms per sample (bottleneck %s)\n", *o.MaxLoad*1e3, o.Bottleneck)
-	}
-	if o.Ideals > 0 {
-		fmt.Fprintf(w, "ideals           %d (DP table %.1f MiB)\n", o.Ideals, float64(o.DPTableBytes)/(1<<20))
-	}
-	if o.Objective != "" && o.Objective != "max-load" && o.ObjectiveValue != nil {
-		fmt.Fprintf(w, "%-16s %.6f ms\n", o.Objective, *o.ObjectiveValue*1e3)
-	}
-	fmt.Fprintf(w, "regime           %s\n", o.Regime)
-	if o.Fallback != "" {
-		fmt.Fprintf(w, "fallback         %s\n", o.Fallback)
-	}
-	if len(o.Relaxed) > 0 {
-		fmt.Fprintf(w, "relaxed          %s\n", strings.Join(o.Relaxed, ", "))
-	}
-	if o.Rewritten != "" {
-		fmt.Fprintf(w, "rewritten graph  %s\n", o.Rewritten)
-	}
-	if o.Error != "" {
-		fmt.Fprintf(w, "simulation       failed: %s\n", o.Error)
-	} else {
-		fmt.Fprintf(w, "simulated step   %s, %.2f samples/s\n", units.Seconds(o.StepTime), o.Throughput)
-	}
-	if o.PeriodPerSample != nil {
-		fmt.Fprintf(w, "pipeline period  %.6f ms per sample\n", *o.PeriodPerSample*1e3)
-	}
+// placementText is the part of a study.Placement that place's text shows.
+func placementText(o *study.Placement) *reports.Placement {
+	v := &reports.Placement{Placer: o.Placer, Workload: o.Workload, Cluster: o.Cluster, Seed: o.Seed,
+		PlaceTime: o.PlaceTime, MaxLoad: o.MaxLoad, Bottleneck: o.Bottleneck, Ideals: o.Ideals, DPTableBytes: o.DPTableBytes,
+		Objective: o.Objective, ObjectiveValue: o.ObjectiveValue, Regime: o.Regime, Fallback: o.Fallback, Relaxed: o.Relaxed,
+		Rewritten: o.Rewritten, Error: o.Error, StepTime: o.StepTime, Throughput: o.Throughput, PeriodPerSample: o.PeriodPerSample,
+		Explain: o.Explain, Notes: o.Notes}
 	if o.OOM != nil {
-		fmt.Fprintf(w, "OUT OF MEMORY    %v\n", o.OOM.Err())
+		v.OOM = o.OOM.Err().Error()
 	}
-	fmt.Fprintf(w, "\nsplit\n")
 	for _, p := range o.Placement {
-		shown := p.Ops
-		more := ""
-		if len(shown) > maxOpsShown {
-			more = fmt.Sprintf(" ... (%d more)", len(shown)-maxOpsShown)
-			shown = shown[:maxOpsShown]
-		}
-		load := ""
-		if p.Load != nil {
-			load = fmt.Sprintf("  load %.6f ms", *p.Load)
-		}
-		fmt.Fprintf(w, "  %-10s %5d ops%s  %s%s\n", p.Device, len(p.Ops), load, strings.Join(shown, " "), more)
+		v.Shares = append(v.Shares, reports.PlacementShare{Device: p.Device, Load: p.Load, Ops: p.Ops})
 	}
-	if explain {
-		fmt.Fprintln(w)
-		if o.Explain != "" {
-			fmt.Fprint(w, o.Explain)
-			fmt.Fprintf(w, "bottleneck: %s\n", o.Bottleneck)
-		} else {
-			fmt.Fprintf(w, "placer %s does not report loads\n", o.Placer)
-		}
-	}
-	if len(o.Notes) > 0 {
-		fmt.Fprintln(w, "\nnotes")
-		for _, n := range o.Notes {
-			fmt.Fprintf(w, "  %s\n", n)
-		}
-	}
+	return v
 }

@@ -1,0 +1,39 @@
+package reports_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"placesim/reports"
+)
+
+// TestWritePlacement checks place's text: a device's ops beyond eight
+// summed as "(N more)", a simulation failure and an OOM said, --explain
+// for a placer without loads, and a write error returned.
+func TestWritePlacement(t *testing.T) {
+	var ops []string
+	for i := 0; i < 11; i++ {
+		ops = append(ops, fmt.Sprintf("op%d", i))
+	}
+	load := 2.5
+	p := &reports.Placement{Placer: "single", Workload: "w", Cluster: "c", Regime: "step", Error: "boom", OOM: "out of memory on gpu0",
+		Shares: []reports.PlacementShare{{Device: "gpu0", Ops: ops, Load: &load}}, Notes: []string{"a note"}}
+	var b strings.Builder
+	if err := reports.WritePlacement(&b, p, true); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"simulation       failed: boom", "OUT OF MEMORY    out of memory on gpu0", "11 ops  load 2.500000 ms  op0 ", "op7 ... (3 more)",
+		"placer single does not report loads", "notes\n  a note"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "op8") || strings.Contains(out, "simulated step") {
+		t.Errorf("an op beyond eight, or a step time of a failed simulation:\n%s", out)
+	}
+	if err := reports.WritePlacement(failingWriter{}, p, false); err == nil {
+		t.Error("a failing writer: no error")
+	}
+}
