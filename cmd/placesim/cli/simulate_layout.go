@@ -43,15 +43,5 @@ func simulateLayoutRun(opts *SimulateOptions) error {
 	if err = timeoutError(ctx, opts.Timeout, err); err != nil {
 		return err
 	}
-	if opts.JSON {
-		if err := writeJSON(opts.Out, trainJSON(j, r)); err != nil {
-			return err
-		}
-	} else {
-		printTrain(opts.Out, j, r)
-	}
-	if r.OOM != nil {
-		return &exitError{ExitOOM, r.OOM.Err}
-	}
-	return nil
+	return writeLayoutResult(opts.Out, opts.JSON, j, r)
 }

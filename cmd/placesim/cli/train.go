@@ -136,12 +136,19 @@ func trainRun(opts *TrainOptions) error {
 			return fmt.Errorf("--trace: %w", err)
 		}
 	}
-	if opts.Format == "json" {
-		if err := writeJSON(opts.Out, trainJSON(j, r)); err != nil {
+	return writeLayoutResult(opts.Out, opts.Format == formatJSON, j, r)
+}
+
+// writeLayoutResult writes one large-model iteration (train, simulate
+// --layout): trainJSON's object or printTrain's text; an out-of-memory
+// verdict is exit code ExitOOM after the output.
+func writeLayoutResult(w io.Writer, asJSON bool, j *llm.Job, r *llm.Result) error {
+	if asJSON {
+		if err := writeJSON(w, trainJSON(j, r)); err != nil {
 			return err
 		}
 	} else {
-		printTrain(opts.Out, j, r)
+		printTrain(w, j, r)
 	}
 	if r.OOM != nil {
 		return &exitError{ExitOOM, r.OOM.Err}
