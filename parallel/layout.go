@@ -159,6 +159,12 @@ type Layout struct {
 	// the TP group (all-gather/reduce-scatter instead of all-reduce;
 	// Korthikanti et al. 2022 section 4.2.2).
 	SequenceParallel bool
+	// TPOverlap overlaps the tensor-parallel all-gathers and
+	// reduce-scatters with the GEMMs that consume or produce them, as
+	// Transformer Engine's userbuffers do (Megatron-LM --tp-comm-overlap,
+	// NeMo's MegatronCommOverlapCallback tp_comm_overlap): needs sequence
+	// parallelism (megatron/training/arguments.py asserts it).
+	TPOverlap bool
 	// Sharding of the model state over the DP ranks.
 	Sharding Sharding
 	// Recompute is the activation recomputation mode.
@@ -197,6 +203,7 @@ func (l Layout) Interleaved() bool { return l.VP > 1 && l.Schedule == Schedule1F
 
 // Syntax is Parse's grammar, for help texts.
 const Syntax = `comma-separated KEY=VALUE: tp, pp, vp, cp, ep, dp (sizes >= 1), sp (sequence parallelism; or sp=yes|no), ` +
+	`tpoverlap (tensor-parallel communication overlapped with GEMMs, Transformer Engine userbuffers; needs sp), ` +
 	`zero=0|1|2|3 or sharding=none|distributed|zero1|zero2|zero3|fsdp (or the bare words distributed, fsdp), ` +
 	`recompute=none|selective|full, mbs=N (sequences per micro-batch), gbs=N (sequences per iteration; default mbs*dp), ` +
 	`precision=bf16|fp16|fp8, schedule=1f1b|gpipe; e.g. tp=4,pp=4,cp=2,dp=2,vp=5,sp,zero=1,recompute=selective,mbs=1,gbs=128,precision=bf16`
@@ -223,6 +230,8 @@ func Parse(s string) (Layout, error) {
 			canon = "mbs"
 		case "gbs", "global_batch", "globalbatch":
 			canon = "gbs"
+		case "tpoverlap", "tp_comm_overlap":
+			canon = "tpoverlap"
 		}
 		if seen[canon] {
 			return Layout{}, fmt.Errorf("%w %q: field %s given twice", ErrLayout, s, canon)
@@ -265,6 +274,15 @@ func Parse(s string) (Layout, error) {
 				l.SequenceParallel = false
 			default:
 				err = fmt.Errorf("%w %q: field sp = %q (valid: sp, sp=yes, sp=no)", ErrLayout, s, val)
+			}
+		case "tpoverlap", "tp_comm_overlap":
+			switch strings.ToLower(val) {
+			case "", "yes", "true", "1", "on":
+				l.TPOverlap = true
+			case "no", "false", "0", "off":
+				l.TPOverlap = false
+			default:
+				err = fmt.Errorf("%w %q: field tpoverlap = %q (valid: tpoverlap, tpoverlap=yes, tpoverlap=no)", ErrLayout, s, val)
 			}
 		case "fsdp":
 			if hasVal {
@@ -315,6 +333,9 @@ func (l Layout) String() string {
 	if l.SequenceParallel {
 		b.WriteString(",sp")
 	}
+	if l.TPOverlap {
+		b.WriteString(",tpoverlap")
+	}
 	fmt.Fprintf(&b, ",zero=%d,recompute=%s,mbs=%d,gbs=%d,precision=%s", int(l.Sharding), l.Recompute, l.MicroBatch, l.GlobalBatch, l.Precision)
 	if l.Schedule != Schedule1F1B {
 		fmt.Fprintf(&b, ",schedule=%s", l.Schedule)
@@ -353,6 +374,9 @@ func (l Layout) Validate() error {
 	}
 	if l.SequenceParallel && l.TP == 1 {
 		return fmt.Errorf("%w: field sp needs tp >= 2 (sequence parallelism splits within the tensor-parallel group; tp = 1)", ErrLayout)
+	}
+	if l.TPOverlap && !l.SequenceParallel {
+		return fmt.Errorf("%w: field tpoverlap needs sp (tensor-parallel communication overlaps GEMMs only with sequence parallelism; Megatron-LM asserts it)", ErrLayout)
 	}
 	if l.VP > 1 && l.PP == 1 {
 		return fmt.Errorf("%w: field vp = %d needs pp >= 2 (virtual stages interleave a pipeline)", ErrLayout, l.VP)

@@ -45,6 +45,12 @@ type SearchSpace struct {
 	// Planners are the stage planners tried (PlannerEven: Megatron's
 	// split; any placer name of the registry).
 	Planners []string
+	// NoTPOverlap keeps the tensor-parallel collectives of every
+	// candidate off Transformer Engine's userbuffers (Megatron-LM without
+	// --tp-comm-overlap); by default a layout with tp > 1 runs sequence
+	// parallelism with its TP communication overlapped, as NeMo's
+	// performance recipes run it.
+	NoTPOverlap bool
 }
 
 // DefaultSearchSpace: TP and CP up to 8, any PP, VP up to 8, micro-batch
@@ -259,7 +265,7 @@ func EnumerateLayouts(r *SearchRequest) ([]Candidate, error) {
 										continue // nothing to shard over
 									}
 									l := parallel.Layout{TP: tp, PP: pp, VP: vp, CP: cp, EP: ep, DP: dp,
-										SequenceParallel: tp > 1, Sharding: sh, Recompute: rc,
+										SequenceParallel: tp > 1, TPOverlap: tp > 1 && !s.NoTPOverlap, Sharding: sh, Recompute: rc,
 										MicroBatch: mbs, GlobalBatch: r.GlobalBatch, Precision: prec, Schedule: parallel.Schedule1F1B}
 									if l.Validate() != nil {
 										continue

@@ -159,6 +159,16 @@ func ReadLLMValidation(path string) ([]LLMRow, error) {
 		case "?":
 			l.SequenceParallel = l.TP > 1
 			r.Defaults = append(r.Defaults, fmt.Sprintf("sequence_parallel=%v (NeMo recipes: on when tp > 1)", l.SequenceParallel))
+			// NeMo's performance recipes run MegatronCommOverlapCallback
+			// with tp_comm_overlap and a Transformer Engine userbuffers
+			// configuration (NVIDIA/dgxc-benchmarking@741c886
+			// llama3.1/pretrain_llama31.py: the 70B and 405B runs of
+			// these rows, userbuffers_bf16_h100_h8192_tp4_mbs1_seqlen8192
+			// and its h16384 tp8 cp2 sibling)
+			if l.SequenceParallel {
+				l.TPOverlap = true
+				r.Defaults = append(r.Defaults, "tp_comm_overlap=true (NeMo performance recipes: Transformer Engine userbuffers with sequence parallelism)")
+			}
 		default:
 			return nil, bad(line, "sequence_parallel", "%q (valid: yes, no, ?)", v)
 		}

@@ -124,3 +124,17 @@ func routeBW(c *devices.Cluster, a, b int) (bw, lat float64) {
 	}
 	return bw, lat
 }
+
+// collChannels is the number of channels NCCL runs collective k of
+// `bytes` over group with (collectives.Time): each channel's kernel
+// block holds one SM while it runs.
+func collChannels(c *devices.Cluster, group []int, k Coll, bytes float64) (int, error) {
+	if len(group) <= 1 || bytes <= 0 {
+		return 0, nil
+	}
+	e, err := collectives.Time(c, group, k, int64(bytes))
+	if err != nil {
+		return 0, err
+	}
+	return e.Channels, nil
+}

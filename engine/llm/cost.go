@@ -167,34 +167,48 @@ func (c *coster) part(p zoo.Part) (partCost, error) {
 	}
 	if l.TP > 1 {
 		tg := j.tpPeers(c.r)
-		var per float64
+		var per, ag, rs, ar float64
+		first := AllReduce
 		if l.SequenceParallel {
-			ag, err := c.coll(tg, AllGather, actBytes)
-			if err != nil {
+			var err error
+			if ag, err = c.coll(tg, AllGather, actBytes); err != nil {
 				return pc, err
 			}
-			rs, err := c.coll(tg, ReduceScatter, actBytes)
-			if err != nil {
+			if rs, err = c.coll(tg, ReduceScatter, actBytes); err != nil {
 				return pc, err
 			}
-			per = ag + rs
+			per, first = ag+rs, AllGather
 		} else {
-			ar, err := c.coll(tg, AllReduce, actBytes)
-			if err != nil {
+			var err error
+			if ar, err = c.coll(tg, AllReduce, actBytes); err != nil {
 				return pc, err
 			}
 			per = ar
 		}
-		switch p {
-		case zoo.PartAttention, zoo.PartMLP:
+		gm, err := c.tpGEMMTimes(ops)
+		if err != nil {
+			return pc, err
+		}
+		switch {
+		case isDenseTPPart(m, p, gm):
+			// tp.go: what Megatron-LM hides behind the GEMMs
+			ch, err := collChannels(j.Cluster, tg[0], first, actBytes)
+			if err != nil {
+				return pc, err
+			}
+			f, b := tpComm(l.SequenceParallel, l.TPOverlap, p == zoo.PartAttention, l.TP, gm, ag, rs, ar, ch, c.kind)
+			pc.fwd.exposed[CommTP] += f
+			pc.bwd.exposed[CommTP] += b
+		case p == zoo.PartMLP:
+			// an MoE layer: its collectives block the compute stream
 			pc.fwd.exposed[CommTP] += per
 			pc.bwd.exposed[CommTP] += per
-		case zoo.PartEmbedding:
+		case p == zoo.PartEmbedding:
 			pc.fwd.exposed[CommTP] += per / 2 // all-reduce or reduce-scatter of the vocabulary-parallel lookup
 			if !l.SequenceParallel {
 				pc.fwd.exposed[CommTP] += per / 2
 			}
-		case zoo.PartHead:
+		case p == zoo.PartHead:
 			pc.fwd.exposed[CommTP] += per / 2
 			pc.bwd.exposed[CommTP] += per / 2
 		}

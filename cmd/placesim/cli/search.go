@@ -32,6 +32,7 @@ type SearchOptions struct {
 	OutDir                            string
 	Shard                             shardFlags
 	Merge, Quiet, AllVariants         bool
+	TPOverlap                         bool
 	CompareTo, Published              string
 	Format                            formatFlag
 }
@@ -50,7 +51,10 @@ split evenly), expert (MoE models: divisors of dp*cp that divide the
 experts) and data parallelism (the rest), micro-batch sizes (--mbs),
 recomputation (--recompute), optimizer sharding (--sharding; ZeRO-2/3 only
 without a pipeline) and stage planners (--planners). Sequence parallelism
-is on whenever tp > 1; the schedule is 1F1B, interleaved when vp > 1.
+is on whenever tp > 1, and with it the overlap of the tensor-parallel
+communication with the GEMMs (Transformer Engine userbuffers, as NeMo's
+performance recipes run it; --tp-overlap=false: off); the schedule is
+1F1B, interleaved when vp > 1.
 
 The layouts the memory closed form rules out are discarded before any
 simulation (the count is printed); the rest are simulated in parallel
@@ -100,6 +104,7 @@ every shard's file in DIR and ranks them all.`,
 	fl.StringVar(&opts.MicroBatches, "mbs", "1,2,4", "micro-batch sizes tried")
 	fl.StringVar(&opts.Recompute, "recompute", "none,selective,full", "recomputation modes tried")
 	fl.StringVar(&opts.Sharding, "sharding", "none,zero1,zero2,zero3", "optimizer shardings tried (zero2/zero3 only where pp = 1)")
+	fl.BoolVar(&opts.TPOverlap, "tp-overlap", true, "overlap tensor-parallel communication with the GEMMs (Transformer Engine userbuffers) in every layout with tp > 1")
 	fl.StringVar(&opts.Planners, "planners", study.PlannerEven, "stage planners tried: even (Megatron) and placer names")
 	fl.IntVar(&opts.Workers, "workers", 0, "candidates simulated in parallel (default: number of cores)")
 	fl.StringVarP(&opts.OutDir, "out", "o", "", "output directory (results.json, results.csv, table.txt, search.png/.svg, the journal)")
@@ -159,6 +164,7 @@ func searchRequest(opts *SearchOptions) (*study.SearchRequest, error) {
 	}
 	sp := study.DefaultSearchSpace()
 	sp.MaxTP, sp.MaxCP, sp.MaxPP, sp.MaxVP = opts.MaxTP, opts.MaxCP, opts.MaxPP, opts.MaxVP
+	sp.NoTPOverlap = !opts.TPOverlap
 	mbs, err := splitList("--mbs", opts.MicroBatches)
 	if err != nil {
 		return nil, err
@@ -343,8 +349,8 @@ func searchRun(opts *SearchOptions) error {
 // flags in the description).
 func searchScenario(req *study.SearchRequest, opts *SearchOptions) *study.Scenario {
 	return &study.Scenario{Name: "search",
-		Description: fmt.Sprintf("layout search: gpus=%d gbs=%d precision=%s max-tp=%d max-cp=%d max-pp=%d max-vp=%d mbs=%s recompute=%s sharding=%s",
-			req.GPUs, req.GlobalBatch, req.Precision, opts.MaxTP, opts.MaxCP, opts.MaxPP, opts.MaxVP, opts.MicroBatches, opts.Recompute, opts.Sharding),
+		Description: fmt.Sprintf("layout search: gpus=%d gbs=%d precision=%s max-tp=%d max-cp=%d max-pp=%d max-vp=%d mbs=%s recompute=%s sharding=%s tp-overlap=%v",
+			req.GPUs, req.GlobalBatch, req.Precision, opts.MaxTP, opts.MaxCP, opts.MaxPP, opts.MaxVP, opts.MicroBatches, opts.Recompute, opts.Sharding, opts.TPOverlap),
 		Workloads: []string{req.Workload}, Clusters: []string{req.Cluster.Name}, Placers: req.Space.Planners}
 }
 
