@@ -13,7 +13,9 @@ import (
 
 // startPlans are the plans Pesto's result must never be slower than: the
 // m-ETF warm start (mapped to the fine graph as the ILP's plan is), the
-// whole model on one accelerator, and the Expert placement (pesto-expert).
+// whole model on one accelerator, the Expert placement (pesto-expert), and
+// m-ETF on the ops themselves (Baechi's m-etf, with and without its
+// schedule's order as priorities).
 // Pesto's ILP may stop at its time limit on a schedule that its own model
 // rates better but that plays slower with link contention and the
 // op-level order; the paper's what-if simulator (section 4) is what it
@@ -25,7 +27,9 @@ type startPlan struct {
 }
 
 // guard replaces res.Plan by the fastest of it and the starts in a
-// simulation with the request's estimates, and records what it measured.
+// simulation with the request's estimates, then, with Config.Search > 0,
+// improves that plan by moving placement groups (groupSearch), and records
+// what it measured.
 func (p *Pesto) guard(ctx context.Context, req *placers.Request, pr *problem, res *Result, wdev []int, worders [][]int, mode string) error {
 	starts := []startPlan{}
 	if wdev != nil {
@@ -41,6 +45,13 @@ func (p *Pesto) guard(ctx context.Context, req *placers.Request, pr *problem, re
 	}
 	if plan, err := (&Expert{}).Place(ctx, req); err == nil && plan != nil {
 		starts = append(starts, startPlan{"Expert", plan})
+	}
+	if plan, err := fineETF(ctx, req); err == nil {
+		// Baechi's m-ETF on the ops themselves, with its schedule's order
+		// as priorities and, as the m-etf placer returns it, without
+		starts = append(starts, startPlan{"op-level m-ETF", plan})
+		bare := &engine.Plan{Device: plan.Device}
+		starts = append(starts, startPlan{"op-level m-ETF placement", bare})
 	}
 	g := estimatedGraph(req.Graph, req.Cluster, req.Estimates)
 	best, err := simulateEstimated(g, req.Cluster, res.Plan)
@@ -60,6 +71,13 @@ func (p *Pesto) guard(ctx context.Context, req *placers.Request, pr *problem, re
 	}
 	if res.Kept != "" {
 		res.KeptTime = best
+	}
+	if p.cfg.Search > 0 {
+		sr := groupSearch(ctx, g, req.Cluster, pr, res.Plan, best, p.cfg.Search)
+		res.SearchEvals, res.SearchMoves = sr.evals, sr.moves
+		if sr.moves > 0 {
+			res.Plan, res.SearchTime = sr.plan, sr.time
+		}
 	}
 	return nil
 }

@@ -64,6 +64,10 @@ type Config struct {
 	// Schedule is ScheduleOrder (default), SchedulePriority or ScheduleNone
 	// (schedule=).
 	Schedule string
+	// Search is the number of simulations the placement-group search may
+	// spend on the fastest of the ILP's plan and the starts (search=,
+	// default DefaultSearch; 0: none).
+	Search int
 }
 
 // Defaults of Config.
@@ -151,6 +155,11 @@ type Result struct {
 	StartTimes []string
 	Kept       string
 	KeptTime   float64
+	// SearchMoves is the number of placement-group moves the search kept
+	// (SearchTime: the plan's step with the estimates after them) in
+	// SearchEvals simulations.
+	SearchMoves, SearchEvals int
+	SearchTime               float64
 	// UsedWarmStart: CBC returned no better incumbent and the plan is the
 	// warm start's; SolverError says why when CBC failed; WorseThanStart
 	// when CBC ended on a schedule worse than its start.
@@ -416,6 +425,20 @@ func (r *Result) Report() *placers.Report {
 	}
 	if r.Kept != "" {
 		rep.Fallback = fmt.Sprintf("%s start: it simulates faster with the estimates than the ILP's plan (%.6gs against %.6gs)", r.Kept, r.KeptTime, r.Simulated)
+	}
+	if r.SearchEvals > 0 {
+		from := "the ILP's plan"
+		if r.Kept != "" {
+			from = "the " + r.Kept + " start"
+		}
+		if r.SearchMoves == 0 {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("placement-group search: no move of %s plays faster (%d simulations)", from, r.SearchEvals))
+		} else {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("placement-group search: %d moves of %s, %.6gs with the estimates (%d simulations)", r.SearchMoves, from, r.SearchTime, r.SearchEvals))
+			if r.Kept != "" {
+				rep.Fallback = fmt.Sprintf("%s start improved by %d placement-group moves: it simulates faster with the estimates than the ILP's plan (%.6gs against %.6gs)", r.Kept, r.SearchMoves, r.SearchTime, r.Simulated)
+			}
+		}
 	}
 	if r.Memory != r.MemoryAsked {
 		rep.Relaxed = append(rep.Relaxed, fmt.Sprintf("memory: %s relaxed to %s (m-ETF found no placement within %s)", r.MemoryAsked, r.Memory, r.MemoryAsked))
