@@ -277,3 +277,72 @@ func simulateLLMRow(r LLMRow) (*llm.Result, error) {
 	}
 	return llm.Simulate(&llm.Job{Model: r.Model, Layout: r.Layout, Cluster: c})
 }
+
+// LLMExplanation takes one row of a large-model validation file apart:
+// its result, the exposed communication per kind, and every kernel of a
+// layer, the embedding and the head on pipeline rank 0's representative
+// (one micro-batch), with the modelled mechanisms' share.
+type LLMExplanation struct {
+	Row LLMRowResult `json:"row"`
+	// IterationTime in seconds; Bubble the largest rank's idle fraction;
+	// Exposed the communication the slowest rank waited for, by kind.
+	IterationTime float64            `json:"iterationTime"`
+	Bubble        float64            `json:"bubble"`
+	Exposed       map[string]float64 `json:"exposed"`
+	// Layers is the transformer layers per pipeline rank, MicroBatches
+	// the micro-batches each pipeline runs per iteration.
+	Layers       []int `json:"layers"`
+	MicroBatches int   `json:"microBatches"`
+	// Ops are the kernels (seconds per micro-batch on one GPU).
+	Ops []llm.OpCost `json:"ops"`
+	// Mechanisms sums each mechanism's added time over an iteration of
+	// the pipeline rank holding the most layers (its layers' ops times
+	// the micro-batches), in seconds.
+	Mechanisms map[string]float64 `json:"mechanisms"`
+}
+
+// ExplainLLM simulates the row with the given id alone and takes it
+// apart; an unknown id is an error listing the valid ones.
+func ExplainLLM(rows []LLMRow, id string) (*LLMExplanation, error) {
+	var ids []string
+	for _, r := range rows {
+		ids = append(ids, r.ID)
+		if r.ID != id {
+			continue
+		}
+		s := ValidateLLM([]LLMRow{r})
+		out := &LLMExplanation{Row: s.Rows[0], MicroBatches: r.Layout.MicroBatches(), Mechanisms: map[string]float64{}}
+		if out.Row.Failure != "" {
+			return out, nil
+		}
+		c, err := llm.System(r.System, r.GPUs)
+		if err != nil {
+			return nil, err
+		}
+		j := &llm.Job{Model: r.Model, Layout: r.Layout, Cluster: c}
+		res, err := llm.Simulate(j)
+		if err != nil {
+			return nil, err
+		}
+		out.IterationTime, out.Bubble, out.Exposed = res.IterationTime, res.Bubble, res.ExposedByKind()
+		out.Layers = make([]int, r.Layout.PP)
+		for k, n := range res.Stages {
+			out.Layers[k%r.Layout.PP] += n
+		}
+		most := 0
+		for _, n := range out.Layers {
+			most = max(most, n)
+		}
+		if out.Ops, err = llm.OpCosts(j); err != nil {
+			return nil, err
+		}
+		for _, op := range out.Ops {
+			if op.Mechanism == "" || (op.Part != "attention" && op.Part != "mlp") {
+				continue
+			}
+			out.Mechanisms[op.Mechanism] += op.Extra * float64(most*out.MicroBatches)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("--explain %q: no such row id (valid: %s)", id, strings.Join(ids, ", "))
+}

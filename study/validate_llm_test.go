@@ -48,3 +48,34 @@ func TestValidateLLMRunsEveryRow(t *testing.T) {
 	}
 	t.Logf("median |error| %.1f %%, worst %.1f %% (%s)", 100*s.MedianError, 100*s.WorstError, s.WorstID)
 }
+
+// TestExplainLLMShowsMoEMechanisms: --explain of the GPT-OSS row lists
+// the MoE dispatcher's sort by expert, the eager expert bias and the
+// head-dimension-64 attention, each adding time; a dense Llama row (head
+// dimension 128, no experts) has none of them; an unknown id is an error
+// naming the valid ones.
+func TestExplainLLMShowsMoEMechanisms(t *testing.T) {
+	rows, err := ReadLLMValidation("../validation/llm.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := ExplainLLM(rows, "mbr-gptoss-120b-bf16-h100-64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"sort by expert", "eager expert bias", "attention head dim"} {
+		if !(e.Mechanisms[m] > 0) || !(e.Mechanisms[m] < e.IterationTime) {
+			t.Errorf("%s: %g s of a %g s iteration", m, e.Mechanisms[m], e.IterationTime)
+		}
+	}
+	d, err := ExplainLLM(rows, "dgxc-llama31-70b-bf16-64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Mechanisms) != 0 {
+		t.Errorf("dense Llama row: mechanisms %v", d.Mechanisms)
+	}
+	if _, err := ExplainLLM(rows, "nope"); err == nil || !bytes.Contains([]byte(err.Error()), []byte("mbr-gptoss-120b-bf16-h100-64")) {
+		t.Errorf("unknown id: %v", err)
+	}
+}

@@ -103,6 +103,15 @@ func (c *coster) opTime(op zoo.LLMOp, backward bool) (float64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("op %s: %w", op.Name, err)
 	}
+	if isFlash(op) {
+		t /= flashHeadDimFactor(headDim(&c.j.Model), backward)
+	}
+	// a run of small eager kernels takes at least their host issue time
+	n := op.Launches
+	if backward {
+		n = op.BwdLaunches
+	}
+	t = max(t, float64(n)*hostIssue)
 	if op.Expert {
 		t *= c.j.Model.Imbalance
 	}

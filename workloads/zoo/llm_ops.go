@@ -87,6 +87,12 @@ type LLMOp struct {
 	// [GroupM x GroupN]).
 	Groups                 int
 	GroupM, GroupN, GroupK float64
+	// Launches and BwdLaunches > 0 mark an op the framework runs as that
+	// many small eager kernels issued one at a time from the host (a
+	// Python loop over the local experts): its time is at least the
+	// host's issue time of that many kernels (engine/llm prices it);
+	// 0 is one fused kernel.
+	Launches, BwdLaunches int
 }
 
 // flashBlock is the key/query block of FlashAttention-2's forward kernel
@@ -237,6 +243,17 @@ func (m *LLM) Ops(part Part, sh Shard) []LLMOp {
 			// the local experts' products as grouped GEMMs: E/EP
 			// experts on this GPU, each of pairs/(E/EP) tokens
 			local := math.Max(1, E/float64(sh.EP))
+			// tokens arrive from the EP ranks grouped by source rank;
+			// with several local experts the dispatcher sorts them by
+			// expert after the all-to-all and back before the combine
+			// (Megatron-core MoEAlltoAllTokenDispatcher.dispatch_postprocess
+			// and combine_preprocess: sort_chunks_by_idxs, a row gather
+			// of pairs x hidden each way, NVIDIA/Megatron-LM@d98e8a64
+			// megatron/core/transformer/moe/token_dispatcher.py)
+			sorted := sh.EP > 1 && local > 1
+			if sorted {
+				ops = append(ops, move("sort-chunks", 0))
+			}
 			fc13 := mm("expert-fc13", PhaseExpert, pairs, h, 2*f, int64(fb*pairs*h))
 			fc13.Groups, fc13.GroupM, fc13.GroupK, fc13.GroupN = int(local), pairs/local, h, 2*f
 			fc2 := mm("expert-fc2", PhaseExpert, pairs, f, h, int64(fb*pairs*f))
@@ -248,6 +265,12 @@ func (m *LLM) Ops(part Part, sh Shard) []LLMOp {
 			} {
 				op.Expert = true
 				ops = append(ops, op)
+			}
+			if m.Bias {
+				ops = append(ops, expertBias(pairs, h, local, fb))
+			}
+			if sorted {
+				ops = append(ops, move("unsort-chunks", 0))
 			}
 			ops = append(ops, move("unpermute", 2))
 			ops = append(ops, elem("residual", "add", PhasePost, Tseq*h, 1, 0))
@@ -413,4 +436,26 @@ func (m *LLM) ActivationBytesPerLayer(sh Shard, recompute string) int64 {
 		}
 	}
 	return n
+}
+
+// expertBias is the second expert layer's bias as Megatron-core adds it
+// (TEGroupedMLP._apply_bias, from the GPT-OSS support of
+// NVIDIA/Megatron-LM@a329dd6d "Enable bias in expert mlp" until the
+// packed grouped-bias path of 883533e0, 2026-08: TE returns the biases
+// apart and the layer adds them in eager PyTorch): for each of the local
+// experts, its rows t of the output get t + b*p (b the expert's bias, p
+// the rows' router probabilities), then the pieces are concatenated.
+// Forward per expert: a product b*p written as a [rows, hidden] tensor,
+// the sum (two reads, one write), then the concatenation (one read, one
+// write): 6 passes over pairs x hidden elements, 2 kernels per expert and
+// the cat. Backward per expert: the bias gradient sum(g*p) and the
+// probability gradient sum(g*b) over the rows, a product and a reduction
+// each (about 6 passes in all), 4 kernels per expert; the residual
+// gradient passes through.
+func expertBias(pairs, h, local, fb float64) LLMOp {
+	n := pairs * h
+	return LLMOp{Name: "expert-bias", Type: "add", Phase: PhaseExpert, Expert: true,
+		FwdFLOPs: 2 * n, BwdFLOPs: 4 * n,
+		FwdBytes: int64(6 * fb * n), BwdBytes: int64(6 * fb * n),
+		Launches: 2*int(local) + 1, BwdLaunches: 4 * int(local)}
 }

@@ -307,6 +307,9 @@ func validateLLMRun(opts *ValidateOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.Explain != "" {
+		return explainLLMRun(opts, rows)
+	}
 	s := study.ValidateLLM(rows)
 	s.File = opts.File
 	if opts.Format == "json" {

@@ -1,0 +1,75 @@
+package llm
+
+import "placesim/workloads/zoo"
+
+// OpCost is one kernel of a part on pipeline rank 0's representative for
+// one micro-batch: its forward and backward time and, where a modelled
+// mechanism accounts for part of it, that mechanism and the time it adds
+// (forward plus backward).
+type OpCost struct {
+	Part              string
+	Op                string
+	Forward, Backward float64
+	// Mechanism names what Extra is: "attention head dim" (a flash kernel
+	// with a head dimension below 128 runs slower than the GEMM
+	// efficiency says; flashHeadDimFactor), "host-issued kernels" (a
+	// run of small eager kernels bounded by the host's issue rate;
+	// hostIssue), or the op itself ("sort by expert", "eager expert
+	// bias") where the whole op is the mechanism; "" for none.
+	Mechanism string
+	Extra     float64
+}
+
+// OpCosts prices every kernel of j's model on pipeline rank 0's
+// representative (every rank has the same devices in a uniform system),
+// one micro-batch forward and backward, communication excluded: what
+// `placesim validate llm.tsv --explain` lists.
+func OpCosts(j *Job) ([]OpCost, error) {
+	check := *j
+	check.Stages = nil
+	if _, err := check.check(); err != nil {
+		return nil, err
+	}
+	c := newCoster(j, 0, newCollMemo(j.Cluster))
+	var out []OpCost
+	for _, p := range []zoo.Part{zoo.PartEmbedding, zoo.PartAttention, zoo.PartMLP, zoo.PartHead} {
+		for _, op := range j.Model.Ops(p, c.sh) {
+			f, err := c.opTime(op, false)
+			if err != nil {
+				return nil, err
+			}
+			b, err := c.opTime(op, true)
+			if err != nil {
+				return nil, err
+			}
+			oc := OpCost{Part: p.String(), Op: op.Name, Forward: f, Backward: b}
+			// the same op without the mechanism
+			plain := op
+			plain.Launches, plain.BwdLaunches = 0, 0
+			switch {
+			case op.Name == "sort-chunks" || op.Name == "unsort-chunks":
+				oc.Mechanism, oc.Extra = "sort by expert", f+b
+			case op.Name == "expert-bias":
+				oc.Mechanism, oc.Extra = "eager expert bias", f+b
+			case isFlash(op) && flashHeadDimFactor(headDim(&j.Model), false) < 1:
+				d := headDim(&j.Model)
+				oc.Mechanism = "attention head dim"
+				oc.Extra = f*(1-flashHeadDimFactor(d, false)) + b*(1-flashHeadDimFactor(d, true))
+			case op.Launches > 0 || op.BwdLaunches > 0:
+				pf, err := c.opTime(plain, false)
+				if err != nil {
+					return nil, err
+				}
+				pb, err := c.opTime(plain, true)
+				if err != nil {
+					return nil, err
+				}
+				if x := f + b - pf - pb; x > 0 {
+					oc.Mechanism, oc.Extra = "host-issued kernels", x
+				}
+			}
+			out = append(out, oc)
+		}
+	}
+	return out, nil
+}
