@@ -33,7 +33,9 @@ type Explanation struct {
 // ExplainPart is one share of the iteration.
 type ExplainPart struct {
 	// Part is compute, optimizer, allreduce-on-compute, slowest-gpu,
-	// exposed-comm or idle; Role (forward, backward, recompute) and Class
+	// exposed-comm, idle, or the row's program's work beyond the kernels
+	// (HostCost): gradient-pass, host-gather, host-issue-wait,
+	// host-reduce-loss; Role (forward, backward, recompute) and Class
 	// (workloads.KernelClass) say which compute.
 	Part    string  `json:"part"`
 	Role    string  `json:"role,omitempty"`
@@ -85,6 +87,20 @@ func Explain(ctx context.Context, reg *placers.Registry, rows []ValidationRow, i
 		return e, nil
 	}
 	explainResult(e, o.Result, g, o.Plan)
+	if h := res.Host; h != nil {
+		// the row's program's work beyond the simulated kernels (HostCost)
+		for _, p := range []ExplainPart{
+			{Part: "gradient-pass", Seconds: h.GradientPassGPU},
+			{Part: "host-gather", Seconds: h.GatherList},
+			{Part: "host-issue-wait", Seconds: h.IssueWait},
+			{Part: "host-reduce-loss", Seconds: h.ReduceLoss},
+		} {
+			if p.Seconds > 0 {
+				e.Parts = append(e.Parts, p)
+				e.StepTime += p.Seconds
+			}
+		}
+	}
 	return e, nil
 }
 

@@ -47,6 +47,10 @@ type ValidationRow struct {
 	// Source and Note say where the figure stands and how it was read.
 	Source string `json:"source"`
 	Note   string `json:"note,omitempty"`
+	// Program is the reference training program whose per-iteration work
+	// beyond the model's kernels is added (HostPrograms; optional column
+	// program, "" or "-" for none).
+	Program string `json:"program,omitempty"`
 }
 
 // validationColumns are the columns a validation file must have.
@@ -151,6 +155,10 @@ func parseValidation(path string, in io.Reader) ([]ValidationRow, error) {
 		if r.TokensPerSample, err = strconv.ParseFloat(get("tokens_per_sample"), 64); err != nil || !(r.TokensPerSample > 0) || math.IsInf(r.TokensPerSample, 0) {
 			return nil, bad(line, "tokens_per_sample", "%q (valid range: a finite number > 0; 1 for samples/s rows)", get("tokens_per_sample"))
 		}
+		r.Program = get("program")
+		if _, err := hostProgram(r.Program); err != nil {
+			return nil, bad(line, "program", "%v", err)
+		}
 		rows = append(rows, r)
 	}
 	if tab.Header == nil {
@@ -192,6 +200,10 @@ type ValidationResult struct {
 	// Failure says why there is no simulated figure (OOM, error).
 	Failure string `json:"failure,omitempty"`
 	Source  string `json:"source"`
+	// Program and Host are the row's reference program and its costs per
+	// iteration beyond the simulated kernels, included in Simulated.
+	Program string    `json:"program,omitempty"`
+	Host    *HostCost `json:"host,omitempty"`
 }
 
 // ValidationSummary is a validation run: its rows, the median and worst
@@ -327,6 +339,16 @@ func simulateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 		return out, o, g, nil
 	}
 	out.Simulated = o.Throughput
+	if p, _ := hostProgram(r.Program); p != nil && o.StepTime > 0 {
+		h, err := p.Cost(g, &c.Devices[c.Accelerators()[0]].Kind, r.GPUs)
+		if err != nil {
+			return out, nil, nil, err
+		}
+		out.Program, out.Host = p.Name, &h
+		// the step takes the program's extra time longer: every GPU waits
+		// for it at the same point (after the all-reduce, before the update)
+		out.Simulated *= o.StepTime / (o.StepTime + h.Total())
+	}
 	if r.Unit == "tokens/s" {
 		out.Simulated *= r.TokensPerSample
 	}

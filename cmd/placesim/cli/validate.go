@@ -178,6 +178,10 @@ var explainNames = map[string]string{
 	"slowest-gpu":          "slowest GPU (speed spread)",
 	"exposed-comm":         "exposed communication (idle, gradients in flight)",
 	"idle":                 "other idle (waiting for peers or inputs)",
+	"gradient-pass":        "program: gradient division pass (GPU)",
+	"host-gather":          "program: all_gather_list of logging outputs (host)",
+	"host-issue-wait":      "program: GPU waits for the host to issue the division",
+	"host-reduce-loss":     "program: loss all-reduce for logging",
 }
 
 func printExplanation(w io.Writer, e *study.Explanation) {
@@ -212,7 +216,11 @@ func printExplanation(w io.Writer, e *study.Explanation) {
 		sum += p.Seconds
 	}
 	fmt.Fprintf(w, "  %-62s %12s\n", "total", units.Seconds(sum))
-	fmt.Fprintf(w, "\nhost: the framework's per-iteration host work (logging syncs, Python between kernels) is not simulated; it shows only as a gap against the measurement\n")
+	if r.Program != "" {
+		fmt.Fprintf(w, "\nprogram: %s (%s): its per-iteration work beyond the model's kernels is the parts named program above; the rest of its host work is not simulated\n", r.Program, study.HostPrograms[r.Program].Source)
+	} else {
+		fmt.Fprintf(w, "\nhost: the framework's per-iteration host work (logging syncs, Python between kernels) is not simulated; it shows only as a gap against the measurement\n")
+	}
 	if c := e.Comm; c != nil {
 		fmt.Fprintf(w, "\ncommunication: %d all-reduces (%s, model %s) of %s in all, %s from the first start to the last end, %s in flight, %s of it exposed; bus bandwidth %s\n",
 			c.AllReduces, c.Algorithm, c.Model, units.Bytes(c.Bytes), units.Seconds(c.Span), units.Seconds(c.InFlight), units.Seconds(c.Exposed), units.Rate(c.BusBW))

@@ -1,0 +1,65 @@
+package devices
+
+import (
+	"fmt"
+
+	"placesim/workloads"
+)
+
+// Host-side costs of an eager framework's per-iteration Python work, the
+// time a GPU waits for its host after a synchronising read. Measured with
+// scripts/host_overhead.py (PyTorch 2.11, CUDA 13, one H100 80GB HBM3 on
+// an Intel Xeon host; medians of 20 repetitions, two runs): the figures
+// of the host that ran the measurement, not of the DGX-1's Xeon E5-2698 v4
+// or the DGX A100's EPYC 7742, whose single threads are slower, so they
+// are lower bounds there.
+const (
+	// HostEagerOpTime is the host time to issue one small in-place eager
+	// op from Python (`g /= x` on a CUDA tensor) right after a
+	// synchronisation: the 185 gradients of Transformer-big (843 MB, FP32)
+	// divided one by one took 1.42 and 2.03 ms from the synchronisation to
+	// the last kernel's end (two runs; 1.08 ms of it GPU time), the loop
+	// host-bound: 7.7 and 11.0 us per op, 9.3 us on average (12.5 us per op
+	// issued behind a GPU backlog).
+	HostEagerOpTime = 9.3e-6
+	// HostBlockingRead is one blocking read of a small CUDA tensor
+	// (`t[i].item()`: the slice, the device-to-host copy and the stream
+	// synchronisation) with the GPU idle: 11.4 and 14.7 us in two runs.
+	HostBlockingRead = 13e-6
+	// HostGatherListPerRank is fairseq's all_gather_list host work per
+	// rank of the world (distributed_utils.py: pickle the logging outputs,
+	// fill a 16 KiB CUDA byte buffer, then per rank two .item() of the size
+	// header, a .tolist() of the payload and pickle.loads): 0.39 ms for 8
+	// ranks, the collective itself not included.
+	HostGatherListPerRank = 0.39e-3 / 8
+)
+
+// GradientPassTime is the GPU time of one elementwise pass over a
+// gradient of bytes on kind k, read and written in place (an in-place
+// division or scaling kernel): the kind's elementwise row of its kernel
+// table, launch overhead included.
+func GradientPassTime(bytes int64, k *Kind) (float64, error) {
+	if bytes < 0 {
+		return 0, fmt.Errorf("gradient pass: bytes = %d (valid range: >= 0)", bytes)
+	}
+	op := workloads.Op{Name: "gradient pass", Type: "div", Role: workloads.Backward, BytesAccessed: 2 * bytes, FLOPs: float64(bytes / 4)}
+	return OpTime(&op, k)
+}
+
+// HostIssuedLoop is the wall time of n kernels issued one by one from the
+// host right after a synchronisation (the GPU idle): the host issues
+// kernel i at (i+1) x issue, the GPU runs it once it is issued and the
+// previous one has ended, gpu[i] long. It returns the wall time from the
+// synchronisation to the last kernel's end; wall - sum(gpu) is the time
+// the GPU waited for the host.
+func HostIssuedLoop(gpu []float64, issue float64) float64 {
+	var end float64
+	for i, g := range gpu {
+		at := float64(i+1) * issue
+		if at > end {
+			end = at
+		}
+		end += g
+	}
+	return end
+}
