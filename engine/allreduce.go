@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"fmt"
 	"math"
+	"slices"
 
 	"placesim/devices"
 	"placesim/workloads"
@@ -172,7 +174,7 @@ func (u *unrolled) allReduceRound(st, round, mb int, buckets [][]gradient, topo 
 	if !l.overlap {
 		// every bucket waits for the stage's whole backward pass
 		barrier = make([]int32, n)
-		for r := 0; r < n; r++ {
+		for r := 0; r < u.played; r++ {
 			barrier[r] = u.addSide(NodeAllReduce, devs[r], 0, mb, r)
 			for _, v := range u.bwdOps[st] {
 				u.control(u.node(v, mb, r), barrier[r])
@@ -189,7 +191,7 @@ func (u *unrolled) allReduceRound(st, round, mb int, buckets [][]gradient, topo 
 			sizes[b] += gr.bytes
 		}
 		algos[b], times[b] = topo.choose(sizes[b], m)
-		after[b] = u.chargeCopies(m, bucket, mb, devs)
+		after[b] = u.chargeCopies(m, bucket, mb, devs[:u.played])
 	}
 	u.contention(m, st, mb, buckets, times)
 	// the update waits for every bucket (DDP's backward returns once all its
@@ -199,7 +201,7 @@ func (u *unrolled) allReduceRound(st, round, mb int, buckets [][]gradient, topo 
 	var join []int32
 	if len(buckets) > 0 && len(u.updOps[st]) > 0 {
 		join = make([]int32, n)
-		for r := range join {
+		for r := range join[:u.played] {
 			join[r] = u.addSide(NodeAllReduce, devs[r], 0, mb, r)
 			for _, v := range u.updOps[st] {
 				u.edge(join[r], u.node(v, mb, r), 0)
@@ -209,7 +211,7 @@ func (u *unrolled) allReduceRound(st, round, mb int, buckets [][]gradient, topo 
 	for b, bucket := range buckets {
 		bytes := sizes[b]
 		first := make([]int32, n)
-		for r := 0; r < n; r++ {
+		for r := 0; r < u.played; r++ {
 			first[r] = u.addSide(NodeAllReduce, devs[r], 0, mb, r)
 			if m != nil {
 				u.nodes[first[r]].cost = m.BaseLatency
@@ -230,9 +232,15 @@ func (u *unrolled) allReduceRound(st, round, mb int, buckets [][]gradient, topo 
 		case AlgoTree:
 			last = u.tree(topo, first, bytes, mb)
 		default:
+			if u.played < u.reps {
+				u.ringClass("ring all-reduce", topo.devs, [][]int{topo.ring}, 2*(n-1))
+			}
 			last = u.ringPhase(topo.devs, topo.ring, first, 2*(n-1), divUp(bytes, n), mb)
 		}
-		for r := 0; r < n; r++ {
+		if u.asym != "" {
+			return // not identical after all: unroll plays every replica
+		}
+		for r := 0; r < u.played; r++ {
 			// the copy back into the gradients runs on the compute stream
 			// before the update; without update ops it ends the all-reduce
 			if ups := u.updOps[st]; len(ups) > 0 {
@@ -245,7 +253,7 @@ func (u *unrolled) allReduceRound(st, round, mb int, buckets [][]gradient, topo 
 			}
 		}
 		u.ars = append(u.ars, allReduceNodes{stage: st, round: round, bucket: b, bytes: bytes,
-			algorithm: algo, replicas: n, first: first, last: last})
+			algorithm: algo, replicas: n, first: first[:u.played], last: last[:u.played]})
 	}
 }
 
@@ -259,6 +267,12 @@ func (u *unrolled) allReduceRound(st, round, mb int, buckets [][]gradient, topo 
 // compute time whose output is the chunk, so every chunk is a transfer on
 // the real link queues: on a ring of identical links with latency a and
 // bandwidth B an all-reduce takes 2(n-1)(a + S/(n B)).
+//
+// When replica 0 stands for its peers, only its own steps are added: the
+// chunk each step receives from its left neighbour is, by symmetry, the
+// one it sends to its right neighbour at the same time, a mirrored
+// transfer (see sideEdge); the caller records the ring's class of
+// transfers (peerClass).
 func (u *unrolled) ringPhase(devs []int, ring []int, start []int32, steps int, chunk int64, mb int) []int32 {
 	done := append([]int32(nil), start...)
 	k := len(ring)
@@ -266,6 +280,24 @@ func (u *unrolled) ringPhase(devs []int, ring []int, start []int32, steps int, c
 		return done
 	}
 	m := u.collective()
+	if u.played < u.reps {
+		i := slices.Index(ring, 0)
+		next := devs[ring[(i+1)%k]]
+		prev := start[0]
+		for s := 0; s < steps; s++ {
+			cur := u.addSide(NodeAllReduce, devs[0], chunk, mb, 0)
+			u.nodes[cur].cost = stepCost(u.c, m, devs[0], next)
+			u.edge(prev, cur, 0)
+			if s > 0 {
+				u.mirrored(prev, cur, chunk, next)
+			}
+			prev = cur
+		}
+		done[0] = u.addSide(NodeAllReduce, devs[0], 0, mb, 0)
+		u.edge(prev, done[0], 0)
+		u.mirrored(prev, done[0], chunk, next)
+		return done
+	}
 	prev := make([]int32, k) // by ring position
 	for i, r := range ring {
 		prev[i] = start[r]
@@ -296,19 +328,38 @@ func (u *unrolled) ringPhase(devs []int, ring []int, start []int32, steps int, c
 // S/g), GPU j of every node all-reduces its shard with GPU j of the other
 // nodes on an inter-node ring (2(k-1) steps of S/(g k)), and each node
 // all-gathers (g-1 steps of S/g).
+//
+// When replica 0 stands for its peers, only its node's ring and its rail
+// are added, with the classes of the transfers every node's rings and
+// every rail make at the same time (peerClass).
 func (u *unrolled) hierarchical(t *collectiveTopo, start []int32, bytes int64, mb int) []int32 {
 	g, k := len(t.groups[0]), len(t.groups)
 	shard := divUp(bytes, g)
 	cur := start
-	for _, ring := range t.groups {
-		cur = u.ringPhase(t.devs, ring, cur, g-1, shard, mb)
-	}
-	for j := 0; j < g; j++ {
+	rail := func(j int) []int {
 		rail := make([]int, k)
 		for h := range t.groups {
 			rail[h] = t.groups[h][j]
 		}
-		cur = u.ringPhase(t.devs, rail, cur, 2*(k-1), divUp(shard, k), mb)
+		return rail
+	}
+	if u.played < u.reps {
+		// replica 0 is the first of the first node's ring (newCollectiveTopo)
+		u.ringClass("hierarchical all-reduce, intra-node ring", t.devs, t.groups, g-1)
+		rails := make([][]int, g)
+		for j := range rails {
+			rails[j] = rail(j)
+		}
+		u.ringClass("hierarchical all-reduce, inter-node rail", t.devs, rails, 2*(k-1))
+		cur = u.ringPhase(t.devs, t.groups[0], cur, g-1, shard, mb)
+		cur = u.ringPhase(t.devs, rails[0], cur, 2*(k-1), divUp(shard, k), mb)
+		return u.ringPhase(t.devs, t.groups[0], cur, g-1, shard, mb)
+	}
+	for _, ring := range t.groups {
+		cur = u.ringPhase(t.devs, ring, cur, g-1, shard, mb)
+	}
+	for j := 0; j < g; j++ {
+		cur = u.ringPhase(t.devs, rail(j), cur, 2*(k-1), divUp(shard, k), mb)
 	}
 	for _, ring := range t.groups {
 		cur = u.ringPhase(t.devs, ring, cur, g-1, shard, mb)
@@ -320,7 +371,15 @@ func (u *unrolled) hierarchical(t *collectiveTopo, start []int32, bytes int64, m
 // (position i's parent is (i-1)/2): each reduces its children's partial
 // sums (the whole message from each) and sends the result up; the root's
 // sum is broadcast back down the same tree.
+//
+// Its replicas play different roles (root, inner node, leaf): none
+// stands for the others, so with replica 0 standing for its peers it
+// says so (u.asym) and adds nothing.
 func (u *unrolled) tree(t *collectiveTopo, start []int32, bytes int64, mb int) []int32 {
+	if u.played < u.reps {
+		u.asym = fmt.Sprintf("the all-reduce of %d bytes is a tree, whose replicas play different roles (root, inner nodes, leaves)", bytes)
+		return start
+	}
 	m := u.collective()
 	order := t.nodeOrder
 	n := len(order)

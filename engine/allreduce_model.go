@@ -276,7 +276,7 @@ func (u *unrolled) contention(m *CollectiveModel, st, mb int, buckets [][]gradie
 		if extra[i] == 0 {
 			continue
 		}
-		for r := 0; r < u.reps; r++ {
+		for r := 0; r < u.played; r++ {
 			u.nodes[u.node(v, mb, r)].cost += extra[i]
 		}
 	}

@@ -17,6 +17,12 @@ type Options struct {
 	// allocated: a plan above it is refused with ErrTooLarge. 0 means
 	// DefaultMaxMemory; it must not be negative.
 	MaxMemory int64
+	// FullReplicas plays every data-parallel replica even where they are
+	// identical. By default identical replicas are played once, by a
+	// representative whose figures stand for every replica
+	// (Result.Symmetry; the same iteration time and per-device peak
+	// memory, see symmetry.go); a trace (Trace) plays every replica.
+	FullReplicas bool
 }
 
 // sim is the state of one simulation: the unrolled nodes and their edges,
@@ -174,9 +180,12 @@ func (s *sim) init() error {
 	if s.opt.Trace {
 		s.trace = &Trace{}
 	}
-	u, err := unroll(s.g, s.c, s.p, s.lay, s.opt.maxMemory(), s.arena)
+	u, err := unroll(s.g, s.c, s.p, s.lay, s.opt.maxMemory(), s.arena, !s.opt.FullReplicas && !s.opt.Trace)
 	if err != nil {
 		return err
+	}
+	if u.reps > 1 && !s.opt.FullReplicas && s.opt.Trace {
+		u.fallback = "a trace (Options.Trace) records every replica's transfers"
 	}
 	s.un = u
 	s.params()
@@ -343,7 +352,11 @@ func (s *sim) run() {
 		case evHopHead:
 			s.enqueueHop(id, aux+1)
 		case evSideEnd:
-			s.finish(id)
+			if s.un.mirror {
+				s.finishMirrored(id)
+			} else {
+				s.finish(id)
+			}
 			s.tryStart(s.nodes[id].out.dev)
 		}
 	}
@@ -467,6 +480,37 @@ func (s *sim) finish(x int32) {
 	}
 }
 
+// finishMirrored is finish for a side node when replica 0 stands for
+// its peers (symmetry.go): it sends before it releases its inputs. Its
+// mirrored sends stand for its left neighbour's, which end the
+// neighbour's step at this same instant; in the full simulation the
+// neighbour's copy starts landing here before this replica's own end of
+// step frees its inputs (the neighbours' events at one instant run in
+// replica order), and the representative keeps that order.
+func (s *sim) finishMirrored(x int32) {
+	nd := &s.nodes[x]
+	d := nd.out.dev
+	s.res.OpEnd[x] = s.now
+	s.done++
+	s.free(d, nd.temp)
+	for t := nd.send; t < nd.send+nd.nSend; t++ {
+		s.send(t)
+	}
+	for _, in := range s.inputs[s.inAt[x]:s.inEnd[x]] {
+		if isTransferInput(in) {
+			s.release(&s.xfers[inputTransfer(in)].recv)
+		} else {
+			s.release(&s.nodes[in].out)
+		}
+	}
+	if nd.out.readers == 0 {
+		s.free(d, nd.out.bytes)
+	}
+	for _, v := range s.succs[nd.succ : nd.succ+nd.local] {
+		s.satisfy(v, d)
+	}
+}
+
 // successors is node x's successors: local ones, then those of each of
 // its transfers.
 func (s *sim) successors(x int32) []int32 {
@@ -559,7 +603,8 @@ func (s *sim) result() *Result {
 		r.Trace = s.trace
 	}
 	if s.p.unrolledPlan() {
-		s.un.result(s, r)
+		s.standFor(r)
+		s.un.result(r)
 	}
 	return r
 }

@@ -131,7 +131,9 @@ func TestGoldenResults(t *testing.T) {
 					fmt.Fprintf(&out, "plan error: %v\n", err)
 					continue
 				}
-				r, err := engine.Simulate(g, c, plan, engine.Options{})
+				// every replica played: the reference that
+				// TestSymmetryMatchesFull holds the reduced runs to
+				r, err := engine.Simulate(g, c, plan, engine.Options{FullReplicas: true})
 				if err != nil {
 					fmt.Fprintf(&out, "error: %v\n", err)
 					continue

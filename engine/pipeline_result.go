@@ -126,7 +126,7 @@ func (in *Instances) Index(op, mb, replica int) int {
 	if op < 0 || op >= u.n || replica < 0 || replica >= u.reps || (!u.once[op] && (mb < 0 || mb >= u.m)) {
 		return -1
 	}
-	return int(u.node(int32(op), mb, replica))
+	return int(u.node(int32(op), mb, replica%u.played))
 }
 
 // RecomputeIndex is the node that recomputes forward op for mb on replica
@@ -136,21 +136,24 @@ func (in *Instances) RecomputeIndex(op, mb, replica int) int {
 	if op < 0 || op >= u.n || !u.rec[op] || replica < 0 || replica >= u.reps || mb < 0 || mb >= u.m {
 		return -1
 	}
-	return int(u.recNode(int32(op), mb, replica))
+	return int(u.recNode(int32(op), mb, replica%u.played))
 }
 
-// result turns the node-level timings into op-level ones and adds the
-// pipeline and data-parallel statistics.
-func (u *unrolled) result(s *sim, r *Result) {
-	total := len(s.nodes)
+// result turns the node-level timings (r.OpStart, r.OpEnd, by node) into
+// op-level ones and adds the pipeline and data-parallel statistics, from
+// the nodes' costs and r's per-device figures (every replica's device
+// filled in, see sim.standFor).
+func (u *unrolled) result(r *Result) {
+	nodes := u.nodes
+	total := len(nodes)
 	in := &Instances{Op: make([]int32, total), MicroBatch: make([]int32, total), Replica: make([]int32, total),
 		Kind: make([]NodeKind, total), Device: make([]int32, total), Start: r.OpStart, End: r.OpEnd, u: u}
 	for x, id := range u.ids {
 		in.Op[x], in.MicroBatch[x], in.Replica[x], in.Kind[x] = id.op, id.mb, id.rep, id.kind
-		in.Device[x] = s.nodes[x].out.dev
+		in.Device[x] = nodes[x].out.dev
 	}
 	if u.base != nil {
-		in.Base = append(u.base, costs(s.nodes[len(u.base):])...)
+		in.Base = append(u.base, costs(nodes[len(u.base):])...)
 	}
 	r.Instances = in
 	r.OpStart, r.OpEnd = make([]float64, u.n), make([]float64, u.n)
@@ -173,18 +176,18 @@ func (u *unrolled) result(s *sim, r *Result) {
 		busy := make([]float64, len(l.stages))
 		for x, id := range u.ids {
 			if id.op >= 0 {
-				busy[l.stageOf[id.op]] += s.nodes[x].cost
+				busy[l.stageOf[id.op]] += nodes[x].cost
 			}
 		}
 		for st := range l.stages {
-			ss := StageStats{Ops: len(l.stages[st]), WeightVersions: u.versions[st], Busy: busy[st] / float64(u.reps)}
+			ss := StageStats{Ops: len(l.stages[st]), WeightVersions: u.versions[st], Busy: busy[st] / float64(u.played)}
 			for _, v := range l.stages[st] {
 				ss.ParamBytes += u.g.Ops[v].ParamBytes
 			}
 			for rep := 0; rep < u.reps; rep++ {
 				d := l.repDev[rep][l.stageDev[st]]
-				ss.Devices = append(ss.Devices, s.c.Devices[d].Name)
-				ss.PeakMemory = max(ss.PeakMemory, s.mem[d].peak)
+				ss.Devices = append(ss.Devices, u.c.Devices[d].Name)
+				ss.PeakMemory = max(ss.PeakMemory, r.Devices[d].PeakMemory)
 			}
 			if r.StepTime > 0 {
 				ss.Utilisation = ss.Busy / r.StepTime
@@ -197,7 +200,7 @@ func (u *unrolled) result(s *sim, r *Result) {
 		for rep := 0; rep < u.reps; rep++ {
 			for d, rd := range l.repDev[rep] {
 				if rd >= 0 && l.repDev[0][d] >= 0 {
-					total += s.streams[rd].busyTime
+					total += r.Devices[rd].Busy
 					count++
 				}
 			}

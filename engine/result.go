@@ -36,9 +36,17 @@ type Result struct {
 	// the step was played with the order as a priority instead: each device
 	// ran the ready instance that comes first in its schedule.
 	OrderRelaxed string `json:"orderRelaxed,omitempty"`
+	// Symmetry, for a data-parallel plan, says whether identical replicas
+	// were played once by a representative (see Options.FullReplicas) or
+	// why every replica was played; nil for one replica, or when every
+	// replica was played as asked.
+	Symmetry *SymmetryStats `json:"symmetry,omitempty"`
 	// Instances, for an unrolled plan (pipeline or data parallel), times
 	// every (op, micro-batch, replica) instance and collective step; OpStart
-	// and OpEnd then hold each op's first start and last end.
+	// and OpEnd then hold each op's first start and last end. When a
+	// representative stood for identical replicas (Symmetry.Reduced), it
+	// has the representative's nodes only, which Index returns for every
+	// replica.
 	Instances *Instances `json:"-"`
 }
 

@@ -25,7 +25,7 @@ func (u *unrolled) slowestReplica() {
 	}
 	u.straggle = m.SpeedSpread * ExpectedMaxNormal(u.reps)
 	last := int32(u.reps - 1)
-	for x, id := range u.ids[:u.reps*u.block] {
+	for x, id := range u.ids[:u.played*u.block] {
 		if id.op >= 0 && id.rep == last && (id.kind == NodeCompute || id.kind == NodeRecompute) {
 			u.nodes[x].cost *= 1 + u.straggle
 		}

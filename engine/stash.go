@@ -58,7 +58,7 @@ func (u *unrolled) addStash(st int) {
 	if params == 0 {
 		return
 	}
-	for r := 0; r < u.reps; r++ {
+	for r := 0; r < u.played; r++ {
 		d := l.repDev[r][l.stageDev[st]]
 		for _, sh := range stashes {
 			x := u.addSide(NodeStash, d, params, sh.allocAfter, r)

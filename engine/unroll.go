@@ -44,10 +44,17 @@ type instanceID struct {
 // sideEdge is a dependency into or out of a side node. A control edge
 // orders its nodes (on one device) but holds no buffer: the consumer is
 // not a reader of the producer's output.
+//
+// A mirrored edge (via > 0, only when replica 0 stands for identical
+// peers) is the transfer its consumer receives from a peer: by symmetry
+// it is played as the representative's own transfer to its peer on
+// device via-1 (the same route, up to the peers' symmetry, at the same
+// time), whose copy lands on the consumer's device.
 type sideEdge struct {
 	from, to int32
 	bytes    int64
 	control  bool
+	via      int32
 }
 
 // unrolled derives the nodes of a plan for its execution regime: a step
@@ -61,13 +68,16 @@ type sideEdge struct {
 // so that a node's index is arithmetic on (op, micro-batch, replica) and no
 // graph is copied; side nodes follow.
 type unrolled struct {
-	l      *layout
-	c      *devices.Cluster
-	g      *workloads.Graph
-	plan   *Plan
-	step   bool // a plain step: node = op, no tables (see identity)
-	n, m   int
-	reps   int
+	l    *layout
+	c    *devices.Cluster
+	g    *workloads.Graph
+	plan *Plan
+	step bool // a plain step: node = op, no tables (see identity)
+	n, m int
+	reps int
+	// played is the replicas whose nodes exist: reps, or 1 when replica
+	// 0 stands for its identical peers (see symmetry.go)
+	played int
 	scale  int     // a per-micro-batch op's share of a replica's batch: m x reps
 	once   []bool  // op runs once per step (an update op outside PipeDream)
 	rec    []bool  // op is a recomputed forward op
@@ -90,6 +100,19 @@ type unrolled struct {
 
 	// each stage's ops by role, in topological order
 	fwdOps, bwdOps, updOps, recOps [][]int32
+
+	// peers, when replica 0 stands for the others, is what the symmetry
+	// check reads: each class of transfers every replica makes alike (see
+	// peerClass); asym says why the replicas are not identical after all
+	// (the full unroll is then played) and images each of its links'
+	// counterparts in every replica (see checkPeers)
+	peers  []peerClass
+	asym   string
+	mirror bool // some side edge is a mirrored transfer (sideEdge.via)
+	images map[int32][]int32
+	// fallback says why every replica was played though the caller let
+	// identical ones be played once ("" when they were, or not asked)
+	fallback string
 
 	versions []int            // most weight versions kept by each stage
 	ars      []allReduceNodes // all-reduces, for the statistics
@@ -179,7 +202,11 @@ func (u *unrolled) source(w, v int32, mb, r int, recomp bool) int32 {
 // built; nil builds it) and writes only the arrays it borrows from a. The
 // simulation then allocates the parameters (sim.params), wires the
 // successors and takes the orders (sim.init).
-func unroll(g *workloads.Graph, c *devices.Cluster, p *Plan, lay *layout, maxMemory int64, a *arena) (*unrolled, error) {
+//
+// With bySymmetry, identical data-parallel replicas are played once:
+// replica 0 stands for the others (see symmetry.go); where they are not
+// identical the full unroll is returned with the reason (u.fallback).
+func unroll(g *workloads.Graph, c *devices.Cluster, p *Plan, lay *layout, maxMemory int64, a *arena, bySymmetry bool) (*unrolled, error) {
 	l := lay
 	if l == nil {
 		var err error
@@ -187,8 +214,34 @@ func unroll(g *workloads.Graph, c *devices.Cluster, p *Plan, lay *layout, maxMem
 			return nil, err
 		}
 	}
+	if !bySymmetry || l.reps < 2 {
+		return unrollAs(g, c, p, l, maxMemory, a, l.reps)
+	}
+	why := replicasDiffer(c, p, l)
+	if why == "" {
+		u, err := unrollAs(g, c, p, l, maxMemory, a, 1)
+		if err != nil {
+			return nil, err
+		}
+		if u.asym == "" {
+			return u, nil
+		}
+		why = u.asym
+	}
+	u, err := unrollAs(g, c, p, l, maxMemory, a, l.reps)
+	if err != nil {
+		return nil, err
+	}
+	u.fallback = why
+	return u, nil
+}
+
+// unrollAs is unroll with the nodes of played replicas: every replica,
+// or 1 (replica 0 standing for its peers; u.asym then says when they turn
+// out not to be identical).
+func unrollAs(g *workloads.Graph, c *devices.Cluster, p *Plan, l *layout, maxMemory int64, a *arena, played int) (*unrolled, error) {
 	n := len(g.Ops)
-	u := &unrolled{l: l, c: c, g: g, plan: p, step: !p.unrolledPlan(), n: n, m: l.m, reps: l.reps, scale: l.m * l.reps}
+	u := &unrolled{l: l, c: c, g: g, plan: p, step: !p.unrolledPlan(), n: n, m: l.m, reps: l.reps, played: played, scale: l.m * l.reps}
 	if g.Batch <= 1 {
 		// a graph of one sample (msr-fiddle's per-sample costs): every
 		// micro-batch and replica plays a whole sample, see SamplesPerStep
@@ -202,7 +255,7 @@ func unroll(g *workloads.Graph, c *devices.Cluster, p *Plan, lay *layout, maxMem
 	if l.stages != nil {
 		u.roles()
 	}
-	total := u.reps * u.block
+	total := u.played * u.block
 	if u.step {
 		// instances writes every op's node and device
 		u.nodes = grow(&a.nodes, total, total)
@@ -227,6 +280,14 @@ func unroll(g *workloads.Graph, c *devices.Cluster, p *Plan, lay *layout, maxMem
 		u.base = append([]float64(nil), costs(u.nodes)...)
 		u.slowestReplica()
 		u.addAllReduces()
+		if u.played < u.reps {
+			if u.asym == "" {
+				u.asym = u.checkPeers()
+			}
+			if u.asym != "" {
+				return u, nil // not identical: unroll plays every replica
+			}
+		}
 	}
 	u.firstSide = int32(total)
 	if u.step {
@@ -313,7 +374,7 @@ func divUp(b int64, k int) int64 {
 // workspace.
 func (u *unrolled) instances() error {
 	g, l := u.g, u.l
-	for r := 0; r < u.reps; r++ {
+	for r := 0; r < u.played; r++ {
 		for vi := range g.Ops {
 			v := int32(vi)
 			op := &g.Ops[v]
@@ -371,7 +432,7 @@ func (s *sim) params() {
 		}
 		return
 	}
-	for r := 0; r < u.reps; r++ {
+	for r := 0; r < u.played; r++ {
 		for vi := range u.g.Ops {
 			v := int32(vi)
 			op := &u.g.Ops[v]
@@ -423,6 +484,14 @@ func (u *unrolled) addSide(k NodeKind, d int, out int64, mb, r int) int32 {
 // are on different devices.
 func (u *unrolled) edge(a, b int32, bytes int64) {
 	u.sides = append(u.sides, sideEdge{from: a, to: b, bytes: bytes})
+}
+
+// mirrored adds a mirrored edge from node a to node b, both on the
+// representative's device: the transfer of bytes that b receives from a
+// peer, played as a's transfer to the peer on device via (see sideEdge).
+func (u *unrolled) mirrored(a, b int32, bytes int64, via int) {
+	u.sides = append(u.sides, sideEdge{from: a, to: b, bytes: bytes, via: int32(via) + 1})
+	u.mirror = true
 }
 
 // control adds a control edge: b runs after a, on the same device, and a's
@@ -478,7 +547,7 @@ func (u *unrolled) orders() {
 	}
 	items := deviceItems(l.sched, l.stageDev, u.m, l.recompute, dur)
 	for d, its := range items {
-		for r := 0; r < u.reps; r++ {
+		for r := 0; r < u.played; r++ {
 			var o []int32
 			for _, si := range its {
 				st, mb := si.stage, int(si.mb)
@@ -523,7 +592,7 @@ func (u *unrolled) planOrder() {
 		return
 	}
 	late := u.afterAllReduce()
-	for r := 0; r < u.reps; r++ {
+	for r := 0; r < u.played; r++ {
 		for d, ops := range p.Order {
 			rd := u.l.repDev[r][d]
 			if rd < 0 {
@@ -589,7 +658,7 @@ func (u *unrolled) afterAllReduce() []bool {
 // node's inputs (inEnd).
 func (u *unrolled) adjacency() csr {
 	total := len(u.nodes)
-	regular := u.reps * u.block
+	regular := u.played * u.block
 	// side edges grouped by destination
 	xStart := make([]int32, total+1)
 	for _, e := range u.sides {
@@ -605,9 +674,15 @@ func (u *unrolled) adjacency() csr {
 		fill[e.to]++
 	}
 
-	est := u.reps*u.m*len(u.opPreds)*2 + len(u.sides)
+	est := u.played*u.m*len(u.opPreds)*2 + len(u.sides)
 	preds := make([]int32, 0, est)
 	pBytes := make([]int64, 0, est)
+	// pVia: each predecessor's mirrored device + 1 (0: none; see
+	// sideEdge), only when there are mirrored edges
+	var pVia []int32
+	if u.mirror {
+		pVia = make([]int32, 0, est)
+	}
 	predStart := make([]int32, total+1)
 	for x := 0; x < total; x++ {
 		predStart[x] = int32(len(preds))
@@ -631,16 +706,22 @@ func (u *unrolled) adjacency() csr {
 				preds = append(preds, u.source(w, v, mb, r, recomp))
 				pBytes = append(pBytes, b)
 			}
+			if pVia != nil {
+				pVia = append(pVia, make([]int32, len(preds)-len(pVia))...)
+			}
 		}
 		for _, i := range xOrd[xStart[x]:xStart[x+1]] {
 			e := &u.sides[i]
 			if e.control {
 				preds = append(preds, controlPred(e.from))
 				pBytes = append(pBytes, controlBytes)
-				continue
+			} else {
+				preds = append(preds, e.from)
+				pBytes = append(pBytes, e.bytes)
 			}
-			preds = append(preds, e.from)
-			pBytes = append(pBytes, e.bytes)
+			if pVia != nil {
+				pVia = append(pVia, e.via)
+			}
 		}
 	}
 	predStart[total] = int32(len(preds))
@@ -657,6 +738,10 @@ func (u *unrolled) adjacency() csr {
 	// holds a buffer (not a control edge)
 	succs := make([]int32, len(preds))
 	succBytes := make([]int64, len(preds))
+	var succVia []int32
+	if pVia != nil {
+		succVia = make([]int32, len(preds))
+	}
 	inEnd := make([]int32, total)
 	in := int32(0)
 	copy(fill, succStart[:total])
@@ -665,6 +750,9 @@ func (u *unrolled) adjacency() csr {
 			w := predNode(preds[j])
 			succs[fill[w]] = int32(x)
 			succBytes[fill[w]] = pBytes[j]
+			if succVia != nil {
+				succVia[fill[w]] = pVia[j]
+			}
 			fill[w]++
 			if holdsBuffer(pBytes[j]) {
 				in++
@@ -672,7 +760,7 @@ func (u *unrolled) adjacency() csr {
 		}
 		inEnd[x] = in
 	}
-	return csr{start: succStart, to: succs, bytes: succBytes, inEnd: inEnd}
+	return csr{start: succStart, to: succs, bytes: succBytes, via: succVia, inEnd: inEnd}
 }
 
 // name describes node x for errors: the op's name, "(recomputed)", the

@@ -23,9 +23,14 @@ type succEdge struct {
 // Each node's inputs have their slots already: node v's end at
 // inEnd[v], as many as its edges that hold a buffer (a repeat's slot
 // stays unused), and wire writes them as it goes.
+//
+// via, nil but when replica 0 stands for identical peers, marks the
+// mirrored edges: via[i] > 0 makes edge i a transfer routed to device
+// via[i]-1 whose copy lands on the consumer's own device (see sideEdge).
 type csr struct {
 	start, to []int32
 	bytes     []int64
+	via       []int32
 	repeats   bool
 	inEnd     []int32
 }
@@ -87,6 +92,10 @@ func (s *sim) wire(g csr) {
 		bytes = bytes[:len(to)]
 		for i, v := range to {
 			b, dv := bytes[i], dev[v]
+			if g.via != nil && g.via[int(lo)+i] > 0 {
+				// a mirrored edge: routed to the peer's device
+				dv = g.via[int(lo)+i] - 1
+			}
 			if seen != nil {
 				if seen[v] == mark {
 					if k := pos[v]; k >= 0 {
@@ -122,7 +131,9 @@ func (s *sim) wire(g csr) {
 		for i := 0; i < len(remote); {
 			dv := remote[i].dev
 			t := int32(len(s.xfers))
-			xf := transfer{producer: int32(x), first: int32(len(s.succs)), recv: buffer{dev: dv}}
+			// the copy lands on the consumers' device (a mirrored
+			// transfer's consumers are on the producer's own)
+			xf := transfer{producer: int32(x), first: int32(len(s.succs)), recv: buffer{dev: dev[remote[i].v]}}
 			for ; i < len(remote) && remote[i].dev == dv; i++ {
 				e := remote[i]
 				s.succs = append(s.succs, e.v)
