@@ -51,6 +51,8 @@ func OpCosts(j *Job) ([]OpCost, error) {
 				oc.Mechanism, oc.Extra = "sort by expert", f+b
 			case op.Name == "expert-bias":
 				oc.Mechanism, oc.Extra = "eager expert bias", f+b
+			case op.Name == "expert-clamp":
+				oc.Mechanism, oc.Extra = "eager GLU clamp", f+b
 			case isFlash(op) && flashHeadDimFactor(headDim(&j.Model), false) < 1:
 				d := headDim(&j.Model)
 				oc.Mechanism = "attention head dim"

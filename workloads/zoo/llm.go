@@ -74,6 +74,11 @@ type LLM struct {
 	// Bias: the linear layers of a Llama-style model carry biases
 	// (Megatron's add_bias_linear; GPT-OSS), added in the GEMM epilogue.
 	Bias bool
+	// ClampedGLU: the experts' gated activation clamps its two halves
+	// first (GPT-OSS's swiglu_limit 7.0: the gate at most 7, the linear
+	// half within +-7; Megatron's activation_func_clamp_value), which
+	// Megatron-core runs as eager kernels before the fused activation.
+	ClampedGLU bool
 	// Source cites the published configuration.
 	Source string
 }
@@ -184,8 +189,8 @@ func llmPresets() []LLM {
 		// window_attn_skip_freq 2, softmax_type "learnable",
 		// add_bias_linear True).
 		{Name: "gpt-oss-120b", Arch: ArchLlama, Layers: 36, Hidden: 2880, Heads: 64, KVHeads: 8, HeadDim: 64, FFN: 2880, Vocab: 201088, Experts: 128, TopK: 4, Seq: 4096, FlashAttention: true, Imbalance: 1,
-			Window: 128, WindowSkip: 2, Sinks: true, Bias: true,
-			Source: "OpenAI, gpt-oss-120b model card (2025), section 2.1 and Table 1, and config.json (sliding_window 128 on alternate layers, attention sinks, linear biases)"},
+			Window: 128, WindowSkip: 2, Sinks: true, Bias: true, ClampedGLU: true,
+			Source: "OpenAI, gpt-oss-120b model card (2025), section 2.1 and Table 1, and config.json (sliding_window 128 on alternate layers, attention sinks, linear biases, swiglu_limit 7.0)"},
 	}
 }
 

@@ -82,7 +82,7 @@ func buildLLMGraph(m LLM, p *Params) (*net, error) {
 		"router": {[]int{T, E}, withBias(hh*int64(E), int64(E))}, "topk": {[]int{T, E}, nil},
 		"permute": {[]int{T * k, h}, nil}, "unpermute": {[]int{T, h}, nil},
 		"sort-chunks": {[]int{T * k, h}, nil}, "unsort-chunks": {[]int{T * k, h}, nil},
-		"expert-bias":      {[]int{T * k, h}, nil},
+		"expert-bias": {[]int{T * k, h}, nil}, "expert-clamp": {[]int{T * k, 2 * f}, nil},
 		"expert-fc13":      {[]int{T * k, 2 * f}, withBias(int64(E)*2*hh*ff, int64(E)*2*ff)},
 		"expert-swiglu":    {[]int{T * k, f}, nil},
 		"expert-fc2":       {[]int{T * k, h}, withBias(int64(E)*ff*hh, int64(E)*hh)},

@@ -258,11 +258,18 @@ func (m *LLM) Ops(part Part, sh Shard) []LLMOp {
 			fc13.Groups, fc13.GroupM, fc13.GroupK, fc13.GroupN = int(local), pairs/local, h, 2*f
 			fc2 := mm("expert-fc2", PhaseExpert, pairs, f, h, int64(fb*pairs*f))
 			fc2.Groups, fc2.GroupM, fc2.GroupK, fc2.GroupN = int(local), pairs/local, f, h
-			for _, op := range []LLMOp{
-				fc13,
-				elem("expert-swiglu", "swiglu", PhaseExpert, pairs*f, 6, int64(2*fb*pairs*f)),
-				fc2,
-			} {
+			// the gated activation reads both halves of fc13's output
+			// and writes one (the router probability applied in the
+			// same fused kernel); its backward reads the gradient and
+			// both halves and writes the gradients of both halves
+			// (Megatron-core fused_bias_geglu / fused_bias_swiglu)
+			glu := elem("expert-swiglu", "swiglu", PhaseExpert, pairs*f, 6, int64(2*fb*pairs*f))
+			glu.FwdBytes, glu.BwdBytes = int64(3*fb*pairs*f), int64(5*fb*pairs*f)
+			expert := []LLMOp{fc13}
+			if m.ClampedGLU {
+				expert = append(expert, clampGLU(pairs, f, fb))
+			}
+			for _, op := range append(expert, glu, fc2) {
 				op.Expert = true
 				ops = append(ops, op)
 			}
@@ -458,4 +465,26 @@ func expertBias(pairs, h, local, fb float64) LLMOp {
 		FwdFLOPs: 2 * n, BwdFLOPs: 4 * n,
 		FwdBytes: int64(6 * fb * n), BwdBytes: int64(6 * fb * n),
 		Launches: 2*int(local) + 1, BwdLaunches: 4 * int(local)}
+}
+
+// clampGLU is the clamp of a clamped gated activation's input as
+// Megatron-core runs it (weighted_bias_quick_geglu_impl and
+// weighted_bias_swiglu_impl with clamp_value, NVIDIA/Megatron-LM@b3426025
+// megatron/core/fusions/fused_bias_geglu.py: chunk, clamp each half,
+// torch.cat) in eager PyTorch before the fused activation: forward, two
+// clamps (each reads and writes one half, n = pairs x ffn elements) and
+// the concatenation (reads and writes both halves): 8n elements moved,
+// 3 kernels; backward, the concatenation's gradient is a view, each
+// clamp's gradient reads the gradient and the input and writes the
+// masked gradient (6n), and the chunk's gradient concatenates the two
+// (4n): 10n elements, 3 kernels.
+func clampGLU(pairs, f, fb float64) LLMOp {
+	n := pairs * f
+	return LLMOp{Name: "expert-clamp", Type: "add", Phase: PhaseExpert, Expert: true,
+		FwdFLOPs: 2 * n, BwdFLOPs: 2 * n,
+		FwdBytes: int64(8 * fb * n), BwdBytes: int64(10 * fb * n),
+		// the clamps keep their input for the mask; the activation
+		// keeps the clamped copy (its own Saved)
+		Saved:    int64(2 * fb * n),
+		Launches: 3, BwdLaunches: 3}
 }
