@@ -435,8 +435,11 @@ func (r *Result) Report() *placers.Report {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("placement-group search: no move of %s plays faster (%d simulations)", from, r.SearchEvals))
 		} else {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("placement-group search: %d moves of %s, %.6gs with the estimates (%d simulations)", r.SearchMoves, from, r.SearchTime, r.SearchEvals))
-			if r.Kept != "" {
+			switch {
+			case r.Kept != "":
 				rep.Fallback = fmt.Sprintf("%s start improved by %d placement-group moves: it simulates faster with the estimates than the ILP's plan (%.6gs against %.6gs)", r.Kept, r.SearchMoves, r.SearchTime, r.Simulated)
+			case rep.Fallback != "":
+				rep.Fallback += fmt.Sprintf("; improved by %d placement-group moves (%.6gs against %.6gs with the estimates)", r.SearchMoves, r.SearchTime, r.Simulated)
 			}
 		}
 	}
