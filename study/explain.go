@@ -35,7 +35,7 @@ type ExplainPart struct {
 	// Part is compute, optimizer, allreduce-on-compute, slowest-gpu,
 	// exposed-comm, idle, or the row's program's work beyond the kernels
 	// (HostCost): gradient-pass, host-gather, host-issue-wait,
-	// host-reduce-loss; Role (forward, backward, recompute) and Class
+	// host-reduce-loss, optimizer-issue-wait, buffer-broadcast; Role (forward, backward, recompute) and Class
 	// (workloads.KernelClass) say which compute.
 	Part    string  `json:"part"`
 	Role    string  `json:"role,omitempty"`
@@ -94,6 +94,8 @@ func Explain(ctx context.Context, reg *placers.Registry, rows []ValidationRow, i
 			{Part: "host-gather", Seconds: h.GatherList},
 			{Part: "host-issue-wait", Seconds: h.IssueWait},
 			{Part: "host-reduce-loss", Seconds: h.ReduceLoss},
+			{Part: "optimizer-issue-wait", Seconds: h.OptimizerIssueWait},
+			{Part: "buffer-broadcast", Seconds: h.BufferBroadcast},
 		} {
 			if p.Seconds > 0 {
 				e.Parts = append(e.Parts, p)

@@ -2,6 +2,7 @@ package study
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -33,11 +34,31 @@ type HostProgram struct {
 	// gradient division's kernels are then issued with the GPU idle.
 	GatherList bool
 	// ReduceLoss: with more than one GPU the program all-reduces the loss
-	// for logging each iteration and reads it (DeepLearningExamples
-	// ConvNets, training.py train(): utils.reduce_tensor, then .item()),
-	// one small blocking all-reduce and one eager division per iteration
-	// beyond what it does on one GPU (where it reads the loss too).
+	// for logging each iteration (DeepLearningExamples ConvNets,
+	// training.py get_train_step: utils.reduce_tensor, a clone and a
+	// division on the compute stream, the all-reduce on NCCL's stream
+	// ahead of the gradients' buckets, read only after the step's
+	// synchronisation): its two small kernels.
 	ReduceLoss bool
+	// ZeroGrad: the optimizer's zero_grad(set_to_none=False) zeroes every
+	// gradient, one kernel per tensor, each iteration (PyTorch 1.9).
+	ZeroGrad bool
+	// ScaledSGD: under mixed precision the program steps
+	// torch.optim.SGD through a GradScaler, whose step reads found_inf
+	// (.item()) right before optimizer.step, so the optimizer's
+	// per-tensor kernels (3 with momentum, one more where weight decay
+	// applies: every tensor but the normalizations', optimizers.py
+	// bn_weight_decay=False) and zero_grad's are issued with the GPU idle,
+	// at the host's pace (devices.HostOptimizerKernelTime).
+	ScaledSGD bool
+	// BroadcastBuffers: with more than one GPU, PyTorch DDP
+	// (broadcast_buffers=True, its default, which the program keeps)
+	// broadcasts the module's buffers from rank 0 before every forward
+	// (DistributedDataParallel._sync_params: one coalesced NCCL broadcast,
+	// then each buffer copied back from the flat tensor on the other
+	// ranks, on the compute stream before the forward): batch norm's
+	// running mean and variance and its batch counter.
+	BroadcastBuffers bool
 }
 
 // HostPrograms are the reference programs the validation set names.
@@ -46,8 +67,8 @@ var HostPrograms = map[string]HostProgram{
 		Source:         "NVIDIA/DeepLearningExamples PyTorch/Translation/Transformer/fairseq/ddp_trainer.py, DDPTrainer.train_step (pytorch-22.06: torch.cuda.amp, apex DistributedDataParallel, FP32 gradients)",
 		GradientDivide: true, GatherList: true},
 	"dle-convnets": {Name: "dle-convnets",
-		Source:     "NVIDIA/DeepLearningExamples PyTorch/Classification/ConvNets/image_classification/training.py, train() and Trainer.train_step (torch.cuda.synchronize() every iteration, utils.reduce_tensor of the loss)",
-		ReduceLoss: true},
+		Source:     "NVIDIA/DeepLearningExamples@7bdfc81d (the pytorch-21.03 results' release) PyTorch/Classification/ConvNets/image_classification/training.py get_train_step (torch.cuda.amp GradScaler, utils.reduce_tensor of the loss, torch.cuda.synchronize() every step) and optimizers.py (torch.optim.SGD)",
+		ReduceLoss: true, ZeroGrad: true, ScaledSGD: true, BroadcastBuffers: true},
 }
 
 // HostProgramNames lists HostPrograms' names, sorted.
@@ -75,14 +96,23 @@ type HostCost struct {
 	// gradient division's kernels one by one after that synchronisation
 	// (the loop's wall time less its kernels' GPU time).
 	IssueWait float64 `json:"issueWait,omitempty"`
-	// ReduceLoss is the loss's blocking all-reduce for logging with its
-	// eager division (more than one GPU).
+	// ReduceLoss is the loss's clone and division for its all-reduce
+	// (more than one GPU).
 	ReduceLoss float64 `json:"reduceLoss,omitempty"`
+	// OptimizerIssueWait is the time the GPU waits for the host to issue
+	// the optimizer's and zero_grad's kernels after the loss scaler's
+	// synchronisation: the loop's wall time less the simulated update
+	// ops' time.
+	OptimizerIssueWait float64 `json:"optimizerIssueWait,omitempty"`
+	// BufferBroadcast is DDP's broadcast of the module's buffers before
+	// the forward: the collective's latency and the copies back into the
+	// buffers (more than one GPU).
+	BufferBroadcast float64 `json:"bufferBroadcast,omitempty"`
 }
 
 // Total is the iteration's extra time.
 func (h HostCost) Total() float64 {
-	return h.GradientPassGPU + h.GatherList + h.IssueWait + h.ReduceLoss
+	return h.GradientPassGPU + h.GatherList + h.IssueWait + h.ReduceLoss + h.OptimizerIssueWait + h.BufferBroadcast
 }
 
 // Cost is the program's per-iteration cost for graph g (one replica's
@@ -121,7 +151,86 @@ func (p HostProgram) Cost(g *workloads.Graph, k *devices.Kind, n int) (HostCost,
 			engine.NCCLRingBaseLatency + float64(n-1)*engine.NCCLRingStepLatency
 	}
 	if n > 1 && p.ReduceLoss {
-		h.ReduceLoss = engine.NCCLRingBaseLatency + float64(2*(n-1))*engine.NCCLRingStepLatency + devices.HostEagerOpTime
+		t, err := devices.GradientPassTime(4, k) // one FP32 scalar
+		if err != nil {
+			return h, err
+		}
+		h.ReduceLoss = 2 * t
+	}
+	if n > 1 && p.BroadcastBuffers {
+		// batch norm's update ops are its weight and bias, each the size
+		// of one running statistic: one buffer per update op (mean for
+		// the weight, variance for the bias) and a batch counter per pair
+		var flat int64
+		var copies float64
+		var norms int
+		for i := range g.Ops {
+			o := &g.Ops[i]
+			if o.Role != workloads.Update || o.GradBytes <= 0 || !strings.Contains(strings.ToLower(o.Name), "batchnorm") {
+				continue
+			}
+			norms++
+			t, err := devices.GradientPassTime(o.GradBytes, k)
+			if err != nil {
+				return h, err
+			}
+			copies += t
+			flat += o.GradBytes
+		}
+		if norms > 0 {
+			counter, err := devices.GradientPassTime(8, k)
+			if err != nil {
+				return h, err
+			}
+			copies += float64(norms/2) * counter
+			flatten, err := devices.GradientPassTime(flat, k)
+			if err != nil {
+				return h, err
+			}
+			h.BufferBroadcast = flatten + copies + engine.NCCLRingBaseLatency + float64(n-1)*engine.NCCLRingStepLatency
+		}
+	}
+	if p.ZeroGrad || p.ScaledSGD {
+		scaled := p.ScaledSGD && strings.HasPrefix(string(g.Precision), "amp")
+		var loop []float64 // the kernels issued after the scaler's read
+		var zero, updates float64
+		for i := range g.Ops {
+			o := &g.Ops[i]
+			if o.Role != workloads.Update || o.GradBytes <= 0 {
+				continue
+			}
+			pass, err := devices.GradientPassTime(o.GradBytes, k)
+			if err != nil {
+				return h, fmt.Errorf("host program %s: op %q: %w", p.Name, o.Name, err)
+			}
+			if p.ZeroGrad {
+				zero += pass
+			}
+			if !scaled {
+				continue
+			}
+			u, err := devices.OpTime(o, k)
+			if err != nil {
+				return h, fmt.Errorf("host program %s: op %q: %w", p.Name, o.Name, err)
+			}
+			updates += u
+			kernels := 3 // momentum buffer mul_ and add_, parameter add_
+			if !strings.Contains(strings.ToLower(o.Name), "norm") {
+				kernels++ // weight decay's add
+			}
+			if p.ZeroGrad {
+				kernels++
+			}
+			for j := 0; j < kernels; j++ {
+				loop = append(loop, pass)
+			}
+		}
+		if scaled {
+			// the update ops' simulated time is part of the loop's wall
+			h.OptimizerIssueWait = math.Max(0, devices.HostIssuedLoop(loop, devices.HostOptimizerKernelTime)-updates)
+		} else {
+			h.GradientPassGPU += zero
+		}
 	}
 	return h, nil
 }

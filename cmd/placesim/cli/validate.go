@@ -178,10 +178,12 @@ var explainNames = map[string]string{
 	"slowest-gpu":          "slowest GPU (speed spread)",
 	"exposed-comm":         "exposed communication (idle, gradients in flight)",
 	"idle":                 "other idle (waiting for peers or inputs)",
-	"gradient-pass":        "program: gradient division pass (GPU)",
+	"gradient-pass":        "program: gradient division or zeroing pass (GPU)",
 	"host-gather":          "program: all_gather_list of logging outputs (host)",
 	"host-issue-wait":      "program: GPU waits for the host to issue the division",
 	"host-reduce-loss":     "program: loss all-reduce for logging",
+	"optimizer-issue-wait": "program: GPU waits for the host to issue SGD and zero_grad",
+	"buffer-broadcast":     "program: DDP broadcast of batch-norm buffers",
 }
 
 func printExplanation(w io.Writer, e *study.Explanation) {
