@@ -748,6 +748,7 @@ func Simulate(j *Job) (*Result, error) {
 	for _, rr := range res.Ranks {
 		res.Bubble = math.Max(res.Bubble, rr.Bubble/it)
 	}
+	res.Notes = append(res.Notes, j.spreadNotes()...)
 	switch {
 	case !full:
 		res.Notes = append(res.Notes, fmt.Sprintf("simulated by symmetry: one representative GPU per pipeline rank stands for its %d tensor-, context- and data-parallel peers (classes: %s)", per, classNote(res.Classes)))
