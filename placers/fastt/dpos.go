@@ -13,11 +13,13 @@ import (
 // finish time per op, the critical path it placed on its own devices, and
 // FT(o_exit), the estimated step time.
 type schedule struct {
-	w      *work
-	times  []float64 // the computation model of w (CostModel.opTimes)
-	s      *graphalg.Schedule
-	cp     []int
-	cpDev  []int // device of each op on cp
+	w     *work
+	times []float64 // the computation model of w (CostModel.opTimes)
+	s     *graphalg.Schedule
+	cp    []int
+	cpDev []int // device of each op on cp
+	// order is the order the ops were scheduled in (decreasing rank).
+	order  []int
 	finish float64
 }
 
@@ -29,6 +31,9 @@ type problem struct {
 	d     *graphalg.DAG
 	t     *graphalg.Targets
 	topo  []int
+	// pin, when set, forces op v onto device pin[v] (>= 0): the start
+	// strategy's placement of the replicas (pinnedProblem).
+	pin []int
 }
 
 func newProblem(w *work, cm *CostModel) (*problem, error) {
@@ -79,11 +84,15 @@ func (p *problem) maxCosts() *graphalg.Costs {
 	devs := p.commDevices()
 	type line struct{ a, b float64 }
 	var lines []line
+	seen := map[line]bool{} // pairs with the same link kinds share a line
 	for _, x := range devs {
 		for _, y := range devs {
 			if x != y {
 				a, b := p.cm.Line(x, y)
-				lines = append(lines, line{a, b})
+				if l := (line{a, b}); !seen[l] {
+					seen[l] = true
+					lines = append(lines, l)
+				}
 			}
 		}
 	}
@@ -141,41 +150,54 @@ func dpos(ctx context.Context, p *problem) (*schedule, error) {
 		b.Free[i] -= reserve
 	}
 	s := graphalg.NewSchedule(p.d, len(p.cm.c.Devices), p.dur, p.comm)
+	lb := newLinkBook(p)
 	out := &schedule{w: p.w, times: p.times, s: s, cp: cp}
-	out.cpDev = criticalDevices(p, b, cp)
 	cpDev := make([]int, p.d.Len())
 	for i := range cpDev {
 		cpDev[i] = -1
 	}
-	for i, v := range cp {
-		cpDev[v] = out.cpDev[i]
+	if p.pin != nil {
+		// the replicas stay where the start strategy put them; the
+		// critical path is not moved
+		copy(cpDev, p.pin)
+		out.cpDev = make([]int, len(cp))
+		for i, v := range cp {
+			out.cpDev[i] = p.pin[v]
+			if p.pin[v] >= 0 {
+				b.Place(v, p.pin[v])
+			}
+		}
+	} else {
+		out.cpDev = criticalDevices(p, b, cp)
+		for i, v := range cp {
+			cpDev[v] = out.cpDev[i]
+		}
 	}
-	for i, v := range graphalg.DecreasingRank(rank, p.topo) {
+	out.order = graphalg.DecreasingRank(rank, p.topo)
+	for i, v := range out.order {
 		if i&255 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		bd, bs := cpDev[v], 0.0
-		if bd >= 0 {
-			bs = s.EST(v, bd, true)
-		} else {
+		bd := cpDev[v]
+		if bd < 0 {
 			bf := math.Inf(1)
 			for _, dev := range b.Candidates(v) {
 				x := p.dur(v, dev)
 				if math.IsInf(x, 1) || !b.Fits(v, dev) {
 					continue // EFT = +Inf (line 13-14)
 				}
-				st := s.EST(v, dev, true)
+				st := lb.est(s, v, dev)
 				if f := st + x; f < bf {
-					bd, bs, bf = dev, st, f
+					bd, bf = dev, f
 				}
 			}
 			if bd < 0 {
 				return nil, b.NoFit(v)
 			}
 		}
-		s.Assign(v, bd, bs)
+		lb.assign(s, v, bd)
 		b.Place(v, bd)
 	}
 	out.finish = s.Makespan()

@@ -24,6 +24,16 @@ const (
 	StartModel = "model"
 )
 
+// Data parallelism FastT rolls back to (option dp).
+const (
+	// DPAllReduce is today's data parallelism (the data-parallel placer:
+	// ring all-reduce overlapped with the backward pass).
+	DPAllReduce = "allreduce"
+	// DPTF1 is the paper's baseline (the data-parallel-tf1 placer:
+	// TensorFlow 1.x in-graph replication with a parameter device).
+	DPTF1 = "tf1"
+)
+
 // DefaultProfileRounds is how often DPOS is re-run on a communication
 // model refitted on its own strategy's profiled transfers.
 const DefaultProfileRounds = 2
@@ -49,6 +59,10 @@ const DefaultMaxTrials = 48
 //	                           the communication model on its transfers, N times,
 //	                           keeping the fastest strategy (default 2; 0: the
 //	                           uncontended model only; section 4)
+//	dp=allreduce|tf1           the data parallelism rollback compares with and
+//	                           may keep: data-parallel's ring all-reduce
+//	                           (default) or data-parallel-tf1 (section 6.2's
+//	                           baseline, TensorFlow 1.x slim)
 //	bucket=BYTES, overlap=true|false   the data-parallel start plan's all-reduce
 type FastT struct {
 	name     string
@@ -60,6 +74,7 @@ type FastT struct {
 	bucket   int64
 	overlap  bool
 	rounds   int
+	dp       string
 }
 
 // NewDPOS makes the fastt-dpos placer (options: DPOSArgs).
@@ -74,7 +89,7 @@ func NewOSDPOS(a OSDPOSArgs) (placers.Placer, error) {
 
 func newFastT(name string, split bool, a DPOSArgs) *FastT {
 	return &FastT{name: name, split: split, os: osConfig{dims: Dims()}, enforce: a.EnforceOrder, rollback: a.Rollback,
-		overlap: a.Overlap, rounds: a.ProfileRounds, bucket: int64(a.Bucket), start: a.Start}
+		overlap: a.Overlap, rounds: a.ProfileRounds, bucket: int64(a.Bucket), start: a.Start, dp: a.DP}
 }
 
 // Name implements placers.Placer.
@@ -139,7 +154,19 @@ func (f *FastT) PlaceReport(ctx context.Context, req *placers.Request) (*engine.
 			return nil, nil, err
 		}
 	}
-	cands := []candidate{{"DPOS", w, sc.times, sc.plan(f.enforce, req.Graph), sc.finish}}
+	cands := []candidate{{"DPOS", w, sc.times, sc.plan(f.enforce, req.Graph), sc.finish, sc}}
+	if pp := pinnedProblem(p0, req); pp != nil {
+		ps, err := dpos(ctx, pp)
+		switch {
+		case errors.Is(err, placers.ErrDoesNotFit):
+			rep.Notes = append(rep.Notes, "DPOS with the replicas kept: does not fit")
+		case err != nil:
+			return nil, nil, err
+		default:
+			rep.Notes = append(rep.Notes, fmt.Sprintf("DPOS with the replicas kept: FT(o_exit) %.6g s", ps.finish))
+			cands = append(cands, candidate{dposKeptName, w, ps.times, ps.plan(f.enforce, req.Graph), ps.finish, ps})
+		}
+	}
 	if f.split {
 		final, sp, trials, err := osdpos(ctx, cm, p0, sc, f.os)
 		if err != nil {
@@ -150,16 +177,29 @@ func (f *FastT) PlaceReport(ctx context.Context, req *placers.Request) (*engine.
 			rep.Notes = append(rep.Notes, "split "+s.String())
 		}
 		if final != sc {
-			cands = append(cands, candidate{"OS-DPOS", final.w, final.times, final.plan(f.enforce, req.Graph), final.finish})
+			cands = append(cands, candidate{"OS-DPOS", final.w, final.times, final.plan(f.enforce, req.Graph), final.finish, final})
 		}
 	}
-	best := cands[len(cands)-1]
+	best := cands[0]
+	for _, c := range cands[1:] {
+		if c.ft < best.ft {
+			best = c
+		}
+	}
 	rep.Value = best.ft
 	if f.rollback {
 		best, err = f.rollBack(req, cm, cands, rep)
 		if err != nil {
 			return nil, nil, err
 		}
+	}
+	if best.sc != nil && f.rounds > 0 {
+		ft, _, err := cm.settle(best.sc, req.Graph)
+		if err != nil {
+			return nil, nil, fmt.Errorf("profile the %s strategy: %w", best.name, err)
+		}
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%s profiled: FT(o_exit) %.6g s with the communication model refitted on its transfers (was %.6g s)", best.name, ft, best.ft))
+		rep.Value = ft
 	}
 	return best.plan, rep, nil
 }
@@ -195,4 +235,37 @@ func (f *FastT) startGraph(req *placers.Request, cm *CostModel) (*work, string, 
 		return nil, "", err
 	}
 	return w, fmt.Sprintf("start: data-parallel graph, %d replicas", n), nil
+}
+
+// dposKeptName names the strategy of DPOS run with the replicas kept.
+const dposKeptName = "DPOS with the replicas kept"
+
+// pinnedProblem is p (a data-parallel start graph) with every replica's
+// ops kept on the accelerator the data-parallel start gives them (replica
+// r on the r-th accelerator, as data-parallel-tf1 places them), so that
+// DPOS places and orders only the ops the replicas share: the variables,
+// the gradient sums and the updates, which TensorFlow's data parallelism
+// keeps on one parameter device. This is placesim's reading of FastT's
+// start from data parallelism (section 4: "we use data parallelism as
+// the starting strategy ... try out different placements"), given to
+// DPOS as colocation constraints, which its device placer honours
+// (section 6.1); it is one more strategy the activation rule may keep.
+// nil when p's graph is not replicated.
+func pinnedProblem(p *problem, req *placers.Request) *problem {
+	if p.w.replicas < 2 {
+		return nil
+	}
+	acc, _ := placers.Targets(req.Cluster)
+	if len(acc) < p.w.replicas {
+		return nil
+	}
+	q := *p
+	q.pin = make([]int, len(p.w.g.Ops))
+	for v := range q.pin {
+		q.pin[v] = -1
+		if r := p.w.info[v].replica; r >= 0 && !p.t.NeedsCPU(v) {
+			q.pin[v] = acc[r]
+		}
+	}
+	return &q
 }

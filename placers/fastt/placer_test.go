@@ -87,6 +87,7 @@ func TestOSDPOSNotSlowerThanDPOS(t *testing.T) {
 		{"zoo:vgg19?image=64&batch=16&training=true", "8xV100-nvlink"},
 		{"zoo:transformer?layers=1&hidden=256&seq=32&vocab=1000&batch=8&training=true", "8xV100-nvlink-2node"},
 		{"zoo:resnet50?image=64&batch=8&training=true", "2xV100-nvlink+cpu"},
+		{"zoo:resnet50?image=64&batch=8&training=true", "4xV100-pcie"},
 		{"zoo:mlp?batch=64&training=true", "4xV100-pcie"},
 	} {
 		t.Run(tc.spec+"/"+tc.cluster, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 
 	"placesim/engine"
 	"placesim/placers"
+	"placesim/placers/graphalg"
 	"placesim/workloads"
 )
 
@@ -55,7 +56,9 @@ func (m *CostModel) estimated(w *work, times []float64, plan *engine.Plan) (*wor
 
 // profile is simulate that, with trace, also returns the plan's tensor
 // transfers as FastT's profiler records them (section 4, Cost Models):
-// each from its send to its receive, waits for busy links included.
+// each from its send to its receive, less the time it waited for a busy
+// link (DPOS books the links itself: linkBook), so that the regression
+// sees the bandwidth and latency each path offers.
 func (m *CostModel) profile(w *work, times []float64, plan *engine.Plan, trace bool) (float64, []Transfer, error) {
 	g, pl := m.estimated(w, times, plan)
 	res, err := engine.Simulate(g, m.c, pl, engine.Options{Trace: trace})
@@ -68,7 +71,7 @@ func (m *CostModel) profile(w *work, times []float64, plan *engine.Plan, trace b
 			if len(r.Hops) == 0 {
 				continue
 			}
-			ts = append(ts, Transfer{Src: r.Src, Dst: r.Dst, Bytes: r.Bytes, Seconds: r.Hops[len(r.Hops)-1].End - r.Hops[0].Enqueue})
+			ts = append(ts, Transfer{Src: r.Src, Dst: r.Dst, Bytes: r.Bytes, Seconds: onLinks(r.Hops)})
 		}
 	}
 	if res.OOM != nil {
@@ -123,4 +126,49 @@ func (f *FastT) profileRounds(ctx context.Context, req *placers.Request, cm *Cos
 		curSc = s
 	}
 	return best, bestP, bestSc, nil
+}
+
+// onLinks is a transfer's time from its first hop's start to its last
+// hop's end, less what it waited in later hops' queues.
+func onLinks(hops []engine.HopRecord) float64 {
+	t := hops[len(hops)-1].End - hops[0].Start
+	for _, h := range hops[1:] {
+		if w := h.Start - h.Enqueue; w > 0 {
+			t -= w
+		}
+	}
+	return max(t, 0)
+}
+
+// settle is FastT's estimate of a strategy once it has run (section 4:
+// the strategy is activated, profiled, and the cost model updated with
+// what was measured): the plan is profiled, the communication model
+// refitted on its transfers, and its placement and order replayed with
+// the refitted model (DPOS's schedule, same devices, same order). It
+// returns FT(o_exit) of the replay and the refitted model.
+func (m *CostModel) settle(sc *schedule, orig *workloads.Graph) (float64, *CostModel, error) {
+	_, ts, err := m.profile(sc.w, sc.times, sc.plan(true, orig), true)
+	if err != nil {
+		return 0, nil, err
+	}
+	u, err := m.Update(ts)
+	if err != nil {
+		return 0, nil, err
+	}
+	p, err := newProblem(sc.w, u)
+	if err != nil {
+		return 0, nil, err
+	}
+	return replay(p, sc).Makespan(), u, nil
+}
+
+// replay schedules p's ops on the devices and in the order of sc, each at
+// its earliest start (with insertion) under p's cost model.
+func replay(p *problem, sc *schedule) *graphalg.Schedule {
+	s := graphalg.NewSchedule(p.d, len(p.cm.c.Devices), p.dur, p.comm)
+	lb := newLinkBook(p)
+	for _, v := range sc.order {
+		lb.assign(s, v, sc.s.Dev[v])
+	}
+	return s
 }

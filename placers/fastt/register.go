@@ -32,6 +32,9 @@ type DPOSArgs struct {
 	ProfileRounds int
 	// Start is the graph DPOS starts from (StartDataParallel, StartModel).
 	Start string
+	// DP is the data parallelism FastT starts from and rolls back to
+	// (DPAllReduce, DPTF1).
+	DP string
 }
 
 // Declare implements placers.Args.
@@ -44,6 +47,8 @@ func (a *DPOSArgs) Declare(d *placers.Decls) {
 		"times each strategy is profiled in simulation and the communication model refitted (section 4); 0: uncontended model")
 	placers.DeclareEnum(d, &a.Start, "start", StartDataParallel, []string{StartDataParallel, StartModel},
 		"the graph DPOS starts from: the data-parallel replicas or the model graph")
+	placers.DeclareEnum(d, &a.DP, "dp", DPAllReduce, []string{DPAllReduce, DPTF1},
+		"the data parallelism kept when faster (rollback): allreduce (data-parallel's ring all-reduce) or tf1 (data-parallel-tf1, TensorFlow 1.x in-graph replication, the paper's baseline)")
 }
 
 // OSDPOSArgs are fastt-os-dpos' options: DPOSArgs and the split search's.
@@ -68,6 +73,7 @@ func Register(r *placers.Registry) error {
 		placers.Define("fastt-dpos", "FastT DPOS: upward-rank list scheduling from the data-parallel graph, critical path on its own device, order enforcement", NewDPOS),
 		placers.Define("fastt-os-dpos", "FastT OS-DPOS: DPOS plus splitting critical-path ops along batch or channel while the estimated step time drops", NewOSDPOS),
 		placers.Define("data-parallel", "data parallelism: a replica per accelerator, ring all-reduce in buckets overlapped with the backward pass", NewDataParallel),
+		placers.Define("data-parallel-tf1", "data parallelism as TensorFlow 1.x slim ran it (FastT's baseline): in-graph replicas, variables, gradient sums and updates on a parameter device", NewDataParallelTF1),
 	} {
 		if err := r.Add(e); err != nil {
 			return err

@@ -84,13 +84,13 @@ func replicate(g *workloads.Graph, n int) (*work, error) {
 			if op.Colocation != "" {
 				op.Colocation = fmt.Sprintf("%s@rep%d", op.Colocation, r)
 			}
-			rep[r][v] = add(op, opInfo{origin: v, batch: g.Batch / n, perSample: !gradOfParams(&g.Ops[v]), chans: channels(&g.Ops[v]), weights: -1})
+			rep[r][v] = add(op, opInfo{origin: v, batch: g.Batch / n, perSample: !gradOfParams(&g.Ops[v]), chans: channels(&g.Ops[v]), weights: -1, replica: r})
 		}
 	}
 	single := make([]int, N)
 	for v := range g.Ops {
 		if shared[v] {
-			single[v] = add(g.Ops[v], opInfo{origin: v, weights: -1})
+			single[v] = add(g.Ops[v], opInfo{origin: v, weights: -1, replica: -1})
 		}
 	}
 	// shared weights of the ops whose parameters are trained
@@ -100,7 +100,7 @@ func replicate(g *workloads.Graph, n int) (*work, error) {
 		}
 		op := &g.Ops[v]
 		wv := add(workloads.Op{Name: op.Name + "/weights", Type: "variable", Layer: op.Layer, Role: workloads.Forward,
-			ParamBytes: op.ParamBytes, Colocation: op.Colocation}, opInfo{origin: -1, weights: -1})
+			ParamBytes: op.ParamBytes, Colocation: op.Colocation}, opInfo{origin: -1, weights: -1, replica: -1})
 		readers := []int{v}
 		for _, x := range units[unitOf[v]] {
 			if x != v && g.Ops[x].Type == op.Type+"-grad" {
@@ -147,7 +147,7 @@ func replicate(g *workloads.Graph, n int) (*work, error) {
 				pb := aggBytes[a]
 				agg[a] = add(workloads.Op{Name: op.Name + "/aggregate", Type: "add-n", Layer: op.Layer, Role: op.Role,
 					FLOPs: float64(n-1) * float64(pb/4), BytesAccessed: int64(n+1) * pb, OutputBytes: op.OutputBytes,
-					Colocation: op.Colocation, CPUOnly: op.CPUOnly}, opInfo{origin: -1, weights: -1})
+					Colocation: op.Colocation, CPUOnly: op.CPUOnly}, opInfo{origin: -1, weights: -1, replica: -1})
 				for r := 0; r < n; r++ {
 					x := rep[r][a]
 					ng.Ops[x].OutputBytes = max(ng.Ops[x].OutputBytes, pb) // the partial gradient is sent

@@ -9,6 +9,12 @@ import (
 	"placesim/placers"
 )
 
+// The names of the data-parallel strategies in the notes.
+const (
+	dpName    = "data parallel"
+	dpTF1Name = "data parallel (TF 1.x in-graph)"
+)
+
 // candidate is a strategy FastT may activate.
 type candidate struct {
 	name  string
@@ -18,6 +24,8 @@ type candidate struct {
 	// ft is the strategy's FT(o_exit), or its simulated time for the
 	// data-parallel start.
 	ft float64
+	// sc is DPOS's schedule (nil for data parallelism).
+	sc *schedule
 }
 
 // rollBack is FastT's activation rule (section 4): a new strategy replaces
@@ -33,9 +41,13 @@ func (f *FastT) rollBack(req *placers.Request, cm *CostModel, cands []candidate,
 	var all []candidate
 	acc, _ := placers.Targets(req.Cluster)
 	if len(acc) > 1 {
-		if dp, err := dataParallelPlan(req.Graph, req.Cluster, f.bucket, f.overlap); err == nil {
+		if f.dp == DPTF1 {
+			if w, dp, err := tf1Plan(req.Graph, req.Cluster); err == nil {
+				all = append(all, candidate{name: dpTF1Name, w: w, times: cm.opTimes(w), plan: dp})
+			}
+		} else if dp, err := dataParallelPlan(req.Graph, req.Cluster, f.bucket, f.overlap); err == nil {
 			w := modelWork(req.Graph)
-			all = append(all, candidate{name: "data parallel", w: w, times: cm.opTimes(w), plan: dp})
+			all = append(all, candidate{name: dpName, w: w, times: cm.opTimes(w), plan: dp})
 		}
 	}
 	all = append(all, cands...)
@@ -60,7 +72,7 @@ func (f *FastT) rollBack(req *placers.Request, cm *CostModel, cands []candidate,
 		return candidate{}, fmt.Errorf("%w: every strategy runs out of memory with the estimates (%s)", placers.ErrDoesNotFit, strings.Join(ooms, "; "))
 	}
 	kept := all[best]
-	if kept.name == "data parallel" {
+	if kept.name == dpName || kept.name == dpTF1Name {
 		rep.Value = bestT
 	} else {
 		rep.Value = kept.ft

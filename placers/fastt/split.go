@@ -175,7 +175,7 @@ func splitOperation(w *work, v int, d Dim, n int) (*work, []int, error) {
 		weights = idMap[in.weights]
 	} else if u.ParamBytes > 0 {
 		weights = add(workloads.Op{Name: u.Name + "/weights", Type: "variable", Layer: u.Layer, Role: u.Role,
-			ParamBytes: u.ParamBytes, Colocation: u.Colocation}, opInfo{origin: -1, weights: -1})
+			ParamBytes: u.ParamBytes, Colocation: u.Colocation}, opInfo{origin: -1, weights: -1, replica: -1})
 	}
 	// the parts
 	var inAct int64 // activation bytes the op reads
@@ -254,7 +254,7 @@ func splitOperation(w *work, v int, d Dim, n int) (*work, []int, error) {
 		case d == Batch && w.info[a].perSample && w.info[a].batch > 0:
 			sp := add(workloads.Op{Name: fmt.Sprintf("%s/split%d", u.Name, k), Type: "split", Layer: u.Layer, Role: u.Role,
 				BytesAccessed: 2 * bytes, OutputBytes: bytes, CPUOnly: u.CPUOnly},
-				opInfo{origin: -1, batch: in.batch, perSample: true, weights: -1})
+				opInfo{origin: -1, batch: in.batch, perSample: true, weights: -1, replica: in.replica})
 			edge(idMap[a], sp, bytes)
 			for _, p := range parts {
 				edge(sp, p, div(bytes))

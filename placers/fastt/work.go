@@ -30,6 +30,11 @@ type opInfo struct {
 	// the data-parallel graph, or one a split added), -1 when the op owns
 	// its parameters or has none.
 	weights int
+	// replica is the data-parallel replica a per-sample op of a replicated
+	// graph belongs to (0 in the model's own DAG); -1 for the ops the
+	// replicas share (variables, aggregations, updates) and the ops FastT
+	// added outside a replica.
+	replica int
 }
 
 // work is a graph FastT schedules: the request's graph, its data-parallel
