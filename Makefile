@@ -59,7 +59,7 @@ deps:
 
 # the cost model against the measured throughputs of validation/: issue 29
 # asks median |error| <= 6 %, worst <= 15 % and every 8-GPU row within
-# 10 %; today 5.5 %, 16.0 % and 16.0 % (tbig 8x; README "Fidelity"), so CI
+# 10 %; today 5.5 %, 15.9 % and 15.9 % (p039; README "Fidelity"), so CI
 # holds the median's target and what is reached for the others (issue
 # 15's 10 % and 25 % tightened) until the targets are met
 VALIDATE_MEDIAN    ?= 0.06

@@ -59,13 +59,19 @@ type HostProgram struct {
 	// ranks, on the compute stream before the forward): batch norm's
 	// running mean and variance and its batch counter.
 	BroadcastBuffers bool
+	// BucketElements is the data-parallel wrapper's gradient bucket in
+	// elements when it is not PyTorch DDP's 25 MiB (DDPBucketBytes): apex's
+	// DistributedDataParallel closes a bucket once it holds message_size =
+	// 10,000,000 elements (apex/parallel/distributed.py, its default,
+	// which fairseq's DDPTrainer keeps); 0 keeps DDP's.
+	BucketElements int64
 }
 
 // HostPrograms are the reference programs the validation set names.
 var HostPrograms = map[string]HostProgram{
 	"fairseq": {Name: "fairseq",
 		Source:         "NVIDIA/DeepLearningExamples PyTorch/Translation/Transformer/fairseq/ddp_trainer.py, DDPTrainer.train_step (pytorch-22.06: torch.cuda.amp, apex DistributedDataParallel, FP32 gradients)",
-		GradientDivide: true, GatherList: true},
+		GradientDivide: true, GatherList: true, BucketElements: 10_000_000},
 	"dle-convnets": {Name: "dle-convnets",
 		Source:     "NVIDIA/DeepLearningExamples@7bdfc81d (the pytorch-21.03 results' release) PyTorch/Classification/ConvNets/image_classification/training.py get_train_step (torch.cuda.amp GradScaler, utils.reduce_tensor of the loss, torch.cuda.synchronize() every step) and optimizers.py (torch.optim.SGD)",
 		ReduceLoss: true, ZeroGrad: true, ScaledSGD: true, BroadcastBuffers: true},
@@ -233,6 +239,16 @@ func (p HostProgram) Cost(g *workloads.Graph, k *devices.Kind, n int) (HostCost,
 		}
 	}
 	return h, nil
+}
+
+// bucketBytes is the program's gradient bucket in bytes: BucketElements
+// FP32 gradients (the programs' parameters are FP32 under torch.cuda.amp
+// too), or DDPBucketBytes.
+func (p *HostProgram) bucketBytes() int64 {
+	if p == nil || p.BucketElements <= 0 {
+		return DDPBucketBytes
+	}
+	return 4 * p.BucketElements
 }
 
 // hostProgram looks a validation file's program column up: "" or "-" is

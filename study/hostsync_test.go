@@ -139,3 +139,22 @@ func TestHostProgramConvNetsAMP(t *testing.T) {
 		t.Errorf("8 GPUs: %+v, want the buffers' broadcast and the same issue wait as on 1", eight)
 	}
 }
+
+// TestHostProgramBucket: fairseq's rows all-reduce in apex DDP's buckets
+// of 10,000,000 FP32 gradients; a row without a program or with a program
+// that keeps PyTorch DDP's default uses 25 MiB.
+func TestHostProgramBucket(t *testing.T) {
+	t.Parallel()
+	fair := HostPrograms["fairseq"]
+	conv := HostPrograms["dle-convnets"]
+	var none *HostProgram
+	if got := fair.bucketBytes(); got != 40_000_000 {
+		t.Errorf("fairseq: %d bytes, want 40,000,000", got)
+	}
+	if got := conv.bucketBytes(); got != DDPBucketBytes {
+		t.Errorf("dle-convnets: %d bytes, want DDP's %d", got, DDPBucketBytes)
+	}
+	if got := none.bucketBytes(); got != DDPBucketBytes {
+		t.Errorf("no program: %d bytes, want DDP's %d", got, DDPBucketBytes)
+	}
+}

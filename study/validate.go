@@ -324,7 +324,8 @@ func simulateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 	sp := Spec{Placer: "single", Reproducible: true}
 	if r.GPUs > 1 {
 		fw := ValidationFrameworks[r.Framework]
-		sp.DataParallel = &engine.DataParallel{Replicas: r.GPUs, BucketBytes: DDPBucketBytes, Overlap: fw.Overlap}
+		prog, _ := hostProgram(r.Program)
+		sp.DataParallel = &engine.DataParallel{Replicas: r.GPUs, BucketBytes: prog.bucketBytes(), Overlap: fw.Overlap}
 	}
 	o, err := Run(ctx, reg, g, c, sp)
 	if err != nil {
