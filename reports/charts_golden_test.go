@@ -37,7 +37,7 @@ func goldenCharts(t *testing.T) map[string]*reports.Figure {
 		t.Fatal(err)
 	}
 	// placement times are wall clock: fixed ones here
-	timed := make([]*study.Outcome, len(rows))
+	timed := make([]*study.Record, len(rows))
 	for i, o := range rows {
 		cp := *o
 		pt := 2e-4 * float64(int(1)<<(2*i))

@@ -9,6 +9,8 @@ import (
 
 	"placesim/devices"
 	"placesim/workloads"
+
+	"placesim/runresult"
 )
 
 // Chrome trace (Trace Event Format, as read by chrome://tracing and
@@ -43,7 +45,7 @@ type TraceEvent struct {
 // link with each transfer hop as a complete event. Events are sorted by
 // process, thread and time, so that timestamps never decrease within a
 // thread. o must carry a trace (see study.Retrace).
-func ChromeTrace(w io.Writer, o *Outcome, c *devices.Cluster) error {
+func ChromeTrace(w io.Writer, o *runresult.Record, c *devices.Cluster) error {
 	if err := checkTraced(o); err != nil {
 		return fmt.Errorf("chrome trace: %w", err)
 	}

@@ -82,7 +82,7 @@ func TestChromeTracePipelined(t *testing.T) {
 
 // checkChromeTrace validates o's trace against the trace event format and
 // counts wantOps op executions plus one event per transfer hop.
-func checkChromeTrace(t *testing.T, o *study.Outcome, c *devices.Cluster, wantOps int) {
+func checkChromeTrace(t *testing.T, o *study.Record, c *devices.Cluster, wantOps int) {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := reports.ChromeTrace(&buf, o, c); err != nil {

@@ -10,6 +10,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"placesim/internal/units"
+
+	"placesim/runresult"
 )
 
 // barChartHeight is the height of a chart with n placer rows of the given
@@ -21,7 +23,7 @@ func barChartHeight(n int, row float64) vg.Length {
 
 // placerAxis puts the placers on the Y axis, the first at the top, and
 // returns the Y of row i.
-func placerAxis(p *plot.Plot, rows []*Outcome) func(i int) float64 {
+func placerAxis(p *plot.Plot, rows []*runresult.Record) func(i int) float64 {
 	n := len(rows)
 	names := make([]string, n)
 	mixed := len(regimesOf(rows)) > 1
@@ -36,7 +38,7 @@ func placerAxis(p *plot.Plot, rows []*Outcome) func(i int) float64 {
 }
 
 // shortError is a failed run's label on a chart.
-func shortError(o *Outcome) string {
+func shortError(o *runresult.Record) string {
 	if o.NotComparable != "" {
 		return "not comparable in " + regimeOf(o)
 	}
@@ -53,7 +55,7 @@ func shortError(o *Outcome) string {
 // StepTimeChart is a bar chart of the simulated step time per placer,
 // fastest at the top. Out-of-memory runs are red, hatched and labelled
 // "OOM"; runs that failed have no bar and say why.
-func StepTimeChart(rows []*Outcome) *Figure {
+func StepTimeChart(rows []*runresult.Record) *Figure {
 	rows = sorted(rows)
 	const name, title = "step_time", "Simulated step time per placer (lower is better; slowdown vs the best run in brackets)"
 	if len(rows) == 0 {
@@ -115,7 +117,7 @@ func StepTimeChart(rows []*Outcome) *Figure {
 // time on a log scale. A run that timed out is hatched at its timeout.
 // Reproducible comparisons do not measure placement time; the figure then
 // says so.
-func PlaceTimeChart(rows []*Outcome) *Figure {
+func PlaceTimeChart(rows []*runresult.Record) *Figure {
 	rows = sorted(rows)
 	lo, hi := math.Inf(1), 0.0
 	for _, o := range rows {
@@ -163,7 +165,7 @@ func PlaceTimeChart(rows []*Outcome) *Figure {
 // of its capacity (grouped bars, one per device, labelled with the bytes
 // when there is room) against the capacity line at 100%. The device that
 // ran out of memory is hatched.
-func PeakMemoryChart(rows []*Outcome) *Figure {
+func PeakMemoryChart(rows []*runresult.Record) *Figure {
 	rows = sorted(rows)
 	const name, title = "peak_memory", "Peak memory per device as a share of its capacity"
 	ref := reference(rows)

@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"encoding/csv"
+	"placesim/runresult"
 	"reflect"
 	"strings"
 	"testing"
@@ -52,9 +53,9 @@ func TestWriteCSVRefusesRaggedRows(t *testing.T) {
 // commas, quotes and line breaks and reads them back.
 func TestCSVRoundTrip(t *testing.T) {
 	t.Parallel()
-	rows := []*Outcome{
-		{Placer: `a,"b"`, StepTime: 1.5e-3, Throughput: 640, PeakMemory: []int64{10, 20}, Capacity: []int64{100, 100}},
-		{Placer: "c", Error: "place: bad, \"quoted\"\nsecond line"},
+	rows := []*runresult.Record{
+		{Point: runresult.Point{Placer: `a,"b"`}, StepTime: 1.5e-3, Throughput: 640, PeakMemory: []int64{10, 20}, Capacity: []int64{100, 100}},
+		{Point: runresult.Point{Placer: "c"}, Error: "place: bad, \"quoted\"\nsecond line"},
 	}
 	var buf bytes.Buffer
 	if err := CSV(&buf, rows); err != nil {

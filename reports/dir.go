@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 
 	"placesim/devices"
+
+	"placesim/runresult"
 )
 
 // DirOptions say what WriteDir details besides the comparison.
@@ -15,7 +17,7 @@ type DirOptions struct {
 	Cluster *devices.Cluster
 	// Detail is the run charted as a Gantt chart, memory timelines and a
 	// Chrome trace; it must carry a trace (study.Retrace). Nil: none.
-	Detail *Outcome
+	Detail *runresult.Record
 	// DetailNote explains in report.html why there is no detailed run.
 	DetailNote string
 	// OnFile, when set, is called after each file is in place.
@@ -38,7 +40,7 @@ type DirOptions struct {
 // Figures returns every chart of a comparison: step time, placement time
 // and peak memory per placer, then, when detail is set, its Gantt chart
 // and memory timelines.
-func Figures(rows []*Outcome, detail *Outcome, c *devices.Cluster) ([]*Figure, error) {
+func Figures(rows []*runresult.Record, detail *runresult.Record, c *devices.Cluster) ([]*Figure, error) {
 	figs := []*Figure{StepTimeChart(rows), PlaceTimeChart(rows), PeakMemoryChart(rows)}
 	if detail == nil {
 		return figs, nil
@@ -63,7 +65,7 @@ func Figures(rows []*Outcome, detail *Outcome, c *devices.Cluster) ([]*Figure, e
 // written with WriteFileAtomic, so a run killed midway leaves only whole
 // files (and hidden temporary files, which the next WriteDir or PrepareDir
 // removes). It returns the paths written, in order.
-func WriteDir(dir string, rows []*Outcome, opt DirOptions) ([]string, error) {
+func WriteDir(dir string, rows []*runresult.Record, opt DirOptions) ([]string, error) {
 	if err := PrepareDir(dir); err != nil {
 		return nil, err
 	}

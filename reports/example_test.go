@@ -2,21 +2,21 @@ package reports_test
 
 import (
 	"os"
+	"placesim/runresult"
 
 	"placesim/engine"
 	"placesim/reports"
-	"placesim/study"
 )
 
 // ExampleCSV writes a two-run comparison, one of which ran out of memory,
 // as CSV: rows sorted with runs that fit first.
 func ExampleCSV() {
-	rows := []*study.Outcome{
-		{Placer: "single", StepTime: 0.004, Throughput: 32000, PeakMemory: []int64{20 << 30, 0}, Capacity: []int64{16 << 30, 16 << 30},
-			OOM:     &engine.OOM{Device: 0, DeviceName: "gpu0", OpName: "fc3/matmul", Requested: 1 << 30},
-			Devices: []engine.DeviceStats{{Name: "gpu0"}, {Name: "gpu1"}}},
-		{Placer: "round-robin", StepTime: 0.005, Throughput: 25600, PeakMemory: []int64{10 << 30, 10 << 30}, Capacity: []int64{16 << 30, 16 << 30},
-			BytesMoved: 1 << 20, Transfers: 3, Devices: []engine.DeviceStats{{Name: "gpu0"}, {Name: "gpu1"}}},
+	rows := []*runresult.Record{
+		{Point: runresult.Point{Placer: "single"}, StepTime: 0.004, Throughput: 32000, PeakMemory: []int64{20 << 30, 0}, Capacity: []int64{16 << 30, 16 << 30},
+			OOM:    &engine.OOM{Device: 0, DeviceName: "gpu0", OpName: "fc3/matmul", Requested: 1 << 30},
+			Result: &engine.Result{Devices: []engine.DeviceStats{{Name: "gpu0"}, {Name: "gpu1"}}}},
+		{Point: runresult.Point{Placer: "round-robin"}, StepTime: 0.005, Throughput: 25600, PeakMemory: []int64{10 << 30, 10 << 30}, Capacity: []int64{16 << 30, 16 << 30},
+			BytesMoved: 1 << 20, Transfers: 3, Result: &engine.Result{Devices: []engine.DeviceStats{{Name: "gpu0"}, {Name: "gpu1"}}}},
 	}
 	if err := reports.CSV(os.Stdout, rows); err != nil {
 		panic(err)

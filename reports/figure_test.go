@@ -117,7 +117,7 @@ func TestTimelinesNeedATrace(t *testing.T) {
 			t.Errorf("%s: memory timeline of an untraced run gave no error", o.Placer)
 		}
 	}
-	var failed *study.Outcome
+	var failed *study.Record
 	for _, o := range rows {
 		if o.Error != "" {
 			failed = o

@@ -47,7 +47,7 @@ const fixtureTimeout = 150 * time.Millisecond
 // fixture is a small fixed comparison: a training MLP on two accelerators
 // with the baselines (one OOM) and three placers that fail, panic and time
 // out. reproducible leaves placement times out (null).
-func fixture(t testing.TB, reproducible bool) ([]*study.Outcome, *devices.Cluster) {
+func fixture(t testing.TB, reproducible bool) ([]*study.Record, *devices.Cluster) {
 	t.Helper()
 	g := fixtureGraph()
 	if err := g.Validate(); err != nil {
@@ -79,7 +79,7 @@ func fixture(t testing.TB, reproducible bool) ([]*study.Outcome, *devices.Cluste
 }
 
 // tracedBest is the fixture's best run, traced.
-func tracedBest(t testing.TB, rows []*study.Outcome, c *devices.Cluster) *study.Outcome {
+func tracedBest(t testing.TB, rows []*study.Record, c *devices.Cluster) *study.Record {
 	t.Helper()
 	o := study.Best(rows)
 	if o == nil {

@@ -11,6 +11,8 @@ import (
 	"placesim/devices"
 	"placesim/internal/units"
 	"placesim/workloads"
+
+	"placesim/runresult"
 )
 
 // ganttResolution is how many distinguishable time slots a lane has: runs
@@ -26,7 +28,7 @@ type lane struct {
 
 // runGraph is the graph the run's plan was simulated on (a placer may
 // return a rewritten graph).
-func runGraph(o *Outcome) *workloads.Graph {
+func runGraph(o *runresult.Record) *workloads.Graph {
 	if o.Plan != nil && o.Plan.Graph != nil {
 		return o.Plan.Graph
 	}
@@ -34,7 +36,7 @@ func runGraph(o *Outcome) *workloads.Graph {
 }
 
 // checkTraced says why o cannot be charted as a timeline, or nil.
-func checkTraced(o *Outcome) error {
+func checkTraced(o *runresult.Record) error {
 	switch {
 	case o == nil:
 		return fmt.Errorf("no run to chart")
@@ -57,7 +59,7 @@ func linkName(c *devices.Cluster, id int) string {
 }
 
 // usedLinks lists the IDs of the links the run's transfers crossed, sorted.
-func usedLinks(o *Outcome) []int {
+func usedLinks(o *runresult.Record) []int {
 	seen := map[int]bool{}
 	for _, tr := range o.Result.Trace.Transfers {
 		for _, h := range tr.Hops {
@@ -76,7 +78,7 @@ func usedLinks(o *Outcome) []int {
 // op class (type and role, independent of the placer), and a lane per link
 // that carried data with its transfers' hops. o must carry a trace (see
 // study.Retrace); c is the cluster it ran on.
-func Gantt(o *Outcome, c *devices.Cluster) (*Figure, error) {
+func Gantt(o *runresult.Record, c *devices.Cluster) (*Figure, error) {
 	if err := checkTraced(o); err != nil {
 		return nil, fmt.Errorf("gantt chart: %w", err)
 	}

@@ -24,7 +24,7 @@ func TestGolden(t *testing.T) {
 	rows, _ := fixture(t, true)
 	tests := []struct {
 		file   string
-		render func(io.Writer, []*study.Outcome) error
+		render func(io.Writer, []*study.Record) error
 	}{
 		{"table.golden", reports.TableText},
 		{"results.csv.golden", reports.CSV},
@@ -61,11 +61,11 @@ func TestGolden(t *testing.T) {
 func TestOrderIndependent(t *testing.T) {
 	t.Parallel()
 	rows, _ := fixture(t, true)
-	rev := make([]*study.Outcome, len(rows))
+	rev := make([]*study.Record, len(rows))
 	for i, o := range rows {
 		rev[len(rows)-1-i] = o
 	}
-	for name, f := range map[string]func(io.Writer, []*study.Outcome) error{
+	for name, f := range map[string]func(io.Writer, []*study.Record) error{
 		"table": reports.TableText, "csv": reports.CSV, "json": reports.JSON,
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -9,6 +9,8 @@ import (
 	"regexp"
 
 	"placesim/internal/units"
+
+	"placesim/runresult"
 )
 
 //go:embed templates/report.html.tmpl
@@ -32,9 +34,9 @@ type HTMLFigure struct {
 
 // HTMLReport is what report.html shows.
 type HTMLReport struct {
-	Rows []*Outcome
+	Rows []*runresult.Record
 	// Detail is the run whose timelines the figures show (nil: none).
-	Detail *Outcome
+	Detail *runresult.Record
 	// DetailNote explains a missing detail run, if any.
 	DetailNote string
 	Figures    []HTMLFigure
@@ -98,7 +100,7 @@ func HTML(w io.Writer, r HTMLReport) error {
 	}
 	if r.Detail != nil {
 		d.Detail = r.Detail.Placer
-		for _, l := range r.Detail.Links {
+		for _, l := range resultOf(r.Detail).Links {
 			d.Links = append(d.Links, []string{l.From + " → " + l.To, l.Kind, units.Bytes(l.Bytes), fmt.Sprint(l.Transfers),
 				units.Seconds(l.Busy), units.Seconds(l.QueueDelay)})
 		}

@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"math"
+	"placesim/runresult"
 	"testing"
 	"time"
 )
@@ -16,10 +17,10 @@ func TestChartsOfExtremeValues(t *testing.T) {
 	for _, vals := range [][]float64{
 		{1.797e308, 1e-3}, {math.MaxFloat64, math.MaxFloat64 / 2}, {5e-324, 1e-3}, {0, 1e300}, {1e17, 1e17 + 64},
 	} {
-		rows := make([]*Outcome, len(vals))
+		rows := make([]*runresult.Record, len(vals))
 		series := []SweepSeries{{Placer: "p"}}
 		for i, v := range vals {
-			rows[i] = &Outcome{Placer: fmt.Sprintf("p%d", i), Workload: "w", Cluster: "c", StepTime: v, Throughput: 1, Regime: "step"}
+			rows[i] = &runresult.Record{Point: runresult.Point{Placer: fmt.Sprintf("p%d", i), Workload: "w", Cluster: "c", Regime: "step"}, StepTime: v, Throughput: 1}
 			series[0].Points = append(series[0].Points, SweepPoint{X: float64(i + 1), StepTime: v})
 		}
 		for _, f := range []*Figure{StepTimeChart(rows), SweepChart("batch", series, true), SweepChart("batch", series, false)} {

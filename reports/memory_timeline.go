@@ -12,6 +12,8 @@ import (
 	"placesim/devices"
 	"placesim/engine"
 	"placesim/internal/units"
+
+	"placesim/runresult"
 )
 
 // memoryPoints is the most points a device's memory curve keeps; longer
@@ -22,7 +24,7 @@ const memoryPoints = 4000
 // MemoryTimeline charts one traced run's memory in use over time, one
 // panel per device with its capacity (dashed, when the curve comes within
 // half of it) and its peak in the panel's title. o must carry a trace.
-func MemoryTimeline(o *Outcome, c *devices.Cluster) (*Figure, error) {
+func MemoryTimeline(o *runresult.Record, c *devices.Cluster) (*Figure, error) {
 	if err := checkTraced(o); err != nil {
 		return nil, fmt.Errorf("memory timeline: %w", err)
 	}

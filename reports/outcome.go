@@ -4,12 +4,29 @@ import (
 	"sort"
 
 	"placesim/engine"
-	"placesim/workloads"
+	"placesim/runresult"
 )
 
-// Outcome is the result of one run: the JSON row of compare, the object
-// simulate --json prints. Times are seconds, sizes bytes.
-type Outcome struct {
+// noResult stands for the engine's result of a run that was not
+// simulated (or was read back from a results file): no devices, links,
+// pipeline or data-parallel figures.
+var noResult engine.Result
+
+// resultOf is the engine's result of run o, or an empty one when o was not
+// simulated.
+func resultOf(o *runresult.Record) *engine.Result {
+	if o.Result == nil {
+		return &noResult
+	}
+	return o.Result
+}
+
+// outcomeJSON is a run as simulate --format json and compare's JSON rows
+// write it (the order of these fields is the output's): the record's
+// point, the engine's per-device and per-link figures and its pipeline
+// and data-parallel stats, the placement wall time, and what the placer
+// did. Times are seconds, sizes bytes.
+type outcomeJSON struct {
 	Placer   string `json:"placer"`
 	Workload string `json:"workload"`
 	Cluster  string `json:"cluster"`
@@ -35,46 +52,33 @@ type Outcome struct {
 	Links   []engine.LinkStats   `json:"links,omitempty"`
 	// Pipeline and DataParallel are the engine's figures for a pipelined
 	// or data-parallel run (absent otherwise).
-	Pipeline     *engine.PipelineStats     `json:"pipeline,omitempty"`
-	DataParallel *engine.DataParallelStats `json:"dataParallel,omitempty"`
-	// MaxLoad is the placer's predicted time per sample in the max-load
-	// model of Tarnawski et al., in seconds per sample, for placers that report
-	// one (placers.Reporter); absent otherwise.
-	MaxLoad *float64 `json:"maxLoad,omitempty"`
-	// RegimeNote says when the placer's plan is played outside the regime
-	// its placer declared ("max-load split (made for a pipeline) played as
-	// step").
-	RegimeNote string `json:"regimeNote,omitempty"`
-	// NotComparable, when set, says why the placer's plan cannot be played
-	// in Regime; the run was not simulated and is not ranked.
-	NotComparable string `json:"notComparable,omitempty"`
-	// Fallback, when set, says the placer returned a fallback instead of
-	// its own result (placers.Report.Fallback: "m-ETF warm start; CBC:
-	// <reason>").
-	Fallback string `json:"fallback,omitempty"`
-	// Relaxed lists the constraints the placer relaxed to find a plan
-	// (placers.Report.Relaxed).
-	Relaxed []string `json:"relaxed,omitempty"`
-	// Rewritten, when set, says the placer rewrote the graph (splitting,
-	// fusion); Graph is then the rewritten graph, the one that ran.
-	Rewritten string `json:"rewritten,omitempty"`
-
-	Result *engine.Result `json:"-"`
-	Plan   *engine.Plan   `json:"-"`
-	// Graph is the graph the plan ran on: the workload, or the placer's
-	// rewritten graph (Rewritten).
-	Graph *workloads.Graph `json:"-"`
+	Pipeline      *engine.PipelineStats     `json:"pipeline,omitempty"`
+	DataParallel  *engine.DataParallelStats `json:"dataParallel,omitempty"`
+	MaxLoad       *float64                  `json:"maxLoad,omitempty"`
+	RegimeNote    string                    `json:"regimeNote,omitempty"`
+	NotComparable string                    `json:"notComparable,omitempty"`
+	Fallback      string                    `json:"fallback,omitempty"`
+	Relaxed       []string                  `json:"relaxed,omitempty"`
+	Rewritten     string                    `json:"rewritten,omitempty"`
 }
 
-// Failed reports whether the run errored or ran out of memory.
-func (o *Outcome) Failed() bool { return o.Error != "" || o.OOM != nil }
+// newOutcomeJSON is o as outcomeJSON writes it.
+func newOutcomeJSON(o *runresult.Record) *outcomeJSON {
+	res := resultOf(o)
+	return &outcomeJSON{Placer: o.Placer, Workload: o.Workload, Cluster: o.Cluster, Seed: o.Seed, Regime: o.Regime,
+		StepTime: o.StepTime, Throughput: o.Throughput, PeakMemory: o.PeakMemory, Capacity: o.Capacity, OOM: o.OOM,
+		PlaceTime: o.PlaceTime, BytesMoved: o.BytesMoved, Transfers: o.Transfers, Error: o.Error,
+		Devices: res.Devices, Links: res.Links, Pipeline: res.Pipeline, DataParallel: res.DataParallel,
+		MaxLoad: o.MaxLoad, RegimeNote: o.RegimeNote, NotComparable: o.NotComparable,
+		Fallback: o.Fallback, Relaxed: o.Relaxed, Rewritten: o.Rewritten}
+}
 
 // SortOutcomes orders rows for a comparison: by regime, then within a
 // regime runs that completed within memory by step time, then
 // out-of-memory runs by step time, then runs that failed with an error,
 // then runs not comparable in their regime; ties by placer name.
-func SortOutcomes(rows []*Outcome) {
-	class := func(o *Outcome) int {
+func SortOutcomes(rows []*runresult.Record) {
+	class := func(o *runresult.Record) int {
 		switch {
 		case o.NotComparable != "":
 			return 3

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"placesim/internal/units"
+
+	"placesim/runresult"
 )
 
 // WriteOutcome prints one run as simulate shows it: the placement, the
@@ -13,7 +15,7 @@ import (
 // and per link, the pipeline's and data parallelism's figures, and the
 // out-of-memory, if any. pipelineNotes follow the pipeline's figures (the
 // gap to the placer's max-load: study.MaxLoadGap).
-func WriteOutcome(w io.Writer, o *Outcome, pipelineNotes []string) {
+func WriteOutcome(w io.Writer, o *runresult.Record, pipelineNotes []string) {
 	fmt.Fprintf(w, "workload %s on %s, placer %s (seed %d)\n", o.Workload, o.Cluster, o.Placer, o.Seed)
 	if o.PlaceTime != nil {
 		fmt.Fprintf(w, "placement time   %s\n", units.Seconds(*o.PlaceTime))
@@ -35,13 +37,13 @@ func WriteOutcome(w io.Writer, o *Outcome, pipelineNotes []string) {
 	fmt.Fprintf(w, "throughput       %.2f samples/s\n", o.Throughput)
 	fmt.Fprintf(w, "bytes moved      %s in %d transfers\n", units.Bytes(o.BytesMoved), o.Transfers)
 	fmt.Fprintf(w, "\n%-12s %6s %12s %6s %12s %12s %12s\n", "device", "ops", "busy", "util", "params", "peak mem", "capacity")
-	for _, d := range o.Devices {
+	for _, d := range resultOf(o).Devices {
 		fmt.Fprintf(w, "%-12s %6d %12s %5.1f%% %12s %12s %12s\n", d.Name, d.Ops, units.Seconds(d.Busy), 100*d.Utilisation,
 			units.Bytes(d.ParamBytes), units.Bytes(d.PeakMemory), units.Bytes(d.Capacity))
 	}
-	if len(o.Links) > 0 {
+	if len(resultOf(o).Links) > 0 {
 		fmt.Fprintf(w, "\n%-24s %-8s %12s %12s %9s %12s\n", "link", "kind", "busy", "bytes", "transfers", "queue delay")
-		for _, l := range o.Links {
+		for _, l := range resultOf(o).Links {
 			fmt.Fprintf(w, "%-24s %-8s %12s %12s %9d %12s\n", l.From+"->"+l.To, l.Kind, units.Seconds(l.Busy),
 				units.Bytes(l.Bytes), l.Transfers, units.Seconds(l.QueueDelay))
 		}
@@ -55,7 +57,7 @@ func WriteOutcome(w io.Writer, o *Outcome, pipelineNotes []string) {
 // outcomeNotes are the facts about a run beyond its figures: why it is not
 // comparable, a regime note, a rewritten graph, the placer's fallback or
 // relaxed constraints.
-func outcomeNotes(o *Outcome) []string {
+func outcomeNotes(o *runresult.Record) []string {
 	var ns []string
 	for _, n := range []string{o.NotComparable, o.RegimeNote, o.Rewritten} {
 		if n != "" {
@@ -72,8 +74,8 @@ func outcomeNotes(o *Outcome) []string {
 }
 
 // writeParallel prints the pipeline and data-parallel figures, if any.
-func writeParallel(w io.Writer, o *Outcome, pipelineNotes []string) {
-	if p := o.Pipeline; p != nil {
+func writeParallel(w io.Writer, o *runresult.Record, pipelineNotes []string) {
+	if p := resultOf(o).Pipeline; p != nil {
 		rc := ""
 		if p.Recompute {
 			rc = ", recomputation"
@@ -91,7 +93,7 @@ func writeParallel(w io.Writer, o *Outcome, pipelineNotes []string) {
 				100*st.Utilisation, units.Bytes(st.ParamBytes), units.Bytes(st.PeakMemory), st.WeightVersions)
 		}
 	}
-	if d := o.DataParallel; d != nil {
+	if d := resultOf(o).DataParallel; d != nil {
 		fmt.Fprintf(w, "\ndata parallel    %d replicas, %d all-reduces\n", d.Replicas, len(d.AllReduces))
 		fmt.Fprintf(w, "all-reduce model %s\n", d.Model)
 		if d.GradientBytes > 0 {

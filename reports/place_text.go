@@ -6,50 +6,8 @@ import (
 	"strings"
 
 	"placesim/internal/units"
+	"placesim/runresult"
 )
-
-// Placement is what placesim place prints of a placement (the facts of
-// study.Placement, which this package cannot import: study imports it).
-// Times are in seconds.
-type Placement struct {
-	Placer, Workload, Cluster string
-	Seed                      uint64
-	// PlaceTime is the placement's wall time; nil when not measured.
-	PlaceTime *float64
-	// MaxLoad is the max-load objective per sample (Tarnawski et al.) and
-	// Bottleneck its device; nil for another placer.
-	MaxLoad    *float64
-	Bottleneck string
-	// Ideals and DPTableBytes are the DP placer's state space.
-	Ideals       int
-	DPTableBytes int64
-	// Objective names another objective, ObjectiveValue its value.
-	Objective      string
-	ObjectiveValue *float64
-	Regime         string
-	Fallback       string
-	Relaxed        []string
-	Rewritten      string
-	// Error is the simulation's failure; "" when it ran.
-	Error           string
-	StepTime        float64
-	Throughput      float64
-	PeriodPerSample *float64
-	// OOM is the out-of-memory error's text; "" when the plan fits.
-	OOM    string
-	Shares []PlacementShare
-	// Explain is the per-device load table (--explain).
-	Explain string
-	Notes   []string
-}
-
-// PlacementShare is one device's part of a placement.
-type PlacementShare struct {
-	Device string
-	// Load is the device's load in ms; nil when the placer reports none.
-	Load *float64
-	Ops  []string
-}
 
 // maxOpsShown bounds the op names printed per device in text output.
 const maxOpsShown = 8
@@ -58,13 +16,13 @@ const maxOpsShown = 8
 // objective, placement time, regime, simulated step, the split (the ops of
 // each device, at most maxOpsShown by name), with explain each device's
 // load and the bottleneck, and the placer's notes.
-func WritePlacement(w io.Writer, o *Placement, explain bool) error {
+func WritePlacement(w io.Writer, o *runresult.Placement, explain bool) error {
 	ew := &errWriter{w: w}
 	writePlacement(ew, o, explain)
 	return ew.err
 }
 
-func writePlacement(w io.Writer, o *Placement, explain bool) {
+func writePlacement(w io.Writer, o *runresult.Placement, explain bool) {
 	fmt.Fprintf(w, "workload %s on %s, placer %s (seed %d)\n", o.Workload, o.Cluster, o.Placer, o.Seed)
 	if o.PlaceTime != nil {
 		fmt.Fprintf(w, "placement time   %s\n", units.Seconds(*o.PlaceTime))
@@ -96,11 +54,11 @@ func writePlacement(w io.Writer, o *Placement, explain bool) {
 	if o.PeriodPerSample != nil {
 		fmt.Fprintf(w, "pipeline period  %.6f ms per sample\n", *o.PeriodPerSample*1e3)
 	}
-	if o.OOM != "" {
-		fmt.Fprintf(w, "OUT OF MEMORY    %s\n", o.OOM)
+	if o.OOM != nil {
+		fmt.Fprintf(w, "OUT OF MEMORY    %s\n", o.OOM.Err())
 	}
 	fmt.Fprintf(w, "\nsplit\n")
-	for _, p := range o.Shares {
+	for _, p := range o.Placement {
 		shown := p.Ops
 		more := ""
 		if len(shown) > maxOpsShown {

@@ -10,10 +10,12 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"placesim/internal/units"
+
+	"placesim/runresult"
 )
 
 // regimeOf is o's regime label, "step" when the run did not record one.
-func regimeOf(o *Outcome) string {
+func regimeOf(o *runresult.Record) string {
 	if o.Regime == "" {
 		return "step"
 	}
@@ -21,7 +23,7 @@ func regimeOf(o *Outcome) string {
 }
 
 // regimesOf lists the distinct regimes of rows in the order they appear.
-func regimesOf(rows []*Outcome) []string {
+func regimesOf(rows []*runresult.Record) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, o := range rows {
@@ -36,7 +38,7 @@ func regimesOf(rows []*Outcome) []string {
 // bestByRegime is, per regime, the step time of the fastest run that fit
 // in memory (absent: none did). "vs best", the winner and the charts
 // compare a row only with rows of its own regime.
-func bestByRegime(rows []*Outcome) map[string]float64 {
+func bestByRegime(rows []*runresult.Record) map[string]float64 {
 	best := map[string]float64{}
 	for _, o := range rows {
 		if o.Failed() || o.NotComparable != "" || o.StepTime <= 0 {
@@ -53,7 +55,7 @@ func bestByRegime(rows []*Outcome) map[string]float64 {
 // vsBest is o's slowdown against the best run of its regime, or 0 when
 // there is none to compare (o failed, ran out of memory, or no run of its
 // regime fit).
-func vsBest(o *Outcome, best map[string]float64) float64 {
+func vsBest(o *runresult.Record, best map[string]float64) float64 {
 	b, ok := best[regimeOf(o)]
 	if !ok || b <= 0 || !simulated(o) || o.OOM != nil {
 		return 0
@@ -63,7 +65,7 @@ func vsBest(o *Outcome, best map[string]float64) float64 {
 
 // rowLabel names o on a chart axis: the placer, and its regime in
 // brackets when the rows mix regimes.
-func rowLabel(o *Outcome, mixed bool) string {
+func rowLabel(o *runresult.Record, mixed bool) string {
 	if mixed {
 		return fmt.Sprintf("%s [%s]", o.Placer, regimeOf(o))
 	}
@@ -73,7 +75,7 @@ func rowLabel(o *Outcome, mixed bool) string {
 // placerNotes are the facts a table row refers to by number: why it is
 // not comparable, the placer's fallback and relaxed constraints, a
 // rewritten graph.
-func placerNotes(o *Outcome) []string {
+func placerNotes(o *runresult.Record) []string {
 	var ns []string
 	if o.NotComparable != "" {
 		ns = append(ns, o.NotComparable)
@@ -92,7 +94,7 @@ func placerNotes(o *Outcome) []string {
 
 // regimeNotes groups the rows' regime notes: one line per note naming the
 // placers it applies to.
-func regimeNotes(rows []*Outcome) []string {
+func regimeNotes(rows []*runresult.Record) []string {
 	by := map[string][]string{}
 	var order []string
 	for _, o := range rows {
@@ -144,13 +146,13 @@ type RegimeMatrix struct {
 // NewRegimeMatrix builds the placer x regime matrix of rows, with the
 // regimes in the order given (nil: as they appear in rows). Placers are
 // sorted by their best step time, those that fit in no regime last.
-func NewRegimeMatrix(rows []*Outcome, regimes []string) *RegimeMatrix {
+func NewRegimeMatrix(rows []*runresult.Record, regimes []string) *RegimeMatrix {
 	rows = sorted(rows)
 	if regimes == nil {
 		regimes = regimesOf(rows)
 	}
 	best := bestByRegime(rows)
-	byKey := map[[2]string]*Outcome{}
+	byKey := map[[2]string]*runresult.Record{}
 	var names []string
 	for _, o := range rows {
 		if _, ok := byKey[[2]string{o.Placer, ""}]; !ok {
@@ -232,7 +234,7 @@ func (m *RegimeMatrix) Table(w io.Writer) error {
 
 // JSONWithMatrix writes {"results": [...], "matrix": {...}}: the rows of
 // every regime (as JSON writes them, vsBest within each row's regime) and their placer x regime matrix.
-func JSONWithMatrix(w io.Writer, rows []*Outcome, m *RegimeMatrix) error {
+func JSONWithMatrix(w io.Writer, rows []*runresult.Record, m *RegimeMatrix) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(struct {

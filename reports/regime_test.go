@@ -2,6 +2,7 @@ package reports_test
 
 import (
 	"bytes"
+	"placesim/runresult"
 	"strings"
 	"testing"
 
@@ -13,20 +14,20 @@ import (
 
 // regimeRows: two placers in two regimes; in step, a is fastest, in
 // 1f1b:4 b is, and b's pipelined step beats every step row.
-func regimeRows() []*reports.Outcome {
-	row := func(placer, regime string, step float64) *reports.Outcome {
-		o := &reports.Outcome{Placer: placer, Regime: regime, StepTime: step, Throughput: 64 / step,
+func regimeRows() []*runresult.Record {
+	row := func(placer, regime string, step float64) *runresult.Record {
+		o := &runresult.Record{Point: runresult.Point{Placer: placer, Regime: regime}, StepTime: step, Throughput: 64 / step,
 			PeakMemory: []int64{1 << 30}, Capacity: []int64{16 << 30}}
 		if regime != "step" {
-			o.Pipeline = &engine.PipelineStats{Schedule: engine.OneFOneB, MicroBatches: 4}
+			o.Result = &engine.Result{Pipeline: &engine.PipelineStats{Schedule: engine.OneFOneB, MicroBatches: 4}}
 		}
 		return o
 	}
-	return []*reports.Outcome{
+	return []*runresult.Record{
 		row("a", "step", 2.0), row("b", "step", 3.0),
 		row("a", "1f1b:4", 1.5), row("b", "1f1b:4", 1.0),
-		{Placer: "dp", Regime: "step", NotComparable: "not comparable in regime step: replicates"},
-		{Placer: "dp", Regime: "1f1b:4", NotComparable: "not comparable in regime 1f1b:4: replicates"},
+		{Point: runresult.Point{Placer: "dp", Regime: "step"}, NotComparable: "not comparable in regime step: replicates"},
+		{Point: runresult.Point{Placer: "dp", Regime: "1f1b:4"}, NotComparable: "not comparable in regime 1f1b:4: replicates"},
 	}
 }
 

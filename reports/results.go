@@ -6,16 +6,18 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"placesim/runresult"
 )
 
 // JSON writes {"results": [...]}: one object per run, sorted as in Table,
-// with the fields of Outcome (times in seconds, sizes in bytes; stepTime
+// with the fields of outcomeJSON (times in seconds, sizes in bytes; stepTime
 // and throughput null when the run was not simulated;
 // placeTime null in reproducible runs, oom null or an object) and vsBest,
 // the run's step time over the best of its own regime (absent when the
 // run failed, ran out of memory or is not comparable), as the table's
 // "vs best" column.
-func JSON(w io.Writer, rows []*Outcome) error {
+func JSON(w io.Writer, rows []*runresult.Record) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(struct {
@@ -26,24 +28,24 @@ func JSON(w io.Writer, rows []*Outcome) error {
 	return nil
 }
 
-// jsonRow is a run as JSON writes it: its Outcome and its slowdown
-// against the best run of its regime.
+// jsonRow is a run as JSON writes it: the run and its slowdown against
+// the best run of its regime.
 type jsonRow struct {
-	*Outcome
+	*outcomeJSON
 	VsBest float64 `json:"vsBest,omitempty"`
-	// StepTime and Throughput are the Outcome's, null when the run was
+	// StepTime and Throughput are the run's, null when the run was
 	// not simulated (an error, or not comparable in its regime).
 	StepTime   *float64 `json:"stepTime"`
 	Throughput *float64 `json:"throughput"`
 }
 
 // jsonRows sorts rows as Table does and adds each one's vsBest.
-func jsonRows(rows []*Outcome) []jsonRow {
+func jsonRows(rows []*runresult.Record) []jsonRow {
 	rows = sorted(rows)
 	best := bestByRegime(rows)
 	out := make([]jsonRow, len(rows))
 	for i, o := range rows {
-		out[i] = jsonRow{Outcome: o, VsBest: vsBest(o, best)}
+		out[i] = jsonRow{outcomeJSON: newOutcomeJSON(o), VsBest: vsBest(o, best)}
 		if o.Error == "" && o.NotComparable == "" {
 			out[i].StepTime, out[i].Throughput = &o.StepTime, &o.Throughput
 		}
@@ -60,7 +62,7 @@ func jsonRows(rows []*Outcome) []jsonRow {
 // graph, then
 // each device's peak memory and capacity in bytes (columns
 // peakMemory:<device>, capacity:<device>). Missing figures are empty.
-func CSV(w io.Writer, rows []*Outcome) error {
+func CSV(w io.Writer, rows []*runresult.Record) error {
 	rows = sorted(rows)
 	ref := reference(rows)
 	header := []string{"placer", "regime", "execution", "status", "stepTime", "throughput", "placeTime", "bytesMoved", "transfers",
@@ -109,7 +111,7 @@ func CSV(w io.Writer, rows []*Outcome) error {
 
 // statusCode is a run's state for machines: ok, oom, timeout, error or
 // not-comparable.
-func statusCode(o *Outcome) string {
+func statusCode(o *runresult.Record) string {
 	switch {
 	case o.NotComparable != "":
 		return "not-comparable"
@@ -126,7 +128,7 @@ func statusCode(o *Outcome) string {
 // WriteComparison prints a comparison's rows in format (table, csv or
 // json); with several regimes, the table is one table per regime then the
 // placer x regime matrix, and JSON adds the matrix.
-func WriteComparison(out io.Writer, format string, rows []*Outcome, regimes []string) error {
+func WriteComparison(out io.Writer, format string, rows []*runresult.Record, regimes []string) error {
 	if len(regimes) <= 1 {
 		switch format {
 		case "json":
@@ -144,7 +146,7 @@ func WriteComparison(out io.Writer, format string, rows []*Outcome, regimes []st
 		return CSV(out, rows)
 	}
 	for _, r := range regimes {
-		var rr []*Outcome
+		var rr []*runresult.Record
 		for _, o := range rows {
 			if o.Regime == r {
 				rr = append(rr, o)
@@ -162,4 +164,16 @@ func WriteComparison(out io.Writer, format string, rows []*Outcome, regimes []st
 		return err
 	}
 	return m.Table(out)
+}
+
+// OutcomeJSON writes one run as simulate --format json prints it: one
+// indented object with the fields of a JSON row (see JSON) but vsBest,
+// stepTime and throughput 0 when the run was not simulated.
+func OutcomeJSON(w io.Writer, o *runresult.Record) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(newOutcomeJSON(o)); err != nil {
+		return fmt.Errorf("outcome json: %w", err)
+	}
+	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"placesim/engine"
+
+	"placesim/runresult"
 )
 
 // opSpan is one execution of an op on a device: the op itself in a single
@@ -21,7 +23,7 @@ type opSpan struct {
 // unrolled the plan (Result.Instances), else one per op. Zero-time
 // collective steps and weight stashes are not op executions and are left
 // out (their traffic shows on the link lanes).
-func opSpans(o *Outcome) []opSpan {
+func opSpans(o *runresult.Record) []opSpan {
 	res := o.Result
 	in := res.Instances
 	if in == nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"placesim/internal/units"
+	"placesim/runresult"
 	"placesim/workloads"
 	"placesim/workloads/chakra"
 )
@@ -27,37 +28,17 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// WorkloadStats is what placesim stats prints of a workload (the facts of
-// study.WorkloadStats, which this package cannot import: study imports it).
-type WorkloadStats struct {
-	Workload string
-	Batch    int
-	Training bool
-	Stats    *workloads.Stats
-	// Trace is what an execution trace holds; nil for another workload.
-	Trace *chakra.Summary
-	// CCR is Celeritas' eq. 1 on a cluster; nil without one.
-	CCR *CCR
-}
-
-// CCR is Celeritas' eq. 1 on Cluster: transfers From -> To, computation
-// on Compute.
-type CCR struct {
-	Value                      float64
-	Cluster, From, To, Compute string
-}
-
 // WriteStats writes a workload's statistics as placesim stats prints them:
 // size, work, memory, the execution trace's content (for a trace) and the
 // CCR of Celeritas eq. 1 (or "-" without a cluster).
-func WriteStats(w io.Writer, o *WorkloadStats) error {
+func WriteStats(w io.Writer, o *runresult.WorkloadStats) error {
 	ew := &errWriter{w: w}
 	writeStats(ew, o)
 	return ew.err
 }
 
-func writeStats(w io.Writer, o *WorkloadStats) {
-	s := o.Stats
+func writeStats(w io.Writer, o *runresult.WorkloadStats) {
+	s := &o.Stats
 	fmt.Fprintf(w, "workload           %s (batch %d, training %v)\n", o.Workload, o.Batch, o.Training)
 	fmt.Fprintf(w, "ops                %d (forward %d, backward %d, update %d)\n", s.Ops, s.Forward, s.Backward, s.Update)
 	fw, prec := s.Framework, s.Precision

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"placesim/reports"
+	"placesim/runresult"
 	"placesim/workloads"
 )
 
@@ -18,12 +19,12 @@ func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk ful
 // the rest summed on one line, the CCR or "-" without a cluster, and a
 // write error returned.
 func TestWriteStats(t *testing.T) {
-	s := &workloads.Stats{Ops: 42, FLOPs: 1e9}
+	s := workloads.Stats{Ops: 42, FLOPs: 1e9}
 	for i := 0; i < 14; i++ {
 		s.LayerFLOPs = append(s.LayerFLOPs, workloads.GroupFLOPs{Group: fmt.Sprintf("g%02d", i), Ops: 1, FLOPs: float64(100 + i)})
 	}
 	var b strings.Builder
-	if err := reports.WriteStats(&b, &reports.WorkloadStats{Workload: "w", Batch: 8, Stats: s}); err != nil {
+	if err := reports.WriteStats(&b, &runresult.WorkloadStats{Workload: "w", Batch: 8, Stats: s}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -37,11 +38,11 @@ func TestWriteStats(t *testing.T) {
 		t.Errorf("a small group printed by name:\n%s", out)
 	}
 	b.Reset()
-	ccr := &reports.CCR{Value: 0.25, Cluster: "4xV100-pcie", From: "gpu0", To: "gpu1", Compute: "gpu0"}
-	if err := reports.WriteStats(&b, &reports.WorkloadStats{Workload: "w", Stats: s, CCR: ccr}); err != nil || !strings.Contains(b.String(), "CCR                0.25 (Celeritas eq. 1 on 4xV100-pcie") {
+	ccr := &runresult.CCR{Value: 0.25, Cluster: "4xV100-pcie", From: "gpu0", To: "gpu1", Compute: "gpu0"}
+	if err := reports.WriteStats(&b, &runresult.WorkloadStats{Workload: "w", Stats: s, CCR: ccr}); err != nil || !strings.Contains(b.String(), "CCR                0.25 (Celeritas eq. 1 on 4xV100-pcie") {
 		t.Errorf("CCR line: %v\n%s", err, b.String())
 	}
-	if err := reports.WriteStats(failingWriter{}, &reports.WorkloadStats{Workload: "w", Stats: s}); err == nil {
+	if err := reports.WriteStats(failingWriter{}, &runresult.WorkloadStats{Workload: "w", Stats: s}); err == nil {
 		t.Error("a failing writer: no error")
 	}
 }

@@ -5,22 +5,24 @@ import (
 	"strings"
 
 	"placesim/internal/units"
+
+	"placesim/runresult"
 )
 
 // sorted returns a copy of rows in study.SortOutcomes order, so that every
 // report lists placers the same way whatever order it was given.
-func sorted(rows []*Outcome) []*Outcome {
-	s := append([]*Outcome(nil), rows...)
+func sorted(rows []*runresult.Record) []*runresult.Record {
+	s := append([]*runresult.Record(nil), rows...)
 	SortOutcomes(s)
 	return s
 }
 
 // simulated reports whether o has simulation figures (it may be an OOM).
-func simulated(o *Outcome) bool { return o.Error == "" && len(o.PeakMemory) > 0 }
+func simulated(o *runresult.Record) bool { return o.Error == "" && len(o.PeakMemory) > 0 }
 
 // maxPeak returns the device whose peak memory is the largest fraction of
 // its capacity, with that peak and capacity; dev is -1 when o has none.
-func maxPeak(o *Outcome) (dev int, peak, capacity int64) {
+func maxPeak(o *runresult.Record) (dev int, peak, capacity int64) {
 	dev = -1
 	best := -1.0
 	for i, p := range o.PeakMemory {
@@ -48,15 +50,15 @@ func percent(a, b int64) float64 {
 }
 
 // deviceName is o's name for device i ("dev<i>" when unknown).
-func deviceName(o *Outcome, i int) string {
-	if i >= 0 && i < len(o.Devices) {
-		return o.Devices[i].Name
+func deviceName(o *runresult.Record, i int) string {
+	if devs := resultOf(o).Devices; i >= 0 && i < len(devs) {
+		return devs[i].Name
 	}
 	return fmt.Sprintf("dev%d", i)
 }
 
 // status is the short state of a run: "ok", "OOM on gpu0" or "error".
-func status(o *Outcome) string {
+func status(o *runresult.Record) string {
 	switch {
 	case o.NotComparable != "":
 		return "not comparable"
@@ -69,7 +71,7 @@ func status(o *Outcome) string {
 }
 
 // oomDetail says what the first over-capacity allocation asked for.
-func oomDetail(o *Outcome) string {
+func oomDetail(o *runresult.Record) string {
 	if o.OOM == nil {
 		return ""
 	}
@@ -83,7 +85,7 @@ func oomDetail(o *Outcome) string {
 // from overlapping micro-batches or replicas, so the table shows it.
 // "order relaxed" says the schedule's strict order deadlocked on the graph
 // and was played as a priority (engine.Result.OrderRelaxed).
-func Execution(o *Outcome) string {
+func Execution(o *runresult.Record) string {
 	if o.NotComparable != "" {
 		return "(" + regimeOf(o) + ")"
 	}
@@ -91,16 +93,16 @@ func Execution(o *Outcome) string {
 		return "-"
 	}
 	var parts []string
-	if p := o.Pipeline; p != nil {
+	if p := resultOf(o).Pipeline; p != nil {
 		parts = append(parts, fmt.Sprintf("%s x%d", p.Schedule, p.MicroBatches))
 	}
-	if d := o.DataParallel; d != nil {
+	if d := resultOf(o).DataParallel; d != nil {
 		parts = append(parts, fmt.Sprintf("dp x%d", d.Replicas))
 	}
 	if len(parts) == 0 {
 		return "step"
 	}
-	if o.Result != nil && o.Result.OrderRelaxed != "" {
+	if o.OrderRelaxed {
 		parts = append(parts, "order relaxed")
 	}
 	return strings.Join(parts, ", ")

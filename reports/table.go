@@ -9,6 +9,8 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"placesim/internal/units"
+
+	"placesim/runresult"
 )
 
 // newTable returns a tablewriter table with the headers as written (no
@@ -27,7 +29,7 @@ var summaryHeader = []string{"#", "placer", "execution", "step time", "vs best",
 
 // summary returns the comparison table's cells for rows (sorted) and the
 // full error messages its status cells refer to by number.
-func summary(rows []*Outcome) (cells [][]string, notes []string) {
+func summary(rows []*runresult.Record) (cells [][]string, notes []string) {
 	best := bestByRegime(rows)
 	for i, o := range rows {
 		step, vs, tput, peak, moved := "-", "-", "-", "-", "-"
@@ -72,7 +74,7 @@ func summary(rows []*Outcome) (cells [][]string, notes []string) {
 // and why a run is not comparable are listed in full under the table,
 // numbered, then the regime notes (a placer played outside the regime it
 // declared); OOM rows say on which device.
-func Table(w io.Writer, rows []*Outcome) error {
+func Table(w io.Writer, rows []*runresult.Record) error {
 	R, L := tw.AlignRight, tw.AlignLeft
 	t := newTable(w, tw.Alignment{R, L, L, R, R, R, R, R, L, R})
 	t.Header(summaryHeader)
@@ -98,7 +100,7 @@ func Table(w io.Writer, rows []*Outcome) error {
 // MemoryTable writes each run's peak memory per device, with the devices'
 // capacities in the header: the breakdown behind Table's max peak column.
 // An OOM device is marked "OOM".
-func MemoryTable(w io.Writer, rows []*Outcome) error {
+func MemoryTable(w io.Writer, rows []*runresult.Record) error {
 	rows = sorted(rows)
 	ref := reference(rows)
 	if ref == nil {
@@ -127,7 +129,7 @@ func MemoryTable(w io.Writer, rows []*Outcome) error {
 
 // peakCell is "1.20 GiB (8%)" for device i of o, marked when it is the OOM
 // device, "-" when o has no figures.
-func peakCell(o *Outcome, i int) string {
+func peakCell(o *runresult.Record, i int) string {
 	if !simulated(o) || i >= len(o.PeakMemory) {
 		return "-"
 	}
@@ -139,7 +141,7 @@ func peakCell(o *Outcome, i int) string {
 }
 
 // reference is the first simulated row: it names the devices.
-func reference(rows []*Outcome) *Outcome {
+func reference(rows []*runresult.Record) *runresult.Record {
 	for _, o := range rows {
 		if simulated(o) {
 			return o
@@ -150,15 +152,15 @@ func reference(rows []*Outcome) *Outcome {
 
 // LinkTable writes the traffic of each directed link that carried data in
 // run o: bytes, transfers, busy time and queueing delay.
-func LinkTable(w io.Writer, o *Outcome) error {
-	if len(o.Links) == 0 {
+func LinkTable(w io.Writer, o *runresult.Record) error {
+	if len(resultOf(o).Links) == 0 {
 		_, err := fmt.Fprintf(w, "%s: no transfers between devices\n", o.Placer)
 		return err
 	}
 	R, L := tw.AlignRight, tw.AlignLeft
 	t := newTable(w, tw.Alignment{L, L, R, R, R, R})
 	t.Header("link", "kind", "bytes", "transfers", "busy", "queue delay")
-	for _, l := range o.Links {
+	for _, l := range resultOf(o).Links {
 		if err := t.Append(l.From+" -> "+l.To, l.Kind, units.Bytes(l.Bytes), fmt.Sprint(l.Transfers),
 			units.Seconds(l.Busy), units.Seconds(l.QueueDelay)); err != nil {
 			return err
@@ -168,7 +170,7 @@ func LinkTable(w io.Writer, o *Outcome) error {
 }
 
 // TableText is Table then MemoryTable, as written to table.txt.
-func TableText(w io.Writer, rows []*Outcome) error {
+func TableText(w io.Writer, rows []*runresult.Record) error {
 	if err := Table(w, rows); err != nil {
 		return err
 	}

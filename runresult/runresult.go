@@ -1,10 +1,14 @@
-// Package runresult owns the result of a run and the one versioned
-// results.json schema: the point (workload, cluster, settings, placer,
-// seed, regime), what the placer did (fallback, relaxed constraints,
-// rewritten graph, max-load) and what the engine measured (step time,
-// throughput, peak memory, OOM, bytes moved), in seconds and bytes. It
-// imports only the engine's OOM type, so that every layer can read and
-// write results.
+// Package runresult owns the result of a run (Record) and the one
+// versioned results.json schema: the point (workload, cluster, settings,
+// placer, seed, regime), what the placer did (fallback, relaxed
+// constraints, rewritten graph, max-load) and what the engine measured
+// (step time, throughput, peak memory, OOM, bytes moved), in seconds and
+// bytes. Every command builds its results as Records, package reports
+// renders them, check reads them back. It also holds the other results
+// the CLI prints (Placement, WorkloadStats), so that study makes them and
+// reports renders them with one definition. It imports only the engine's
+// and the workloads' types, so that every layer can read and write
+// results.
 package runresult
 
 import (
@@ -13,6 +17,7 @@ import (
 	"strings"
 
 	"placesim/engine"
+	"placesim/workloads"
 )
 
 // Setting is one what-if setting of a point: a parameter and its value
@@ -51,8 +56,15 @@ func (p Point) Key() string {
 	return fmt.Sprintf("%s | %s | %s | %s | seed %d | regime %s", p.Placer, p.Workload, p.Cluster, strings.Join(s, ","), p.Seed, r)
 }
 
-// Record is the deterministic outcome of one point: same scenario and
-// seed, same bytes. Wall-clock measurements are kept apart (Timing).
+// Record is the one result of a run: what the placer did and what the
+// engine measured (seconds and bytes throughout). Its JSON (MarshalJSON)
+// is the deterministic record of one point in results.json: same scenario
+// and seed, same bytes; wall-clock measurements are kept apart (PlaceTime,
+// written to results.timings.json as Timing) and so is what only a live
+// run holds (the engine's Result, the Plan, the Graph), which package
+// reports renders (tables, traces, charts) and a record read back from a
+// file lacks. Point.Workload is the workload's spec in a results file and
+// the graph's name in a live run.
 type Record struct {
 	Point
 	StepTime   float64     `json:"stepTime"`
@@ -69,19 +81,40 @@ type Record struct {
 	// NotComparable says why the placer's plan cannot be played in the
 	// point's regime (not simulated, not ranked, not checked).
 	NotComparable string `json:"notComparable,omitempty"`
-	// RegimeNote, Fallback, Relaxed and Rewritten are the run's
-	// (reports.Outcome).
+	// RegimeNote says when the placer's plan is played outside the
+	// regime its placer declared ("max-load split (made for a pipeline)
+	// played as step").
 	RegimeNote string `json:"regimeNote,omitempty"`
 	// MaxLoad is the placer's own max-load (seconds per sample) for placers
-	// that report one (reports.Outcome.MaxLoad): the objective Tarnawski
-	// et al. Table 1 compares, independent of the regime.
-	MaxLoad   *float64 `json:"maxLoad,omitempty"`
-	Fallback  string   `json:"fallback,omitempty"`
-	Relaxed   []string `json:"relaxed,omitempty"`
-	Rewritten string   `json:"rewritten,omitempty"`
+	// that report one (placers.Reporter): the objective Tarnawski et al.
+	// Table 1 compares, independent of the regime.
+	MaxLoad *float64 `json:"maxLoad,omitempty"`
+	// Fallback, when set, says the placer returned a fallback instead of
+	// its own result (placers.Report.Fallback: "m-ETF warm start; CBC:
+	// <reason>").
+	Fallback string `json:"fallback,omitempty"`
+	// Relaxed lists the constraints the placer relaxed to find a plan
+	// (placers.Report.Relaxed).
+	Relaxed []string `json:"relaxed,omitempty"`
+	// Rewritten, when set, says the placer rewrote the graph (splitting,
+	// fusion); Graph is then the rewritten graph, the one that ran.
+	Rewritten string `json:"rewritten,omitempty"`
 	// LLM holds a large-model training point's figures (a layout
 	// search's candidate: tokens/s/GPU, MFU, ...), nil otherwise.
 	LLM *LLMFigures `json:"llm,omitempty"`
+
+	// PlaceTime is the placer's wall time in seconds; nil in reproducible
+	// mode and in a record read from results.json (Timing keeps it apart).
+	PlaceTime *float64 `json:"-"`
+	// Result is the engine's result of the run (per-device and per-link
+	// figures, pipeline and data-parallel stats, the trace when asked);
+	// nil when the run was not simulated or was read from a file.
+	Result *engine.Result `json:"-"`
+	// Plan is the plan that was played; nil when the placer failed.
+	Plan *engine.Plan `json:"-"`
+	// Graph is the graph the plan ran on: the workload, or the placer's
+	// rewritten graph (Rewritten).
+	Graph *workloads.Graph `json:"-"`
 }
 
 // LLMFigures are a large-model training record's figures beyond step

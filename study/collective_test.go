@@ -64,11 +64,11 @@ func TestRunCollectiveModel(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if o.Error != "" || o.DataParallel == nil {
-				t.Fatalf("run: %q, data parallel %v", o.Error, o.DataParallel)
+			if o.Error != "" || o.Result.DataParallel == nil {
+				t.Fatalf("run: %q, data parallel %v", o.Error, o.Result.DataParallel)
 			}
-			if o.DataParallel.Model != tc.want {
-				t.Fatalf("all-reduce model %q, want %q", o.DataParallel.Model, tc.want)
+			if o.Result.DataParallel.Model != tc.want {
+				t.Fatalf("all-reduce model %q, want %q", o.Result.DataParallel.Model, tc.want)
 			}
 			if !tc.own && strings.HasPrefix(tc.name, "pytorch") {
 				step[tc.model] = o.StepTime
@@ -145,7 +145,7 @@ func TestValidateMatchesRun(t *testing.T) {
 	if !scalar.EqualWithinAbsOrRel(o.Throughput, s.Rows[0].Simulated, tol, tol) {
 		t.Fatalf("run %g samples/s, validate %g", o.Throughput, s.Rows[0].Simulated)
 	}
-	if o.DataParallel.Model != engine.CollectivePyTorchDDP {
-		t.Fatalf("model %q", o.DataParallel.Model)
+	if o.Result.DataParallel.Model != engine.CollectivePyTorchDDP {
+		t.Fatalf("model %q", o.Result.DataParallel.Model)
 	}
 }

@@ -44,9 +44,9 @@ type CompareSpec struct {
 type Progress struct {
 	// Done runs out of Total, this one included.
 	Done, Total int
-	// Outcome is the run that just finished (its Error says whether it
+	// Record is the run that just finished (its Error says whether it
 	// failed).
-	Outcome *Outcome
+	Record *Record
 }
 
 // DefaultPlacers lists the registered placers that need no options: those
@@ -78,7 +78,7 @@ func DefaultPlacers(reg *placers.Registry) ([]string, error) {
 // A placer that ignores its context cannot be stopped: at its timeout its
 // row is recorded and the worker moves on, while the abandoned call runs
 // to its end in the background.
-func Compare(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *devices.Cluster, cs CompareSpec) ([]*Outcome, error) {
+func Compare(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *devices.Cluster, cs CompareSpec) ([]*Record, error) {
 	names := cs.Placers
 	if len(names) == 0 {
 		var err error
@@ -119,7 +119,7 @@ func Compare(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *
 	}
 	workers = min(workers, len(names))
 
-	rows := make([]*Outcome, len(names))
+	rows := make([]*Record, len(names))
 	jobs := make(chan int)
 	var (
 		wg   sync.WaitGroup
@@ -144,7 +144,7 @@ func Compare(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *
 				if cs.Progress != nil {
 					mu.Lock()
 					done++
-					cs.Progress(Progress{Done: done, Total: len(names), Outcome: o})
+					cs.Progress(Progress{Done: done, Total: len(names), Record: o})
 					mu.Unlock()
 				}
 			}
@@ -169,13 +169,13 @@ feed:
 
 // runGuarded is Run with a timeout and a recover: it always returns an
 // outcome, with Error set on a bad spec, a panic or a timeout.
-func runGuarded(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *devices.Cluster, s Spec, timeout time.Duration) *Outcome {
+func runGuarded(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *devices.Cluster, s Spec, timeout time.Duration) *Record {
 	rctx, cancel := ctx, context.CancelFunc(func() {})
 	if timeout > 0 {
 		rctx, cancel = context.WithTimeout(ctx, timeout)
 	}
 	defer cancel()
-	ch := make(chan *Outcome, 1) // buffered: an abandoned run never blocks
+	ch := make(chan *Record, 1) // buffered: an abandoned run never blocks
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
@@ -189,7 +189,7 @@ func runGuarded(ctx context.Context, reg *placers.Registry, g *workloads.Graph, 
 		ch <- o
 	}()
 	// finished maps an error that came of the deadline to a timeout row
-	finished := func(o *Outcome) *Outcome {
+	finished := func(o *Record) *Record {
 		if o.Error != "" && errors.Is(rctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 			return timedOut(g, c, s, timeout, o.PlaceTime) // the placer gave up at the deadline
 		}
@@ -216,26 +216,26 @@ func runGuarded(ctx context.Context, reg *placers.Registry, g *workloads.Graph, 
 	}
 }
 
-func timedOut(g *workloads.Graph, c *devices.Cluster, s Spec, timeout time.Duration, placeTime *float64) *Outcome {
+func timedOut(g *workloads.Graph, c *devices.Cluster, s Spec, timeout time.Duration, placeTime *float64) *Record {
 	o := failedOutcome(g, c, s, fmt.Sprintf("timed out after %v", timeout))
 	o.PlaceTime = placeTime
 	return o
 }
 
-func failedOutcome(g *workloads.Graph, c *devices.Cluster, s Spec, msg string) *Outcome {
-	return &Outcome{Placer: s.Placer, Workload: g.Name, Cluster: c.Name, Seed: s.Seed, Graph: g, Error: msg, Regime: s.Regime.String()}
+func failedOutcome(g *workloads.Graph, c *devices.Cluster, s Spec, msg string) *Record {
+	return &Record{Point: Point{Placer: s.Placer, Workload: g.Name, Cluster: c.Name, Seed: s.Seed, Regime: s.Regime.String()}, Graph: g, Error: msg}
 }
 
 // SortOutcomes orders rows for a comparison: runs that completed within
 // memory by step time, then out-of-memory runs by step time, then runs
 // that failed with an error; ties by placer name.
-func SortOutcomes(rows []*Outcome) { reports.SortOutcomes(rows) }
+func SortOutcomes(rows []*Record) { reports.SortOutcomes(rows) }
 
 // Best returns the row a report details (Gantt chart, memory timelines,
 // trace): the fastest run that completed within memory, else the first
 // that was simulated (an out-of-memory run), else nil. rows must be sorted
 // by SortOutcomes.
-func Best(rows []*Outcome) *Outcome {
+func Best(rows []*Record) *Record {
 	for _, o := range rows {
 		if !o.Failed() && o.Plan != nil {
 			return o
@@ -254,7 +254,7 @@ func Best(rows []*Outcome) *Outcome {
 // o.Result. The engine is deterministic, so step time, memory and OOM are
 // those of the first simulation; a comparison thus records traces only for
 // the run it charts.
-func Retrace(o *Outcome, c *devices.Cluster) error {
+func Retrace(o *Record, c *devices.Cluster) error {
 	if o.Plan == nil || o.Graph == nil {
 		return fmt.Errorf("retrace %s: the run was not simulated (%s)", o.Placer, o.Error)
 	}

@@ -34,7 +34,7 @@ type CompareRequest struct {
 
 // CompareResult is what CompareFiles returns.
 type CompareResult struct {
-	Rows []*Outcome
+	Rows []*Record
 	// Regimes are the regimes compared in, in request order.
 	Regimes []string
 	Cluster *devices.Cluster
@@ -196,7 +196,7 @@ func writeCompareDir(ctx context.Context, req CompareRequest, res *CompareResult
 
 // allFailed returns an error when no row was simulated: every placer
 // failed, so the comparison has nothing to show.
-func allFailed(rows []*Outcome) error {
+func allFailed(rows []*Record) error {
 	for _, o := range rows {
 		if o.Error == "" {
 			return nil

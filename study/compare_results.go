@@ -61,12 +61,12 @@ func (req CompareRequest) CompareScenario(reg *placers.Registry, names []string,
 // compareResults is a comparison's rows as results of scenario s (see
 // CompareScenario), each row the record of its point, and their
 // placement times. Every point of s has its row.
-func compareResults(s *Scenario, reg *placers.Registry, rows []*Outcome) (*Results, []Timing, error) {
+func compareResults(s *Scenario, reg *placers.Registry, rows []*Record) (*Results, []Timing, error) {
 	pts, err := s.Points(reg)
 	if err != nil {
 		return nil, nil, err
 	}
-	byKey := make(map[string]*Outcome, len(rows))
+	byKey := make(map[string]*Record, len(rows))
 	for _, o := range rows {
 		byKey[o.Placer+"\x00"+o.Regime] = o
 	}
@@ -88,7 +88,7 @@ func compareResults(s *Scenario, reg *placers.Registry, rows []*Outcome) (*Resul
 
 // encodeCompareResults is results.json and results.timings.json (nil
 // when no row measured a placement time) of a comparison.
-func encodeCompareResults(s *Scenario, reg *placers.Registry, rows []*Outcome, stamp *Stamp) (results, timings []byte, err error) {
+func encodeCompareResults(s *Scenario, reg *placers.Registry, rows []*Record, stamp *Stamp) (results, timings []byte, err error) {
 	res, ts, err := compareResults(s, reg, rows)
 	if err != nil {
 		return nil, nil, err

@@ -105,7 +105,7 @@ func TestCompareFailuresAreRows(t *testing.T) {
 	rows, err := study.Compare(context.Background(), reg, g, c, study.CompareSpec{
 		Placers: names, Workers: 3, Timeout: 50 * time.Millisecond,
 		Progress: func(p study.Progress) {
-			if n := calls.Add(1); int(n) != p.Done || p.Total != len(names) || p.Outcome == nil {
+			if n := calls.Add(1); int(n) != p.Done || p.Total != len(names) || p.Record == nil {
 				t.Errorf("progress call %d: %+v", n, p)
 			}
 		},
@@ -158,7 +158,7 @@ func TestCompareDeterministicAcrossWorkers(t *testing.T) {
 	reg := testRegistry(t, &ignored)
 	g, c := testInputs(t)
 	names := []string{"random", "fails", "single", "round-robin", "panics"}
-	var ref []*study.Outcome
+	var ref []*study.Record
 	for _, w := range []int{1, 2, 5, 0} {
 		t.Run(fmt.Sprintf("workers=%d", w), func(t *testing.T) {
 			rows, err := study.Compare(context.Background(), reg, g, c, study.CompareSpec{

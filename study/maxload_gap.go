@@ -20,12 +20,13 @@ const maxLoadTol = 0.01
 // when the engine overlaps the transfers. It returns nil when the outcome
 // has no max-load or no pipeline period. Lines are "label  text", for a
 // command's key-value block.
-func MaxLoadGap(o *Outcome) []string {
-	if o == nil || o.MaxLoad == nil || o.Pipeline == nil || !(o.Pipeline.PeriodPerSample > 0) || !(*o.MaxLoad > 0) {
+func MaxLoadGap(o *Record) []string {
+	if o == nil || o.MaxLoad == nil || o.Result == nil || o.Result.Pipeline == nil || !(o.Result.Pipeline.PeriodPerSample > 0) || !(*o.MaxLoad > 0) {
 		return nil
 	}
+	pipe := o.Result.Pipeline
 	L := *o.MaxLoad // seconds per sample
-	P := o.Pipeline.PeriodPerSample
+	P := pipe.PeriodPerSample
 	gap := (P - L) / L
 	lines := []string{
 		fmt.Sprintf("max-load         %s per sample (the placer's model: the busiest device's compute plus its transfers, Tarnawski et al. section 3)", units.Seconds(L)),
@@ -34,12 +35,12 @@ func MaxLoadGap(o *Outcome) []string {
 	samples := o.StepTime * o.Throughput
 	if samples > 0 {
 		lines = append(lines, fmt.Sprintf("                 step time / samples = %s: the steady state plus the pipeline's fill and drain over %d micro-batches",
-			units.Seconds(o.StepTime/samples), o.Pipeline.MicroBatches))
+			units.Seconds(o.StepTime/samples), pipe.MicroBatches))
 	}
 	// the busiest device's compute per sample: a lower bound on the period
 	busiest, comp := "", 0.0
 	if samples > 0 {
-		for _, d := range o.Devices {
+		for _, d := range o.Result.Devices {
 			if c := d.Busy / samples; c > comp {
 				busiest, comp = d.Name, c
 			}
@@ -53,7 +54,7 @@ func MaxLoadGap(o *Outcome) []string {
 			units.Seconds(comp), busiest))
 	default:
 		lines = append(lines, fmt.Sprintf("gap              above the max-load: what the model does not count: the schedule's dependencies (GPipe runs every forward before the backwards, so the forward and backward maxima may fall on different stages, Appendix D of the paper), transfers queued behind one another on a shared link, or too few micro-batches for a steady state (%d); the busiest device computes %s per sample on %s",
-			o.Pipeline.MicroBatches, units.Seconds(comp), busiest))
+			pipe.MicroBatches, units.Seconds(comp), busiest))
 	}
 	return lines
 }

@@ -21,9 +21,9 @@ func TestMaxLoadGap(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ml := 0.100 // seconds per sample
-			o := &Outcome{MaxLoad: &ml, StepTime: 30, Throughput: 256 / 30.0,
+			o := &Record{MaxLoad: &ml, StepTime: 30, Throughput: 256 / 30.0, Result: &engine.Result{
 				Pipeline: &engine.PipelineStats{MicroBatches: 256, Period: tc.period, PeriodPerSample: tc.period},
-				Devices:  []engine.DeviceStats{{Name: "acc0", Busy: 256 * 0.07}, {Name: "acc1", Busy: 256 * 0.075}}}
+				Devices:  []engine.DeviceStats{{Name: "acc0", Busy: 256 * 0.07}, {Name: "acc1", Busy: 256 * 0.075}}}}
 			text := strings.Join(MaxLoadGap(o), "\n")
 			if !strings.Contains(text, tc.want) {
 				t.Errorf("gap text does not say %q:\n%s", tc.want, text)
@@ -33,7 +33,7 @@ func TestMaxLoadGap(t *testing.T) {
 			}
 		})
 	}
-	if MaxLoadGap(&Outcome{}) != nil {
+	if MaxLoadGap(&Record{}) != nil {
 		t.Error("an outcome without a max-load or pipeline has a gap")
 	}
 }

@@ -108,16 +108,16 @@ func TestRunPipelineAndDataParallel(t *testing.T) {
 	if o.Error != "" {
 		t.Fatal(o.Error)
 	}
-	if o.Pipeline == nil || o.DataParallel == nil {
-		t.Fatalf("pipeline %v, data parallel %v: want both", o.Pipeline, o.DataParallel)
+	if o.Result.Pipeline == nil || o.Result.DataParallel == nil {
+		t.Fatalf("pipeline %v, data parallel %v: want both", o.Result.Pipeline, o.Result.DataParallel)
 	}
 	// round-robin on the 4-GPU placement cluster deals ops over gpu0-gpu3:
 	// non-contiguous parts, so more stages than devices; replica 1 on the
 	// other four GPUs
-	if len(o.Pipeline.Stages) <= 4 {
-		t.Fatalf("%d stages, want more than the 4 devices of a non-contiguous split", len(o.Pipeline.Stages))
+	if len(o.Result.Pipeline.Stages) <= 4 {
+		t.Fatalf("%d stages, want more than the 4 devices of a non-contiguous split", len(o.Result.Pipeline.Stages))
 	}
-	for s, st := range o.Pipeline.Stages {
+	for s, st := range o.Result.Pipeline.Stages {
 		if len(st.Devices) != 2 || st.Devices[0] == st.Devices[1] {
 			t.Errorf("stage %d on %v, want two distinct devices", s, st.Devices)
 		}

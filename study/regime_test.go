@@ -136,15 +136,15 @@ func TestRunPlaysEveryPlacerInTheRegime(t *testing.T) {
 				t.Errorf("regime %q: the placer's own pipeline should show", o.Regime)
 			}
 			switch {
-			case tc.wantMB == 0 && o.Pipeline != nil:
-				t.Errorf("played as a pipeline (%s x%d), want none", o.Pipeline.Schedule, o.Pipeline.MicroBatches)
-			case tc.wantMB > 0 && tc.own && o.Pipeline == nil:
+			case tc.wantMB == 0 && o.Result.Pipeline != nil:
+				t.Errorf("played as a pipeline (%s x%d), want none", o.Result.Pipeline.Schedule, o.Result.Pipeline.MicroBatches)
+			case tc.wantMB > 0 && tc.own && o.Result.Pipeline == nil:
 				t.Errorf("not played as its own pipeline")
-			case tc.wantMB > 0 && !tc.own && (o.Pipeline == nil || o.Pipeline.MicroBatches != tc.wantMB):
-				t.Errorf("pipeline %+v, want %d micro-batches", o.Pipeline, tc.wantMB)
+			case tc.wantMB > 0 && !tc.own && (o.Result.Pipeline == nil || o.Result.Pipeline.MicroBatches != tc.wantMB):
+				t.Errorf("pipeline %+v, want %d micro-batches", o.Result.Pipeline, tc.wantMB)
 			}
-			if got := 0; o.DataParallel != nil {
-				got = o.DataParallel.Replicas
+			if got := 0; o.Result.DataParallel != nil {
+				got = o.Result.DataParallel.Replicas
 				if got != tc.wantDP {
 					t.Errorf("%d replicas, want %d", got, tc.wantDP)
 				}

@@ -45,8 +45,8 @@ type SimulateRequest struct {
 
 // Simulate loads the request's inputs, places and simulates. It returns as
 // soon as ctx is done, with ctx's error.
-func Simulate(ctx context.Context, reg *placers.Registry, req SimulateRequest) (*Outcome, error) {
-	return awaitCtx(ctx, func() (*Outcome, error) {
+func Simulate(ctx context.Context, reg *placers.Registry, req SimulateRequest) (*Record, error) {
+	return awaitCtx(ctx, func() (*Record, error) {
 		g, c, err := req.Load()
 		if err != nil {
 			return nil, err

@@ -9,7 +9,6 @@ import (
 	"placesim/devices"
 	"placesim/engine"
 	"placesim/placers"
-	"placesim/reports"
 	"placesim/workloads"
 	"placesim/workloads/zoo"
 )
@@ -29,7 +28,7 @@ type Spec struct {
 	// comparison (the zero Regime: one step). A pipeline or data
 	// parallelism a placer attached to its plan gives way to it; a plan
 	// that replicates the model itself is not comparable in a regime
-	// without data parallelism (Outcome.NotComparable).
+	// without data parallelism (Record.NotComparable).
 	Regime
 	// MaxMemory bounds the memory one simulation may take for itself
 	// (engine.Options.MaxMemory; 0: the engine's default).
@@ -40,14 +39,10 @@ type Spec struct {
 	PlacerRegime bool
 }
 
-// Outcome is the result of one run (see reports.Outcome: the type lives
-// with the code that renders it, so that reports never imports study).
-type Outcome = reports.Outcome
-
 // Run places g on c with the placer named in s (from reg) and simulates
-// the plan. Placer and simulation failures are recorded in the Outcome's
+// the plan. Placer and simulation failures are recorded in the Record's
 // Error; the returned error is for bad specs (unknown placer, bad options).
-func Run(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *devices.Cluster, s Spec) (*Outcome, error) {
+func Run(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *devices.Cluster, s Spec) (*Record, error) {
 	if s.Layout != nil {
 		return nil, fmt.Errorf("%w: workload %s is a dataflow graph; a regime with a layout (%s) plays a decoder-only model (zoo:NAME for NAME in %s) through SimulateLayout",
 			ErrLayoutWorkload, g.Name, s.Regime, strings.Join(zoo.LLMNames(), ", "))
@@ -59,7 +54,7 @@ func Run(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *devi
 	if err := s.checkSizes(g, c); err != nil {
 		return nil, err
 	}
-	out := &Outcome{Placer: s.Placer, Workload: g.Name, Cluster: c.Name, Seed: s.Seed, Graph: g, Regime: s.Regime.String()}
+	out := &Record{Point: Point{Placer: s.Placer, Workload: g.Name, Cluster: c.Name, Seed: s.Seed, Regime: s.Regime.String()}, Graph: g}
 	label := out.Regime
 	s.Regime = s.Regime.resolve(c)
 	pc, back, err := placementCluster(c, s.DataParallel)
@@ -130,8 +125,7 @@ func Run(ctx context.Context, reg *placers.Registry, g *workloads.Graph, c *devi
 	out.StepTime, out.Throughput = res.StepTime, res.Throughput
 	out.OOM = res.OOM
 	out.BytesMoved, out.Transfers = res.BytesMoved, res.TransferCount
-	out.Devices, out.Links = res.Devices, res.Links
-	out.Pipeline, out.DataParallel = res.Pipeline, res.DataParallel
+	out.OrderRelaxed = res.OrderRelaxed != ""
 	for _, d := range res.Devices {
 		out.PeakMemory = append(out.PeakMemory, d.PeakMemory)
 		out.Capacity = append(out.Capacity, d.Capacity)

@@ -23,7 +23,8 @@ import (
 	"placesim/workloads"
 )
 
-// Record is a point's deterministic outcome (runresult.Record).
+// Record is the one result of a run, a point's record in results.json
+// (runresult.Record).
 type Record = runresult.Record
 
 // Timing is a point's placement wall time (runresult.Timing).
@@ -296,7 +297,7 @@ func runPoint(ctx context.Context, s *Scenario, p Point, regime Regime, reg *pla
 	pctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	type result struct {
-		o   *Outcome
+		o   *Record
 		err error
 	}
 	rc := make(chan result, 1)
@@ -333,16 +334,16 @@ func runPoint(ctx context.Context, s *Scenario, p Point, regime Regime, reg *pla
 	return line, true
 }
 
-// recordOf is the record of point p from its run's outcome o.
-func recordOf(p Point, o *Outcome) Record {
-	return Record{Point: p,
-		StepTime: o.StepTime, Throughput: o.Throughput,
-		PeakMemory: o.PeakMemory, Capacity: o.Capacity,
-		OOM: o.OOM, Error: o.Error,
-		BytesMoved: o.BytesMoved, Transfers: o.Transfers,
-		OrderRelaxed:  o.Result != nil && o.Result.OrderRelaxed != "",
-		NotComparable: o.NotComparable, RegimeNote: o.RegimeNote, MaxLoad: o.MaxLoad,
-		Fallback: o.Fallback, Relaxed: o.Relaxed, Rewritten: o.Rewritten}
+// recordOf is run o as the record of point p in a results file: o with
+// p's point (the workload's spec, the settings, the index) and without
+// what only a live run holds (the engine's result, the plan, the graph:
+// a scenario keeps thousands of records, and a file has none of them)
+// or its wall time (kept apart: Timing).
+func recordOf(p Point, o *Record) Record {
+	r := *o
+	r.Point = p
+	r.PlaceTime, r.Result, r.Plan, r.Graph = nil, nil, nil, nil
+	return r
 }
 
 // preflight builds each of the points' workloads and clusters (kept in

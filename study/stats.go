@@ -7,8 +7,8 @@ import (
 
 	"placesim/devices"
 	"placesim/internal/checked"
+	"placesim/runresult"
 	"placesim/workloads"
-	"placesim/workloads/chakra"
 )
 
 // StatsRequest is placesim stats: a workload, and a cluster for the CCR
@@ -21,29 +21,12 @@ type StatsRequest struct {
 	Lenient bool
 }
 
-// WorkloadStats is what Stats returns (stats --json prints it).
-type WorkloadStats struct {
-	Workload string `json:"workload"`
-	Batch    int    `json:"batch"`
-	Training bool   `json:"training"`
-	workloads.Stats
-	CCR *CCR `json:"ccr"`
-	// Warnings say what the import could not represent (lenient ONNX).
-	Warnings []string `json:"warnings,omitempty"`
-	// Trace, for an execution trace (Chakra ET, PyTorch ET), says what
-	// the trace holds: nodes by kind, measured durations, process groups.
-	Trace *chakra.Summary `json:"trace,omitempty"`
-}
+// WorkloadStats is what Stats returns (runresult.WorkloadStats: the one
+// definition, which reports renders).
+type WorkloadStats = runresult.WorkloadStats
 
-// CCR is Celeritas' eq. 1 on a cluster: transfers between devices From
-// and To, computation on Compute.
-type CCR struct {
-	Value   float64 `json:"value"`
-	Cluster string  `json:"cluster"`
-	From    string  `json:"from"`
-	To      string  `json:"to"`
-	Compute string  `json:"compute"`
-}
+// CCR is Celeritas' eq. 1 on a cluster (runresult.CCR).
+type CCR = runresult.CCR
 
 // Stats loads the workload and computes its statistics and, when a cluster
 // is given or the workload describes one, its CCR.

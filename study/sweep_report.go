@@ -154,8 +154,9 @@ func ScenarioFigures(res *Results) []*reports.Figure {
 		return nil
 	}
 	var keys []string
-	groups := map[string][]*reports.Outcome{}
-	for _, r := range res.Records {
+	groups := map[string][]*Record{}
+	for i := range res.Records {
+		r := &res.Records[i]
 		k := fmt.Sprintf("%s on %s", r.Workload, r.Cluster)
 		if s := settingsLabel(r.Settings); s != "" {
 			k += ", " + s
@@ -167,10 +168,7 @@ func ScenarioFigures(res *Results) []*reports.Figure {
 		if _, ok := groups[k]; !ok {
 			keys = append(keys, k)
 		}
-		groups[k] = append(groups[k], &reports.Outcome{Placer: r.Placer, Workload: r.Workload, Cluster: r.Cluster, Seed: r.Seed,
-			StepTime: r.StepTime, Throughput: r.Throughput, PeakMemory: r.PeakMemory, Capacity: r.Capacity,
-			OOM: r.OOM, BytesMoved: r.BytesMoved, Transfers: r.Transfers, Error: r.Error,
-			Regime: r.Regime, NotComparable: r.NotComparable, RegimeNote: r.RegimeNote, Fallback: r.Fallback, Relaxed: r.Relaxed})
+		groups[k] = append(groups[k], r)
 	}
 	var figs []*reports.Figure
 	for i, k := range keys {

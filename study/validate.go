@@ -292,7 +292,7 @@ func validateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 
 // simulateRow simulates a row and returns its result with the run's
 // outcome and graph (nil when it did not get as far as simulating).
-func simulateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, dir string) (ValidationResult, *Outcome, *workloads.Graph, error) {
+func simulateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, dir string) (ValidationResult, *Record, *workloads.Graph, error) {
 	out := ValidationResult{ID: r.ID, Measured: r.Measured, Unit: r.Unit, GPUs: r.GPUs, Source: r.Source, Error: -1}
 	spec, err := ValidationWorkload(r)
 	if err != nil {

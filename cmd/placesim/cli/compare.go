@@ -159,7 +159,7 @@ func compareRun(opts *CompareOptions) error {
 		if p.Done == 1 {
 			prog.setTotal(p.Total)
 		}
-		prog.finished(runName(p.Outcome.Placer, p.Outcome.Regime), p.Done)
+		prog.finished(runName(p.Record.Placer, p.Record.Regime), p.Done)
 	}
 	if opts.OutDir != "" {
 		release, err := claimOutDir("--out", opts.OutDir, "compare", study.Shard{})

@@ -93,7 +93,7 @@ func placeRun(opts *PlaceOptions) error {
 			return err
 		}
 	} else {
-		if err := reports.WritePlacement(opts.Out, placementText(out), opts.Explain); err != nil {
+		if err := reports.WritePlacement(opts.Out, out, opts.Explain); err != nil {
 			return err
 		}
 	}
@@ -101,20 +101,4 @@ func placeRun(opts *PlaceOptions) error {
 		return &exitError{ExitError, fmt.Errorf("%s", out.Error)}
 	}
 	return nil
-}
-
-// placementText is the part of a study.Placement that place's text shows.
-func placementText(o *study.Placement) *reports.Placement {
-	v := &reports.Placement{Placer: o.Placer, Workload: o.Workload, Cluster: o.Cluster, Seed: o.Seed,
-		PlaceTime: o.PlaceTime, MaxLoad: o.MaxLoad, Bottleneck: o.Bottleneck, Ideals: o.Ideals, DPTableBytes: o.DPTableBytes,
-		Objective: o.Objective, ObjectiveValue: o.ObjectiveValue, Regime: o.Regime, Fallback: o.Fallback, Relaxed: o.Relaxed,
-		Rewritten: o.Rewritten, Error: o.Error, StepTime: o.StepTime, Throughput: o.Throughput, PeriodPerSample: o.PeriodPerSample,
-		Explain: o.Explain, Notes: o.Notes}
-	if o.OOM != nil {
-		v.OOM = o.OOM.Err().Error()
-	}
-	for _, p := range o.Placement {
-		v.Shares = append(v.Shares, reports.PlacementShare{Device: p.Device, Load: p.Load, Ops: p.Ops})
-	}
-	return v
 }

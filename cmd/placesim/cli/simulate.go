@@ -118,7 +118,7 @@ func simulateRun(opts *SimulateOptions) error {
 		}
 	}
 	if opts.JSON {
-		if err := writeJSON(opts.Out, o); err != nil {
+		if err := reports.OutcomeJSON(opts.Out, o); err != nil {
 			return err
 		}
 	} else {

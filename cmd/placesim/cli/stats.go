@@ -65,9 +65,5 @@ func statsRun(opts *StatsOptions) error {
 	if opts.JSON {
 		return writeJSON(opts.Out, o)
 	}
-	v := &reports.WorkloadStats{Workload: o.Workload, Batch: o.Batch, Training: o.Training, Stats: &o.Stats, Trace: o.Trace}
-	if c := o.CCR; c != nil {
-		v.CCR = &reports.CCR{Value: c.Value, Cluster: c.Cluster, From: c.From, To: c.To, Compute: c.Compute}
-	}
-	return reports.WriteStats(opts.Out, v)
+	return reports.WriteStats(opts.Out, o)
 }
