@@ -2,6 +2,7 @@ package llm
 
 import (
 	"fmt"
+	"sort"
 
 	"placesim/devices"
 	"placesim/parallel"
@@ -278,4 +279,39 @@ func (j *Job) ppPairs(r, dst int) [][]int {
 		}
 	}
 	return gs
+}
+
+// dpLinks are the links pipeline rank r's data-parallel collectives hold
+// while they run: the routes between neighbours of the ring of each of
+// its dense and expert data-parallel groups (NCCL's ring in rank order),
+// sorted. By symmetry (all false) only the representative's groups (the
+// first of dense and expert) are routed, as only the pipeline sends of
+// their members are (the other tensor-parallel ranks' groups cross their
+// own rails alike); the full mode routes every group's ring.
+func (j *Job) dpLinks(r int, all bool, dense, expert [][]int) []int {
+	seen := map[int]bool{}
+	var out []int
+	add := func(a, b int) {
+		for _, lid := range j.Cluster.Route(a, b) {
+			if !seen[int(lid)] {
+				seen[int(lid)] = true
+				out = append(out, int(lid))
+			}
+		}
+	}
+	for _, gs := range [][][]int{dense, expert} {
+		for _, g := range gs {
+			if len(g) < 2 {
+				continue
+			}
+			for i, a := range g {
+				add(a, g[(i+1)%len(g)])
+			}
+			if !all {
+				break // the representative's group comes first
+			}
+		}
+	}
+	sort.Ints(out)
+	return out
 }

@@ -391,6 +391,41 @@ func Simulate(j *Job) (*Result, error) {
 			gres[r*B+b].Rank = r
 		}
 	}
+	// the data-parallel stream and the pipeline sends share the links
+	// they both cross (an adapter, an NVSwitch port, a leaf uplink):
+	// linkFree is when each directed link's last pipeline send ends (one
+	// at a time, in arrival order), dpUntil when the last data-parallel
+	// collective holding it (the routes of its rings, dpLinks) ends and
+	// dpOwner whose stream that is. A collective starts after the sends
+	// in flight on its links (they are short); a send that meets a
+	// collective on a link shares its bandwidth: it takes up to twice as
+	// long, and the collective's stream as much longer as the send took
+	// of it (NCCL's chunks of both interleave on the wire)
+	linkFree := make([]float64, len(j.Cluster.Topology.Links))
+	dpUntil := make([]float64, len(j.Cluster.Topology.Links))
+	dpOwner := make([]int, len(j.Cluster.Topology.Links))
+	dpLinks := make([][]int, P)
+	for r := 0; r < P; r++ {
+		dpLinks[r] = j.dpLinks(r, full, dpg[r], edpg[r])
+	}
+	dpSlot := func(r int, ready, d float64) (float64, float64) {
+		start := math.Max(ready, dpFree[r])
+		if d > 0 {
+			for _, lid := range dpLinks[r] {
+				start = math.Max(start, linkFree[lid])
+			}
+		}
+		end := start + d
+		dpFree[r] = end
+		if d > 0 {
+			for _, lid := range dpLinks[r] {
+				if end > dpUntil[lid] {
+					dpUntil[lid], dpOwner[lid] = end, r
+				}
+			}
+		}
+		return start, end
+	}
 	// ZeRO-1/2: the parameters updated by the last step are all-gathered
 	// chunk by chunk, overlapped with the forward (Megatron's
 	// overlap_param_gather): each chunk's first forward waits for it
@@ -401,9 +436,9 @@ func Simulate(j *Job) (*Result, error) {
 				if err != nil {
 					return nil, err
 				}
-				rankComm[r] = append(rankComm[r], CommSpan{CommDP, fmt.Sprintf("all-gather parameters of chunk %d", ch), dpFree[r], dpFree[r] + t})
-				dpFree[r] += t
-				gather[r][ch] = dpFree[r]
+				start, end := dpSlot(r, dpFree[r], t)
+				rankComm[r] = append(rankComm[r], CommSpan{CommDP, fmt.Sprintf("all-gather parameters of chunk %d", ch), start, end})
+				gather[r][ch] = end
 			}
 		}
 	}
@@ -423,7 +458,6 @@ func Simulate(j *Job) (*Result, error) {
 			}
 		}
 	}
-	linkFree := make([]float64, len(j.Cluster.Topology.Links))
 	var h evHeap
 	seq := 0
 	push := func(e ev) { e.seq = seq; seq++; h.push(e) }
@@ -455,10 +489,9 @@ func Simulate(j *Job) (*Result, error) {
 				if err != nil && simErr == nil {
 					simErr = err
 				}
-				start := math.Max(p.at, dpFree[r])
-				dpFree[r] = start + d
-				rankComm[r] = append(rankComm[r], CommSpan{CommDP, "all-gather parameters for " + t.String(), start, dpFree[r]})
-				z3End[r][i] = dpFree[r]
+				start, end := dpSlot(r, p.at, d)
+				rankComm[r] = append(rankComm[r], CommSpan{CommDP, "all-gather parameters for " + t.String(), start, end})
+				z3End[r][i] = end
 				delete(z3[r], i)
 				for b := 0; b < B; b++ {
 					if w := rs[r*B+b]; w.waiting && r*B+b != g {
@@ -564,10 +597,11 @@ func Simulate(j *Job) (*Result, error) {
 		for i := range blocks {
 			seen := map[int]bool{}
 			for p := i * n; p < (i+1)*n; p++ {
-				if !full && p > 0 {
-					// by symmetry every pair's links hold what the
-					// representative's do (and routing every GPU of
-					// 16,384 costs minutes)
+				if !full && p%l.TP != 0 {
+					// by symmetry every pair's links hold what those of
+					// the representative's data-parallel group do (its
+					// members' routes cross the links its rings share;
+					// routing every GPU of 16,384 costs minutes)
 					if es != nil {
 						bc.dur[i] = math.Max(bc.dur[i], es[p].Seconds)
 					}
@@ -601,6 +635,7 @@ func Simulate(j *Job) (*Result, error) {
 			sentB[g%B][vs][mb] = now
 		}
 	}
+	ext := make([]float64, P) // per rank: how much the sends slowed its data-parallel stream
 	flush := func(now float64) {
 		for _, k := range pend {
 			blocks := pendBlocks[k]
@@ -620,7 +655,17 @@ func Simulate(j *Job) (*Result, error) {
 				}
 			}
 			for i, b := range blocks {
-				end := start + bc.dur[i]
+				// a data-parallel collective on one of its links: both
+				// at half the bandwidth while they overlap
+				var share float64
+				for _, lid := range bc.links[i] {
+					if u := dpUntil[lid]; u > start {
+						x := math.Min(bc.dur[i], (u-start)/2)
+						share = math.Max(share, x)
+						ext[dpOwner[lid]] = math.Max(ext[dpOwner[lid]], x)
+					}
+				}
+				end := start + bc.dur[i] + share
 				for _, lid := range bc.links[i] {
 					linkFree[lid] = math.Max(linkFree[lid], end)
 				}
@@ -633,6 +678,19 @@ func Simulate(j *Job) (*Result, error) {
 			}
 		}
 		pend = pend[:0]
+		// the collectives the sends slowed end later, by the most any
+		// of them took (the sends of one moment cross links in parallel)
+		for r, x := range ext {
+			if x > 0 {
+				dpFree[r] += x
+				for _, lid := range dpLinks[r] {
+					if dpOwner[lid] == r && dpUntil[lid] > now {
+						dpUntil[lid] += x
+					}
+				}
+				ext[r] = 0
+			}
+		}
 	}
 	for g := 0; g < NG; g++ {
 		tryStart(g, 0)
@@ -684,9 +742,8 @@ func Simulate(j *Job) (*Result, error) {
 						if err != nil {
 							return nil, err
 						}
-						bs := math.Max(p.ready[bk], dpFree[r])
-						dpFree[r] = bs + d
-						rankComm[r] = append(rankComm[r], CommSpan{CommDP, fmt.Sprintf("%s gradients of stage %d, bucket %d/%d", gradKind, vs, bk+1, nb), bs, dpFree[r]})
+						bs, be := dpSlot(r, p.ready[bk], d)
+						rankComm[r] = append(rankComm[r], CommSpan{CommDP, fmt.Sprintf("%s gradients of stage %d, bucket %d/%d", gradKind, vs, bk+1, nb), bs, be})
 					}
 				}
 			}
