@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sort"
 
 	"placesim/devices"
 	"placesim/engine"
@@ -28,8 +29,9 @@ type startPlan struct {
 
 // guard replaces res.Plan by the fastest of it and the starts in a
 // simulation with the request's estimates, then, with Config.Search > 0,
-// improves that plan by moving placement groups (groupSearch), and records
-// what it measured.
+// runs the placement-group search (groupSearch) from each of them, the
+// fastest first, within Config.Search simulations in all, and keeps the
+// fastest plan found; it records what it measured.
 func (p *Pesto) guard(ctx context.Context, req *placers.Request, pr *problem, res *Result, wdev []int, worders [][]int, mode string) error {
 	starts := []startPlan{}
 	if wdev != nil {
@@ -59,12 +61,20 @@ func (p *Pesto) guard(ctx context.Context, req *placers.Request, pr *problem, re
 		return fmt.Errorf("simulate the ILP's plan with the estimates: %w", err)
 	}
 	res.Simulated = best
+	// the candidates, the ILP's plan ("") first
+	type candidate struct {
+		name string
+		plan *engine.Plan
+		t    float64
+	}
+	cands := []candidate{{"", res.Plan, best}}
 	for _, s := range starts {
 		t, err := simulateEstimated(g, req.Cluster, s.plan)
 		if err != nil {
 			continue // a start the engine cannot play is no candidate
 		}
 		res.StartTimes = append(res.StartTimes, fmt.Sprintf("%s %.6gs", s.name, t))
+		cands = append(cands, candidate{s.name, s.plan, t})
 		if t < best*(1-1e-9) {
 			best, res.Plan, res.Kept = t, s.plan, s.name
 		}
@@ -72,11 +82,26 @@ func (p *Pesto) guard(ctx context.Context, req *placers.Request, pr *problem, re
 	if res.Kept != "" {
 		res.KeptTime = best
 	}
-	if p.cfg.Search > 0 {
-		sr := groupSearch(ctx, g, req.Cluster, pr, res.Plan, best, p.cfg.Search)
-		res.SearchEvals, res.SearchMoves = sr.evals, sr.moves
-		if sr.moves > 0 {
-			res.Plan, res.SearchTime = sr.plan, sr.time
+	if p.cfg.Search <= 0 {
+		return nil
+	}
+	// the search from each candidate in turn, fastest first, while the
+	// budget lasts (a search that finds no move spends one simulation per
+	// group and device)
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].t < cands[j].t })
+	left := p.cfg.Search
+	for _, c := range cands {
+		if left <= 0 || math.IsInf(c.t, 1) || ctx.Err() != nil {
+			break
+		}
+		sr := groupSearch(ctx, g, req.Cluster, pr, c.plan, c.t, left)
+		left -= sr.evals
+		res.SearchEvals += sr.evals
+		res.SearchStarts++
+		if sr.moves > 0 && sr.time < best*(1-1e-9) {
+			best, res.Plan = sr.time, sr.plan
+			res.Kept, res.KeptTime = c.name, c.t
+			res.SearchMoves, res.SearchTime = sr.moves, sr.time
 		}
 	}
 	return nil

@@ -156,10 +156,11 @@ type Result struct {
 	Kept       string
 	KeptTime   float64
 	// SearchMoves is the number of placement-group moves the search kept
-	// (SearchTime: the plan's step with the estimates after them) in
-	// SearchEvals simulations.
-	SearchMoves, SearchEvals int
-	SearchTime               float64
+	// from the start it returns (SearchTime: the plan's step with the
+	// estimates after them); SearchEvals the simulations it ran from
+	// SearchStarts candidates.
+	SearchMoves, SearchEvals, SearchStarts int
+	SearchTime                             float64
 	// UsedWarmStart: CBC returned no better incumbent and the plan is the
 	// warm start's; SolverError says why when CBC failed; WorseThanStart
 	// when CBC ended on a schedule worse than its start.
@@ -432,9 +433,9 @@ func (r *Result) Report() *placers.Report {
 			from = "the " + r.Kept + " start"
 		}
 		if r.SearchMoves == 0 {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("placement-group search: no move of %s plays faster (%d simulations)", from, r.SearchEvals))
+			rep.Notes = append(rep.Notes, fmt.Sprintf("placement-group search: no move of %d candidates gives a faster plan (%d simulations)", r.SearchStarts, r.SearchEvals))
 		} else {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("placement-group search: %d moves of %s, %.6gs with the estimates (%d simulations)", r.SearchMoves, from, r.SearchTime, r.SearchEvals))
+			rep.Notes = append(rep.Notes, fmt.Sprintf("placement-group search: %d moves of %s, %.6gs with the estimates (%d simulations from %d candidates)", r.SearchMoves, from, r.SearchTime, r.SearchEvals, r.SearchStarts))
 			switch {
 			case r.Kept != "":
 				rep.Fallback = fmt.Sprintf("%s start improved by %d placement-group moves: it simulates faster with the estimates than the ILP's plan (%.6gs against %.6gs)", r.Kept, r.SearchMoves, r.SearchTime, r.Simulated)
