@@ -70,13 +70,13 @@ VALIDATE_FLAGS = --max-median $(VALIDATE_MEDIAN) --max-worst $(VALIDATE_WORST) -
 # the large-model simulator against validation/llm.tsv (a copy of
 # ../shared/fidelity/llm.tsv with its sources): issue 26 asks median
 # |error| <= 10 % and worst <= 25 %. The median holds (7.9 %); the worst
-# does not: the GPT-OSS 120B row is +38.7 % (simulated too fast; every
+# does not: the GPT-OSS 120B row is +34.8 % (simulated too fast; every
 # other row is within 13.6 %; `placesim validate validation/llm.tsv
 # --explain mbr-gptoss-120b-bf16-h100-64` lists its modelled MoE
 # mechanisms), so CI holds what is reached for the worst until the MoE
 # row is met (README "Large transformers", Validation)
 LLM_VALIDATE_MEDIAN ?= 0.10
-LLM_VALIDATE_WORST  ?= 0.40
+LLM_VALIDATE_WORST  ?= 0.35
 LLM_VALIDATE_FLAGS = --max-median $(LLM_VALIDATE_MEDIAN) --max-worst $(LLM_VALIDATE_WORST)
 
 test: deps

@@ -33,6 +33,10 @@ type LLMRow struct {
 	// Defaults lists the settings the row leaves open ("?") and the value
 	// the simulation uses.
 	Defaults []string
+	// RecomputeModules are Megatron's --recompute-modules of the recipe
+	// that ran the row (llm.Job.RecomputeModules), when its recompute is
+	// not stated and the model's published recipe sets them.
+	RecomputeModules []string
 }
 
 // LLMRowResult is a row's outcome.
@@ -184,7 +188,18 @@ func ReadLLMValidation(path string) ([]LLMRow, error) {
 		switch v := get("recompute"); v {
 		case "?":
 			l.Recompute = parallel.RecomputeNone
-			r.Defaults = append(r.Defaults, "recompute=none (NeMo recipes set no recomputation)")
+			if r.Model.Name == "gpt-oss-120b" {
+				// Megatron-Bridge's GPT-OSS 120B performance
+				// configuration (NVIDIA-NeMo/Megatron-Bridge@c8327cf~1
+				// scripts/performance/configs/gpt_oss/
+				// gpt_oss_workload_base_configs.py,
+				// GPT_OSS_120B_PRETRAIN_CONFIG_H100_BF16_V1/V2:
+				// recompute_modules ["layernorm", "moe_act"])
+				r.RecomputeModules = []string{"layernorm", "moe_act"}
+				r.Defaults = append(r.Defaults, "recompute=none with recompute modules layernorm, moe_act (Megatron-Bridge's GPT-OSS 120B H100 performance configuration)")
+			} else {
+				r.Defaults = append(r.Defaults, "recompute=none (NeMo recipes set no recomputation)")
+			}
 		default:
 			if l.Recompute, err = parallel.ParseRecompute(v); err != nil {
 				return nil, bad(line, "recompute", "%v", err)
@@ -275,7 +290,7 @@ func simulateLLMRow(r LLMRow) (*llm.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return llm.Simulate(&llm.Job{Model: r.Model, Layout: r.Layout, Cluster: c})
+	return llm.Simulate(&llm.Job{Model: r.Model, Layout: r.Layout, Cluster: c, RecomputeModules: r.RecomputeModules})
 }
 
 // LLMExplanation takes one row of a large-model validation file apart:
@@ -319,7 +334,7 @@ func ExplainLLM(rows []LLMRow, id string) (*LLMExplanation, error) {
 		if err != nil {
 			return nil, err
 		}
-		j := &llm.Job{Model: r.Model, Layout: r.Layout, Cluster: c}
+		j := &llm.Job{Model: r.Model, Layout: r.Layout, Cluster: c, RecomputeModules: r.RecomputeModules}
 		res, err := llm.Simulate(j)
 		if err != nil {
 			return nil, err
@@ -337,10 +352,15 @@ func ExplainLLM(rows []LLMRow, id string) (*LLMExplanation, error) {
 			return nil, err
 		}
 		for _, op := range out.Ops {
-			if op.Mechanism == "" || (op.Part != "attention" && op.Part != "mlp") {
+			if op.Part != "attention" && op.Part != "mlp" {
 				continue
 			}
-			out.Mechanisms[op.Mechanism] += op.Extra * float64(most*out.MicroBatches)
+			if op.Recomputed {
+				out.Mechanisms["recompute modules"] += op.Forward * float64(most*out.MicroBatches)
+			}
+			if op.Mechanism != "" {
+				out.Mechanisms[op.Mechanism] += op.Extra * float64(most*out.MicroBatches)
+			}
 		}
 		return out, nil
 	}

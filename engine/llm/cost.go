@@ -2,6 +2,7 @@ package llm
 
 import (
 	"fmt"
+	"slices"
 
 	"placesim/devices"
 	"placesim/parallel"
@@ -127,6 +128,8 @@ func (c *coster) coll(groups [][]int, k Coll, bytes float64) (float64, error) {
 // attention core) and full (the whole forward) recomputation.
 type partCost struct {
 	fwd, bwd, recSel segment
+	// recMod is the forward of the ops of the job's recompute modules
+	recMod segment
 }
 
 // part prices one part: its ops, the tensor-parallel collectives around
@@ -172,6 +175,9 @@ func (c *coster) part(p zoo.Part) (partCost, error) {
 		pc.bwd.add(bs, 1)
 		if isCore {
 			pc.recSel.add(fs, 1)
+		}
+		if op.Module != "" && slices.Contains(j.RecomputeModules, op.Module) {
+			pc.recMod.add(segment{compute: f, flops: op.FwdFLOPs}, 1)
 		}
 	}
 	if l.TP > 1 {
@@ -263,6 +269,9 @@ func (c *coster) chunk(layers int, first, last bool, layer [2]partCost, emb, hea
 			cc.bwd.add(p.fwd, float64(layers))
 		case parallel.RecomputeSelective:
 			cc.bwd.add(p.recSel, float64(layers))
+		}
+		if rec != parallel.RecomputeFull {
+			cc.bwd.add(p.recMod, float64(layers))
 		}
 	}
 	if first {

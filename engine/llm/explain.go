@@ -1,6 +1,11 @@
 package llm
 
-import "placesim/workloads/zoo"
+import (
+	"slices"
+
+	"placesim/parallel"
+	"placesim/workloads/zoo"
+)
 
 // OpCost is one kernel of a part on pipeline rank 0's representative for
 // one micro-batch: its forward and backward time and, where a modelled
@@ -18,6 +23,9 @@ type OpCost struct {
 	// bias") where the whole op is the mechanism; "" for none.
 	Mechanism string
 	Extra     float64
+	// Recomputed: the op's module is among the job's RecomputeModules,
+	// so its forward runs again in the backward.
+	Recomputed bool `json:"recomputed,omitempty"`
 }
 
 // OpCosts prices every kernel of j's model on pipeline rank 0's
@@ -42,7 +50,8 @@ func OpCosts(j *Job) ([]OpCost, error) {
 			if err != nil {
 				return nil, err
 			}
-			oc := OpCost{Part: p.String(), Op: op.Name, Forward: f, Backward: b}
+			oc := OpCost{Part: p.String(), Op: op.Name, Forward: f, Backward: b,
+				Recomputed: op.Module != "" && slices.Contains(j.RecomputeModules, op.Module) && j.Layout.Recompute != parallel.RecomputeFull}
 			// the same op without the mechanism
 			plain := op
 			plain.Launches, plain.BwdLaunches = 0, 0

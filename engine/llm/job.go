@@ -2,7 +2,9 @@ package llm
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 
 	"placesim/devices"
 	"placesim/parallel"
@@ -31,6 +33,12 @@ type Job struct {
 	// Slowdown is a what-if: global rank -> factor (1 to MaxSlowdown) on
 	// that GPU's compute time (a straggler; a slow node is its GPUs).
 	Slowdown map[int]float64
+	// RecomputeModules are Megatron-core's --recompute-modules beside
+	// the layout's recompute mode: each listed module's ops
+	// (zoo.LLMOp.Module: "layernorm", "moe_act") run their forward again
+	// in the backward. Their saved activations are still counted
+	// (memory is not reduced: an upper bound).
+	RecomputeModules []string
 }
 
 // EvenStages is Megatron-LM's split of layers over n virtual stages: equal
@@ -91,6 +99,11 @@ func (j *Job) check() ([]int, error) {
 	for g, f := range j.Slowdown {
 		if g < 0 || g >= l.GPUs() || !(f >= 1 && f <= MaxSlowdown) {
 			return nil, fmt.Errorf("%w: slowdown of GPU %d = %g (valid: GPU 0 to %d, factor 1 to %d)", ErrJob, g, f, l.GPUs()-1, MaxSlowdown)
+		}
+	}
+	for _, mod := range j.RecomputeModules {
+		if !slices.Contains(zoo.RecomputeModules, mod) {
+			return nil, fmt.Errorf("%w: recompute module %q (valid: %s)", ErrJob, mod, strings.Join(zoo.RecomputeModules, ", "))
 		}
 	}
 	m := j.Model

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -58,5 +59,50 @@ func TestMoEEagerOpsBoundByHost(t *testing.T) {
 		if op.Op == "sort-chunks" || op.Op == "unsort-chunks" {
 			t.Errorf("%s without expert parallelism", op.Op)
 		}
+	}
+}
+
+// TestRecomputeModules: Megatron's layernorm and moe_act recompute
+// modules add their ops' forward to the backward (the iteration gets
+// longer by at least that on the slowest rank's stream, less than the
+// whole layer's forward), and an unknown module is an error naming the
+// valid ones.
+func TestRecomputeModules(t *testing.T) {
+	const layout = "tp=1,pp=1,ep=8,dp=8,mbs=1,gbs=16"
+	plain := job(t, "zoo:gpt-oss-120b?layers=4", layout, "dgx-h100")
+	rec := job(t, "zoo:gpt-oss-120b?layers=4", layout, "dgx-h100")
+	rec.RecomputeModules = []string{"layernorm", "moe_act"}
+	a, err := Simulate(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Simulate(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := OpCosts(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var extra, layer float64
+	for _, op := range ops {
+		if op.Part != "attention" && op.Part != "mlp" {
+			continue
+		}
+		layer += op.Forward
+		if op.Recomputed {
+			extra += op.Forward
+		}
+	}
+	mbs := float64(rec.Layout.MicroBatches())
+	got := b.IterationTime - a.IterationTime
+	const tol = 1e-9
+	if got < 4*mbs*extra-tol || got > 4*mbs*layer {
+		t.Errorf("recompute modules add %.4f s; their forwards %.4f s, the layers' %.4f s", got, 4*mbs*extra, 4*mbs*layer)
+	}
+	bad := job(t, "zoo:gpt-oss-120b?layers=4", layout, "dgx-h100")
+	bad.RecomputeModules = []string{"attention"}
+	if _, err := Simulate(bad); err == nil || !strings.Contains(err.Error(), "layernorm, moe_act") {
+		t.Errorf("unknown module: %v", err)
 	}
 }

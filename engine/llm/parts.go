@@ -46,6 +46,9 @@ func PartTimesOf(j *Job) (PartTimes, error) {
 			case parallel.RecomputeSelective:
 				t += pc.recSel.total()
 			}
+			if l.Recompute != parallel.RecomputeFull {
+				t += pc.recMod.total()
+			}
 		}
 		times[p] = t
 	}

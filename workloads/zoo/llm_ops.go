@@ -93,7 +93,15 @@ type LLMOp struct {
 	// host's issue time of that many kernels (engine/llm prices it);
 	// 0 is one fused kernel.
 	Launches, BwdLaunches int
+	// Module is the Megatron-core recompute module the op belongs to
+	// (--recompute-modules: "layernorm" for the attention and MLP input
+	// norms, "moe_act" for an MoE layer's expert activation); "" for
+	// none.
+	Module string
 }
+
+// RecomputeModules are the modules Module names.
+var RecomputeModules = []string{"layernorm", "moe_act"}
 
 // flashBlock is the key/query block of FlashAttention-2's forward kernel
 // (128 for head dimensions up to 128; Dao 2023, section 3.3): a causal
@@ -170,7 +178,7 @@ func (m *LLM) Ops(part Part, sh Shard) []LLMOp {
 	switch part {
 	case PartAttention:
 		qd, kvd := a*d, g*d
-		ops = append(ops, elem("norm", norm, PhasePre, Tseq*h, normFLOPs, int64(fb*Tseq*h)))
+		ops = append(ops, inputNorm(elem("norm", norm, PhasePre, Tseq*h, normFLOPs, int64(fb*Tseq*h))))
 		// the QKV projection keeps its input as the sequence region
 		// holds it (sharded with SP, all-gathered again in the backward)
 		ops = append(ops, mm("qkv", PhaseTP, T, h, (qd+2*kvd)/t, int64(fb*Tseq*h)))
@@ -213,7 +221,7 @@ func (m *LLM) Ops(part Part, sh Shard) []LLMOp {
 			ops = append(ops, elem("residual", "add", PhasePost, Tseq*h, 1, 0))
 		}
 	case PartMLP:
-		ops = append(ops, elem("norm", norm, PhasePre, Tseq*h, normFLOPs, int64(fb*Tseq*h)))
+		ops = append(ops, inputNorm(elem("norm", norm, PhasePre, Tseq*h, normFLOPs, int64(fb*Tseq*h))))
 		switch {
 		case gpt:
 			ops = append(ops, mm("fc1", PhaseTP, T, h, f/t, int64(fb*Tseq*h)))
@@ -265,6 +273,7 @@ func (m *LLM) Ops(part Part, sh Shard) []LLMOp {
 			// (Megatron-core fused_bias_geglu / fused_bias_swiglu)
 			glu := elem("expert-swiglu", "swiglu", PhaseExpert, pairs*f, 6, int64(2*fb*pairs*f))
 			glu.FwdBytes, glu.BwdBytes = int64(3*fb*pairs*f), int64(5*fb*pairs*f)
+			glu.Module = "moe_act"
 			expert := []LLMOp{fc13}
 			if m.ClampedGLU {
 				expert = append(expert, clampGLU(pairs, f, fb))
@@ -486,5 +495,12 @@ func clampGLU(pairs, f, fb float64) LLMOp {
 		// the clamps keep their input for the mask; the activation
 		// keeps the clamped copy (its own Saved)
 		Saved:    int64(2 * fb * n),
-		Launches: 3, BwdLaunches: 3}
+		Launches: 3, BwdLaunches: 3, Module: "moe_act"}
+}
+
+// inputNorm tags a block's input norm as Megatron's "layernorm" recompute
+// module.
+func inputNorm(op LLMOp) LLMOp {
+	op.Module = "layernorm"
+	return op
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"placesim/study"
@@ -34,7 +35,7 @@ func explainLLMRun(opts *ValidateOptions, rows []study.LLMRow) error {
 		fmt.Fprintf(w, " %s %.3f s", k, e.Exposed[k])
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "\nkernels on pipeline rank 0's GPU, one micro-batch (layer parts: per layer):\n")
+	fmt.Fprintf(w, "\nkernels on pipeline rank 0's GPU, one micro-batch (layer parts: per layer; backward without recomputation):\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "part\top\tforward us\tbackward us\tmechanism\tadds us")
 	for _, op := range e.Ops {
@@ -42,7 +43,11 @@ func explainLLMRun(opts *ValidateOptions, rows []study.LLMRow) error {
 		if op.Mechanism != "" {
 			extra = fmt.Sprintf("%.1f", 1e6*op.Extra)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%s\t%s\n", op.Part, op.Op, 1e6*op.Forward, 1e6*op.Backward, op.Mechanism, extra)
+		mech := op.Mechanism
+		if op.Recomputed {
+			mech = strings.TrimPrefix(mech+", recomputed", ", ")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%s\t%s\n", op.Part, op.Op, 1e6*op.Forward, 1e6*op.Backward, mech, extra)
 	}
 	tw.Flush()
 	if len(e.Mechanisms) > 0 {
