@@ -32,11 +32,12 @@ type candidate struct {
 // the previous one only when its per-iteration time is smaller, else the
 // previous one stays. The strategies, in the order FastT computes them,
 // are the data-parallel start (when the graph can be trained data
-// parallel), DPOS's plan and OS-DPOS's; each is timed by simulating it on
-// the cost model's times (CostModel.simulate). A strategy that runs out of
-// memory there is never kept; when all do, rollBack fails with
-// placers.ErrDoesNotFit and the memory asked. It returns the one kept and
-// notes the times in rep.
+// parallel: data-parallel's plan, or data-parallel-tf1's with dp=tf1),
+// DPOS's plan, DPOS's with the replicas kept and OS-DPOS's; each is timed
+// by simulating it on the cost model's times (CostModel.simulate). A
+// strategy that runs out of memory there is never kept; when all do,
+// rollBack fails with placers.ErrDoesNotFit and the memory asked. It
+// returns the one kept and notes the times in rep.
 func (f *FastT) rollBack(req *placers.Request, cm *CostModel, cands []candidate, rep *placers.Report) (candidate, error) {
 	var all []candidate
 	acc, _ := placers.Targets(req.Cluster)
