@@ -456,9 +456,27 @@ func newCollectiveTopo(c *devices.Cluster, devs []int) *collectiveTopo {
 		}
 		t.groups = append(t.groups, members)
 	}
+	// nodes alike (the same routes between their members' positions, over
+	// links of the same figures shared alike) get the same order, found
+	// once: a thousand DGX nodes are one search, not a thousand
+	memo := map[string][]int{}
 	for h, members := range t.groups {
-		t.groups[h] = ringOrder(c, devs, members)
-		t.nodeOrder = append(t.nodeOrder, t.groups[h]...)
+		sig := routeSignature(c, devs, members)
+		pos, ok := memo[sig]
+		if !ok {
+			order := ringOrder(c, devs, members)
+			pos = make([]int, len(order))
+			for i, r := range order {
+				pos[i] = slices.Index(members, r)
+			}
+			memo[sig] = pos
+		}
+		ring := make([]int, len(members))
+		for i, p := range pos {
+			ring[i] = members[p]
+		}
+		t.groups[h] = ring
+		t.nodeOrder = append(t.nodeOrder, ring...)
 	}
 	if len(t.groups) == 1 {
 		t.ring = t.groups[0]

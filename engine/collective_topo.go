@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/binary"
 	"math"
 
 	"placesim/devices"
@@ -81,6 +82,39 @@ func (m *stepModel) time(devs []int, rings [][]int, chunk int64) float64 {
 		}
 	}
 	return worst
+}
+
+// routeSignature describes the routes between members (indices into
+// devs) by position: for each ordered pair of positions, its route's
+// links, each as the position of its first appearance in the signature
+// with its bandwidth and latency. Two member lists of one signature give
+// every ring order, position for position, the same stepModel time, so
+// ringOrder picks the same positions for both.
+func routeSignature(c *devices.Cluster, devs []int, members []int) string {
+	label := map[int]uint32{}
+	var b []byte
+	top := c.Topology
+	for _, a := range members {
+		for _, z := range members {
+			if a == z {
+				continue
+			}
+			r := c.Route(devs[a], devs[z])
+			b = binary.LittleEndian.AppendUint32(b, uint32(len(r)))
+			for _, lid := range r {
+				k, ok := label[int(lid)]
+				if !ok {
+					k = uint32(len(label))
+					label[int(lid)] = k
+				}
+				l := &top.Links[lid]
+				b = binary.LittleEndian.AppendUint32(b, k)
+				b = binary.LittleEndian.AppendUint64(b, math.Float64bits(l.Bandwidth))
+				b = binary.LittleEndian.AppendUint64(b, math.Float64bits(l.Latency))
+			}
+		}
+	}
+	return string(b)
 }
 
 // ringOrder orders the replicas members (indices into devs) into the ring
