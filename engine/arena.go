@@ -1,6 +1,10 @@
 package engine
 
-import "sync"
+import (
+	"sync"
+
+	"placesim/workloads"
+)
 
 // arena keeps a simulation's large working arrays for the next
 // simulation: placers, searches and sweeps simulate the same graph
@@ -15,10 +19,12 @@ type arena struct {
 	// wire's arrays
 	remaining, cursor, succs, inputs []int32
 	xfers                            []transfer
-	// a step's successors (see stepSuccessors)
-	outStart, outTo, mark, pos, inEnd []int32
-	outBytes                          []int64
-	events                            []event
+	// a step's unique successors, where its inputs end and the scratch
+	// that finds them (see stepSuccessors)
+	succ      workloads.Deps
+	inEnd     []int32
+	mark, pos []int32
+	events    []event
 }
 
 // arenas holds the arenas of finished simulations (safe for concurrent

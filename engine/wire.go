@@ -14,15 +14,13 @@ type succEdge struct {
 	bytes  int64
 }
 
-// csr is the nodes' successors: node x's are to[start[x]:start[x+1]],
+// csr is the nodes' unique successors: node x's are to[start[x]:start[x+1]],
 // each with its bytes (controlBytes: a control edge, which orders its
-// nodes but holds no buffer). With repeats, a successor may be listed more than
-// once: several edges between two nodes are one dependency, of the
-// largest edge's bytes.
+// nodes but holds no buffer).
 //
 // Each node's inputs have their slots already: node v's end at
-// inEnd[v], as many as its edges that hold a buffer (a repeat's slot
-// stays unused), and wire writes them as it goes.
+// inEnd[v], as many as its edges that hold a buffer, and wire writes them
+// as it goes.
 //
 // via, nil but when replica 0 stands for identical peers, marks the
 // mirrored edges: via[i] > 0 makes edge i a transfer routed to device
@@ -31,7 +29,6 @@ type csr struct {
 	start, to []int32
 	bytes     []int64
 	via       []int32
-	repeats   bool
 	inEnd     []int32
 }
 
@@ -69,20 +66,9 @@ func (s *sim) wire(g csr) {
 	// local input, transferInput(t) for transfer t's copy
 	s.inputs = grow(&a.inputs, total, total)
 	var remote []succEdge
-	// with repeats, several edges between two nodes are one dependency of
-	// the largest bytes (workloads.Graph.UniquePreds' rule, applied here as
-	// the consumers are grouped rather than in a pass of its own; pinned to
-	// it by TestRepeatedEdgesAreOneDependency): seen[v] == x+1 when v is
-	// already a successor of x, at remote[pos[v]] (-1: local); pos[v] is
-	// written when seen[v] is
-	var seen, pos []int32
-	if g.repeats {
-		seen, pos = reuse(&a.mark, n, n), grow(&a.pos, n, n)
-	}
 	nDev := int32(len(s.streams))
 	for x := 0; x < n; x++ {
 		d := dev[x]
-		mark := int32(x) + 1
 		nd := &nodes[x]
 		nd.succ, nd.send = int32(len(s.succs)), int32(len(s.xfers))
 		// local consumers first, in order; the others wait in remote
@@ -95,20 +81,6 @@ func (s *sim) wire(g csr) {
 			if g.via != nil && g.via[int(lo)+i] > 0 {
 				// a mirrored edge: routed to the peer's device
 				dv = g.via[int(lo)+i] - 1
-			}
-			if seen != nil {
-				if seen[v] == mark {
-					if k := pos[v]; k >= 0 {
-						remote[k].bytes = max(remote[k].bytes, b)
-					}
-					continue
-				}
-				seen[v] = mark
-				k := int32(-1)
-				if dv != d {
-					k = int32(len(remote))
-				}
-				pos[v] = k
 			}
 			remaining[v]++
 			if dv != d {
@@ -173,41 +145,24 @@ func (s *sim) wire(g csr) {
 }
 
 // stepSuccessors is a step's successors (its nodes are the ops): each
-// op's edges in the order of g.Out, in a's arrays, with repeats (wire
-// keeps one dependency per pair of ops), and where each op's inputs end
-// (inEnd: a slot for each edge into it; a graph's edges all hold a
-// buffer). A counting sort by producer (stable) reads g.Edges once in
-// order rather than chasing each op's list of edge indices.
+// op's unique successors (workloads.Graph.UniqueSuccs: several edges
+// between two ops are one dependency, of the largest edge's bytes) in the
+// order of their first edge in g.Out, and where each op's inputs end
+// (inEnd: a slot for each unique predecessor whose edge holds a buffer).
 func stepSuccessors(g *workloads.Graph, a *arena) csr {
 	n := len(g.Ops)
-	start := reuse(&a.outStart, n+1, n+1)
+	d := g.UniqueSuccsInto(a.succ, reuse(&a.mark, n, n), grow(&a.pos, n, n))
+	a.succ = d
 	inEnd := reuse(&a.inEnd, n, n)
-	for i := range g.Edges {
-		e := &g.Edges[i]
-		start[e.From+1]++
-		if holdsBuffer(e.Bytes) {
-			inEnd[e.To]++
+	for i, v := range d.Ops {
+		if holdsBuffer(d.Bytes[i]) {
+			inEnd[v]++
 		}
-	}
-	for x := 0; x < n; x++ {
-		start[x+1] += start[x]
 	}
 	for x := 1; x < n; x++ {
 		inEnd[x] += inEnd[x-1]
 	}
-	// the sort writes every slot of to and bytes
-	to := grow(&a.outTo, len(g.Edges), len(g.Edges))
-	bytes := grow(&a.outBytes, len(g.Edges), len(g.Edges))
-	// start[x] walks through x's slots, ending at x+1's start
-	for i := range g.Edges {
-		e := &g.Edges[i]
-		k := start[e.From]
-		to[k], bytes[k] = int32(e.To), e.Bytes
-		start[e.From]++
-	}
-	copy(start[1:], start[:n])
-	start[0] = 0
-	return csr{start: start, to: to, bytes: bytes, repeats: true, inEnd: inEnd}
+	return csr{start: d.Start, to: d.Ops, bytes: d.Bytes, inEnd: inEnd}
 }
 
 // sortByDevice sorts a node's successors on other devices stably by

@@ -148,4 +148,26 @@ func TestUniquePreds(t *testing.T) {
 			}
 		}
 	}
+	// the same rule by producer, in the order of each op's first edge out
+	s := g.UniqueSuccs()
+	wantS := map[int][]struct {
+		op    int32
+		bytes int64
+	}{
+		0: {{2, 30}},
+		1: {{2, 5}, {3, 4}},
+		2: {{3, 7}},
+		3: nil,
+	}
+	for v := range g.Ops {
+		ops, bytes := s.Of(v)
+		if len(ops) != len(wantS[v]) {
+			t.Fatalf("op %d: successors %v, want %v", v, ops, wantS[v])
+		}
+		for i, w := range wantS[v] {
+			if ops[i] != w.op || bytes[i] != w.bytes {
+				t.Errorf("op %d successor %d: %d (%d bytes), want %d (%d bytes)", v, i, ops[i], bytes[i], w.op, w.bytes)
+			}
+		}
+	}
 }
