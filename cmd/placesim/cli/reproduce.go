@@ -27,6 +27,8 @@ type ReproduceOptions struct {
 	OutDir      string
 	Quiet       bool
 	Workers     int
+	// Format is --format: what reproduce prints on stdout.
+	Format formatFlag
 }
 
 // NewCmdReproduce builds reproduce; runF, when not nil, replaces
@@ -65,6 +67,7 @@ cells are compared with them), so they do not make the command fail.`,
 	cmd.Flags().StringVarP(&opts.OutDir, "out", "o", filepath.Join("out", "reproduce"), "output folder: one sub-folder per scenario")
 	cmd.Flags().BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress bars")
 	cmd.Flags().IntVar(&opts.Workers, "workers", 0, "points run in parallel (default: number of cores)")
+	opts.Format.register(cmd, " (table: each scoreboard and a summary; json: one object, {scenarios, skipped}, each scoreboard's cells, rows and claims; csv: one line per published cell)", formatTable, formatJSON, formatCSV)
 	return cmd
 }
 
@@ -122,6 +125,10 @@ func missingWorkloads(s *study.Scenario) []string {
 }
 
 func runReproduce(opts *ReproduceOptions) error {
+	format, err := opts.Format.resolve()
+	if err != nil {
+		return err
+	}
 	list, names, skipped, err := paperScenarios(opts.ScenarioDir, opts.Paper)
 	if err != nil {
 		return err
@@ -130,6 +137,7 @@ func runReproduce(opts *ReproduceOptions) error {
 		fmt.Fprintln(opts.ErrOut, "placesim: skipped", s)
 	}
 	var summary []string
+	var boards []study.ScenarioBoard
 	for i, s := range list {
 		dir := filepath.Join(opts.OutDir, names[i])
 		release, err := claimOutDir("--out", dir, "run", study.Shard{})
@@ -143,9 +151,18 @@ func runReproduce(opts *ReproduceOptions) error {
 			return fmt.Errorf("scenario %s: %w", names[i], err)
 		}
 		b := study.Scoreboard(res)
-		fmt.Fprintln(opts.Out)
-		study.WriteScoreboard(opts.Out, b)
+		boards = append(boards, study.ScenarioBoard{Name: names[i], Dir: dir, Board: b})
+		if format == formatTable {
+			fmt.Fprintln(opts.Out)
+			study.WriteScoreboard(opts.Out, b)
+		}
 		summary = append(summary, summaryLine(names[i], b, time.Since(start)))
+	}
+	switch format {
+	case formatJSON:
+		return study.WriteScoreboardsJSON(opts.Out, boards, skipped)
+	case formatCSV:
+		return study.WriteScoreboardsCSV(opts.Out, boards)
 	}
 	fmt.Fprintln(opts.Out)
 	fmt.Fprintln(opts.Out, "summary:")

@@ -155,6 +155,8 @@ type RunOptions struct {
 	AllowFailures bool
 	// MaxMemory is --max-memory.
 	MaxMemory string
+	// Format is --format: what run prints on stdout.
+	Format formatFlag
 }
 
 // NewCmdRun builds run; runF, when not nil, replaces runRun.
@@ -191,10 +193,18 @@ second, exit 130, with the finished points journaled and no results file.`,
 	registerLocalOpts(cmd, &opts.Opts)
 	registerMaxMemory(cmd, &opts.MaxMemory)
 	cmd.Flags().BoolVar(&opts.AllowFailures, "allow-failures", false, "exit 0 even when points fail (default: exit 1, naming how many failed and why; a point that runs out of memory is a result, not a failure)")
+	opts.Format.register(cmd, resultsFormatHelp, formatTable, formatJSON, formatCSV)
 	return cmd
 }
 
+// resultsFormatHelp says what run's and sweep's --format prints.
+const resultsFormatHelp = " (table: the records and the scoreboard or sweep summary; json: results.json's content; csv: results.csv's)"
+
 func runRun(opts *RunOptions) error {
+	format, err := opts.Format.resolve()
+	if err != nil {
+		return err
+	}
 	s, err := study.LoadScenario(opts.Scenario)
 	if err != nil {
 		return err
@@ -215,9 +225,11 @@ func runRun(opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	if res.Shard == "" {
+	if err := writeResults(opts.Out, format, res, func() {
 		study.WriteRecordsTable(opts.Out, res)
 		printScoreboard(opts.Out, res)
+	}); err != nil {
+		return err
 	}
 	return failedPoints(opts.ErrOut, "run", res, opts.AllowFailures, opts.Quiet)
 }
@@ -260,6 +272,8 @@ type SweepOptions struct {
 	// Scaling is --scaling (weak or strong) for --vary gpus=... with
 	// --layout.
 	Scaling string
+	// Format is --format: what sweep prints on stdout.
+	Format formatFlag
 }
 
 // NewCmdSweep builds sweep; runF, when not nil, replaces sweepRun.
@@ -306,14 +320,19 @@ values) or a list "a,b,c".
 	registerLocalOpts(cmd, &opts.Opts)
 	registerMaxMemory(cmd, &opts.MaxMemory)
 	cmd.Flags().BoolVar(&opts.AllowFailures, "allow-failures", false, "exit 0 even when points fail (default: exit 1, naming how many failed and why; a point that runs out of memory is a result, not a failure)")
+	opts.Format.register(cmd, resultsFormatHelp+"; with --layout, json: the rows of its results.json, csv: one line per row", formatTable, formatJSON, formatCSV)
 	_ = cmd.MarkFlagRequired("workload")
 	_ = cmd.MarkFlagRequired("vary")
 	return cmd
 }
 
 func sweepRun(opts *SweepOptions) error {
+	format, err := opts.Format.resolve()
+	if err != nil {
+		return err
+	}
 	if opts.Layout != "" {
-		return sweepLLMRun(opts)
+		return sweepLLMRun(opts, format)
 	}
 	param, rng, ok := strings.Cut(opts.Vary, "=")
 	if !ok {
@@ -353,10 +372,26 @@ func sweepRun(opts *SweepOptions) error {
 	if err != nil {
 		return err
 	}
-	if res.Shard == "" {
-		study.WriteSweepSummary(opts.Out, res)
+	if err := writeResults(opts.Out, format, res, func() { study.WriteSweepSummary(opts.Out, res) }); err != nil {
+		return err
 	}
 	return failedPoints(opts.ErrOut, "sweep", res, opts.AllowFailures, opts.Quiet)
+}
+
+// writeResults prints a scenario's results on w in format: table (a
+// shard's partial results print nothing: merge them), or the content of
+// results.json (json) or results.csv (csv), a shard's too.
+func writeResults(w io.Writer, format string, res *study.Results, table func()) error {
+	switch format {
+	case formatJSON:
+		return study.EncodeResults(w, res)
+	case formatCSV:
+		return study.WriteRecordsCSV(w, res)
+	}
+	if res.Shard == "" {
+		table()
+	}
+	return nil
 }
 
 // failedPoints returns an error saying how many points failed and why

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -46,7 +48,7 @@ type LLMSweepRow struct {
 // scaling the global batch grows with it). It writes results.json,
 // table.txt, the chart of iteration time against the setting, a line per
 // cluster, and the scaling chart (tokens/s/GPU and MFU against it).
-func sweepLLMRun(opts *SweepOptions) error {
+func sweepLLMRun(opts *SweepOptions, format string) error {
 	param, rng, ok := strings.Cut(opts.Vary, "=")
 	if !ok {
 		return fmt.Errorf("--vary %q: want PARAM=RANGE, e.g. system.nvlink-domain=8,16,32,72", opts.Vary)
@@ -125,7 +127,7 @@ func sweepLLMRun(opts *SweepOptions) error {
 			rows = append(rows, row)
 		}
 	}
-	if err := writeLLMSweep(opts, param, clusters, values, rows); err != nil {
+	if err := writeLLMSweep(opts, format, param, clusters, values, rows); err != nil {
 		return err
 	}
 	if failed > 0 && !opts.AllowFailures {
@@ -193,7 +195,7 @@ func setLayoutKey(layout, key, v string) string {
 	return strings.Join(append(kept, key+"="+v), ",")
 }
 
-func writeLLMSweep(opts *SweepOptions, param string, clusters, values []string, rows []LLMSweepRow) error {
+func writeLLMSweep(opts *SweepOptions, format, param string, clusters, values []string, rows []LLMSweepRow) error {
 	var tab strings.Builder
 	tw := tabwriter.NewWriter(&tab, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "cluster \\ %s", param)
@@ -220,16 +222,31 @@ func writeLLMSweep(opts *SweepOptions, param string, clusters, values []string, 
 	}
 	tw.Flush()
 	writeScalingTable(&tab, param, clusters, values, rows)
-	fmt.Fprint(opts.Out, tab.String())
+	js, err := json.MarshalIndent(map[string]any{"workload": opts.Workload, "layout": opts.Layout, "vary": opts.Vary, "rows": rows}, "", "  ")
+	if err != nil {
+		return err
+	}
+	// stdout: the table, results.json's content or a CSV line per row;
+	// what was written goes with the table, on stderr otherwise
+	wrote := opts.ErrOut
+	switch format {
+	case formatJSON:
+		if _, err := opts.Out.Write(append(js, '\n')); err != nil {
+			return err
+		}
+	case formatCSV:
+		if err := writeLLMSweepCSV(opts.Out, rows); err != nil {
+			return err
+		}
+	default:
+		fmt.Fprint(opts.Out, tab.String())
+		wrote = opts.Out
+	}
 	if opts.OutDir == "" {
 		return nil
 	}
 	if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
 		return fmt.Errorf("--out: %w", err)
-	}
-	js, err := json.MarshalIndent(map[string]any{"workload": opts.Workload, "layout": opts.Layout, "vary": opts.Vary, "rows": rows}, "", "  ")
-	if err != nil {
-		return err
 	}
 	if err := reports.WriteFileAtomic(filepath.Join(opts.OutDir, "results.json"), append(js, '\n')); err != nil {
 		return err
@@ -297,7 +314,7 @@ func writeLLMSweep(opts *SweepOptions, param string, clusters, values []string, 
 	if _, err := reports.WriteFigures(opts.OutDir, []*reports.Figure{fig, sfig}); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.Out, "wrote %s (%d points), %s.png/.svg, %s.png/.svg\n", filepath.Join(opts.OutDir, "results.json"), len(rows), filepath.Join(opts.OutDir, fig.Name), filepath.Join(opts.OutDir, sfig.Name))
+	fmt.Fprintf(wrote, "wrote %s (%d points), %s.png/.svg, %s.png/.svg\n", filepath.Join(opts.OutDir, "results.json"), len(rows), filepath.Join(opts.OutDir, fig.Name), filepath.Join(opts.OutDir, sfig.Name))
 	return nil
 }
 
@@ -326,4 +343,42 @@ func writeScalingTable(w io.Writer, param string, clusters, values []string, row
 		}
 	}
 	tw.Flush()
+}
+
+// writeLLMSweepCSV writes sweep --layout's rows, one line each: cluster,
+// system, the swept parameter and value, the layout, GPUs and global
+// batch, iteration time (s), tokens/s/GPU, MFU, the exposed communication
+// per kind (s; column exposed:KIND, in sorted order), the OOM and the
+// error. A row that failed or ran out of memory has empty figures.
+func writeLLMSweepCSV(w io.Writer, rows []LLMSweepRow) error {
+	kinds := map[string]bool{}
+	for _, r := range rows {
+		for k := range r.ExposedComm {
+			kinds[k] = true
+		}
+	}
+	ks := slices.Sorted(maps.Keys(kinds))
+	header := []string{"cluster", "system", "param", "value", "layout", "gpus", "globalBatch", "stepTime", "tokensPerSecPerGPU", "mfu"}
+	for _, k := range ks {
+		header = append(header, "exposed:"+k)
+	}
+	header = append(header, "oom", "error")
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	var recs [][]string
+	for _, r := range rows {
+		rec := []string{r.Cluster, r.System, r.Param, r.Value, r.Layout, strconv.Itoa(r.GPUs), strconv.Itoa(r.GlobalBatch), "", "", ""}
+		ok := r.Error == "" && r.OOM == ""
+		if ok {
+			rec[7], rec[8], rec[9] = f(r.StepTime), f(r.TokensPerSecPerGPU), f(r.MFU)
+		}
+		for _, k := range ks {
+			cell := ""
+			if v, has := r.ExposedComm[k]; ok && has {
+				cell = f(v)
+			}
+			rec = append(rec, cell)
+		}
+		recs = append(recs, append(rec, r.OOM, r.Error))
+	}
+	return reports.WriteCSV(w, header, recs)
 }

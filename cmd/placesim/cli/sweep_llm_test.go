@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -39,6 +40,19 @@ func TestSweepLLM(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// --format json prints results.json's content, csv a line per row
+	args := []string{"sweep", "-w", "zoo:llama3.1-8b", "-c", "dgx-h100:nodes=2", "--layout", "tp=2,pp=2,dp=4,sp,zero=1,mbs=1,gbs=32", "--vary", "system.adapter-speed=100Gb/s,400Gb/s"}
+	jdir := t.TempDir()
+	code, out, errs = run(t, append(args, "--out", jdir, "--format", "json")...)
+	data, _ = os.ReadFile(filepath.Join(jdir, "results.json"))
+	if code != 0 || out != string(data) || !strings.Contains(errs, "wrote ") {
+		t.Fatalf("--format json: exit %d, stdout is not results.json:\n%s\nstderr %s", code, out, errs)
+	}
+	code, out, errs = run(t, append(args, "--format", "csv")...)
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if code != 0 || err != nil || len(recs) != 3 || recs[0][7] != "stepTime" || recs[1][7] == "" {
+		t.Fatalf("--format csv: exit %d, %v, %q\n%s", code, err, recs, errs)
 	}
 	for _, args := range [][]string{
 		{"sweep", "-w", "zoo:llama3.1-8b", "-c", "dgx-h100", "--layout", "tp=2,dp=4", "--vary", "link.nvlink.bandwidth=2x"},
