@@ -47,3 +47,30 @@ func BenchmarkSimulate405B1024(b *testing.B) { benchSimulate(b, 8) }
 // BenchmarkSimulate405B16k simulates one iteration on 16,384 H100 (the
 // Llama 3 paper's TP8 PP16 DP128, 2,048 sequences per iteration).
 func BenchmarkSimulate405B16k(b *testing.B) { benchSimulate(b, 128) }
+
+// BenchmarkSimulate405B16kSlowNode is the 16,384-GPU job with one node
+// (GPUs 8-15) computing 2x slower, in ModeAuto: the mixed mode plays
+// that node's tensor-parallel group and its 15 pipeline partners
+// individually and the rest by representatives.
+func BenchmarkSimulate405B16kSlowNode(b *testing.B) {
+	j := benchJob(b, 128)
+	j.Slowdown = map[int]float64{}
+	for g := 8; g < 16; g++ {
+		j.Slowdown[g] = 2
+	}
+	r, err := Simulate(j)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if r.Mode != "mixed" || len(r.Played) != 8*16 {
+		b.Fatalf("mode %q, %d GPUs played individually", r.Mode, len(r.Played))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Simulate(j); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "iterations/s")
+}

@@ -25,6 +25,13 @@
 // arrived; ModeAuto plays by symmetry unless a straggler (Job.Slowdown),
 // a slow link, another GPU kind or a placement that crosses NVLink
 // domains otherwise than the representative's breaks it, and then plays
-// every GPU and names them (Result.Individual, Result.Asymmetry). The two
-// agree within 0.5 % where symmetry holds (TestReducedMatchesFull).
+// "mixed": the groups holding those GPUs and their pipeline partners
+// individually, the others by representatives, and names them
+// (Result.Individual, Result.Asymmetry, Result.Played). Reduced and full
+// agree within 0.5 % where symmetry holds (TestReducedMatchesFull), mixed
+// and full where it does not (TestMixedMatchesFull). Pipeline sends and
+// data-parallel collectives share the links they both cross; tensor-
+// parallel communication is overlapped with the GEMMs as Megatron-LM
+// (and, with Layout.TPOverlap, Transformer Engine's userbuffers) do it
+// (tp.go).
 package llm

@@ -75,15 +75,20 @@ type Result struct {
 	Stages []int
 	Notes  []string
 	// Mode is how the GPUs were played: "reduced" (by symmetry, Classes
-	// says which GPUs each representative stands for) or "full" (every
-	// GPU on its own).
+	// says which GPUs each representative stands for), "full" (every
+	// GPU on its own) or "mixed" (the GPUs of Played on their own, the
+	// others by the representatives of Classes).
 	Mode    string
 	Classes []Class
 	// Individual lists the GPUs that broke the symmetry (a straggler, a
-	// slow link, another GPU kind), for which ModeAuto simulated every
-	// GPU individually; Asymmetry says why (at most three reasons).
+	// slow link, another GPU kind); Asymmetry says why (at most three
+	// reasons). ModeAuto then plays them in the "mixed" mode: Played
+	// lists the GPUs it simulated individually (the groups holding them
+	// and those groups' pipeline partners), Classes the representatives
+	// of the others; where every group holds one it plays "full".
 	Individual []int
 	Asymmetry  []string
+	Played     []int
 	// GPUPeak is each GPU's peak memory, by global rank.
 	GPUPeak []int64
 }
@@ -167,21 +172,50 @@ func Simulate(j *Job) (*Result, error) {
 	res := &Result{GPUs: l.GPUs(), Stages: stages}
 	odd, why := j.asymmetry()
 	full := j.Mode == ModeFull
+	mixed := false
 	if len(odd) > 0 {
 		if j.Mode == ModeReduced {
 			return nil, fmt.Errorf("%w: mode reduced, but GPUs %s are not interchangeable with their peers: %s", ErrJob, ranges(odd), strings.Join(why, "; "))
 		}
 		full = true
+		mixed = j.Mode == ModeAuto
 		res.Individual, res.Asymmetry = odd, why
 	}
-	// B gangs per pipeline rank: one (the representative) by symmetry;
-	// in the full mode every tensor- and context-parallel group with the
-	// expert-parallel group it belongs to
-	B := 1
-	if full {
-		B = l.DP / j.gangDP()
+	// B gangs (columns) per pipeline rank, each standing for the
+	// data-parallel blocks cols[b] (a block: every tensor- and
+	// context-parallel group of gangDP data-parallel ranks, with the
+	// expert-parallel groups they form): one column for all by symmetry;
+	// one per block in the full mode; in the mixed mode (ModeAuto on an
+	// asymmetric job) one per block holding a GPU that breaks the
+	// symmetry, at every pipeline rank (its pipeline partners), and one
+	// representative column for the other blocks
+	nb := l.DP / j.gangDP()
+	var cols [][]int
+	switch {
+	case mixed:
+		cols = j.mixedColumns(odd)
+		if len(cols) == nb {
+			mixed = false // every block holds an odd GPU
+		}
+	case full:
+		for b := 0; b < nb; b++ {
+			cols = append(cols, []int{b})
+		}
+	default:
+		all := make([]int, nb)
+		for b := range all {
+			all[b] = b
+		}
+		cols = [][]int{all}
+	}
+	B := len(cols)
+	switch {
+	case mixed:
+		res.Mode = "mixed"
+		res.Classes, res.Played = j.mixedClasses(cols)
+	case full:
 		res.Mode = ModeFull.String()
-	} else {
+	default:
 		res.Mode = ModeReduced.String()
 		res.Classes = j.classes()
 	}
@@ -224,7 +258,7 @@ func Simulate(j *Job) (*Result, error) {
 			var members []int
 			mm := memo
 			if full {
-				members = j.gangMembers(r, b)
+				members = j.gangMembers(r, cols[b][0])
 				mm = memo.gang(members)
 			} else {
 				members = []int{j.rank(0, 0, 0, r)}
@@ -406,7 +440,7 @@ func Simulate(j *Job) (*Result, error) {
 	dpOwner := make([]int, len(j.Cluster.Topology.Links))
 	dpLinks := make([][]int, P)
 	for r := 0; r < P; r++ {
-		dpLinks[r] = j.dpLinks(r, full, dpg[r], edpg[r])
+		dpLinks[r] = j.dpLinks(r, full && !mixed, dpg[r], edpg[r])
 	}
 	dpSlot := func(r int, ready, d float64) (float64, float64) {
 		start := math.Max(ready, dpFree[r])
@@ -581,10 +615,14 @@ func Simulate(j *Job) (*Result, error) {
 			return bc, nil
 		}
 		all := j.ppPairs(r, dst) // ordered d, c, t
-		n := len(all) / B
+		n := len(all) / nb
 		var pairs [][]int
-		for _, b := range blocks {
-			pairs = append(pairs, all[b*n:(b+1)*n]...)
+		from := make([]int, len(blocks)+1) // column i's pairs: pairs[from[i]:from[i+1]]
+		for i, b := range blocks {
+			for _, blk := range cols[b] {
+				pairs = append(pairs, all[blk*n:(blk+1)*n]...)
+			}
+			from[i+1] = len(pairs)
 		}
 		bc := &batchCost{dur: make([]float64, len(blocks)), links: make([][]int, len(blocks))}
 		var es []collectives.Estimate
@@ -594,10 +632,10 @@ func Simulate(j *Job) (*Result, error) {
 				return nil, err
 			}
 		}
-		for i := range blocks {
+		for i, b := range blocks {
 			seen := map[int]bool{}
-			for p := i * n; p < (i+1)*n; p++ {
-				if !full && p%l.TP != 0 {
+			for p := from[i]; p < from[i+1]; p++ {
+				if (!full || len(cols[b]) > 1) && (p-from[i])%l.TP != 0 {
 					// by symmetry every pair's links hold what those of
 					// the representative's data-parallel group do (its
 					// members' routes cross the links its rings share;
@@ -809,6 +847,9 @@ func Simulate(j *Job) (*Result, error) {
 	switch {
 	case !full:
 		res.Notes = append(res.Notes, fmt.Sprintf("simulated by symmetry: one representative GPU per pipeline rank stands for its %d tensor-, context- and data-parallel peers (classes: %s)", per, classNote(res.Classes)))
+	case mixed:
+		res.Notes = append(res.Notes, fmt.Sprintf("symmetry does not hold for GPUs %s (%s): simulated individually with the GPUs they synchronise with (their tensor-, context- and expert-parallel groups and those groups' pipeline partners): GPUs %s (%d of %d); the other %d GPUs by one representative group per pipeline rank (classes: %s)",
+			ranges(odd), strings.Join(why, "; "), ranges(res.Played), len(res.Played), l.GPUs(), l.GPUs()-len(res.Played), classNote(res.Classes)))
 	case len(odd) > 0:
 		res.Notes = append(res.Notes, fmt.Sprintf("symmetry does not hold for GPUs %s (%s): every GPU simulated individually (%d groups of %d GPUs)", ranges(odd), strings.Join(why, "; "), NG, l.TP*l.CP*j.gangDP()))
 	default:

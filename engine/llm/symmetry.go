@@ -13,9 +13,11 @@ type Mode int
 
 const (
 	// ModeAuto plays the job by symmetry (ModeReduced) where its GPUs
-	// are interchangeable and every GPU individually (ModeFull) where
-	// they are not (a straggler, a slow link, mixed GPU kinds); the
-	// result says which and why.
+	// are interchangeable; where they are not (a straggler, a slow link,
+	// mixed GPU kinds) it plays the data-parallel blocks holding the odd
+	// GPUs individually at every pipeline rank and the other blocks by
+	// one representative per pipeline rank (Result.Mode "mixed"; "full"
+	// when every block holds one); the result says which and why.
 	ModeAuto Mode = iota
 	// ModeReduced plays one representative GPU per pipeline rank for its
 	// tensor-, context- and data-parallel peers; an asymmetric job is an
@@ -278,4 +280,63 @@ func (j *Job) gangMembers(r, b int) []int {
 		}
 	}
 	return out
+}
+
+// blockOf is the data-parallel block (gang index: gangDP consecutive
+// data-parallel ranks) of global rank g.
+func (j *Job) blockOf(g int) int {
+	l := j.Layout
+	d := g / (l.TP * l.CP) % l.DP
+	return d / j.gangDP()
+}
+
+// mixedColumns are the columns of the mixed mode: each data-parallel
+// block holding an odd GPU at any pipeline rank on its own (a block's
+// groups at every pipeline rank exchange activations with each other,
+// so they are played together), then, when some are left, one column
+// of all the others, played by its first block.
+func (j *Job) mixedColumns(odd []int) [][]int {
+	nb := j.Layout.DP / j.gangDP()
+	isOdd := make([]bool, nb)
+	for _, g := range odd {
+		isOdd[j.blockOf(g)] = true
+	}
+	var cols [][]int
+	var rest []int
+	for b := 0; b < nb; b++ {
+		if isOdd[b] {
+			cols = append(cols, []int{b})
+		} else {
+			rest = append(rest, b)
+		}
+	}
+	if len(rest) > 0 {
+		cols = append(cols, rest)
+	}
+	return cols
+}
+
+// mixedClasses are the representative column's classes (one per
+// pipeline rank: its first block's first GPU for every GPU of its
+// blocks) and the GPUs the other columns play individually, ascending.
+func (j *Job) mixedClasses(cols [][]int) ([]Class, []int) {
+	l := j.Layout
+	var played []int
+	var cs []Class
+	for r := 0; r < l.PP; r++ {
+		for _, col := range cols {
+			var gpus []int
+			for _, b := range col {
+				gpus = append(gpus, j.gangMembers(r, b)...)
+			}
+			sort.Ints(gpus)
+			if len(col) == 1 {
+				played = append(played, gpus...)
+				continue
+			}
+			cs = append(cs, Class{Rank: r, Representative: j.gangMembers(r, col[0])[0], GPUs: gpus})
+		}
+	}
+	sort.Ints(played)
+	return cs, played
 }
