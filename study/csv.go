@@ -24,8 +24,10 @@ var recordsCSVHeader = []string{"index", "workload", "cluster", "settings", "reg
 // measurement.
 func WriteRecordsCSV(w io.Writer, res *Results) error {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-	rows := make([][]string, 0, len(res.Records))
-	for _, r := range res.Records {
+	// one row at a time: a merge of 1,000,000 records held them all as
+	// strings first (issue 31)
+	return reports.WriteCSVFunc(w, recordsCSVHeader, len(res.Records), func(i int) []string {
+		r := &res.Records[i]
 		oom := ""
 		if r.OOM != nil {
 			oom = r.OOM.DeviceName
@@ -38,9 +40,8 @@ func WriteRecordsCSV(w io.Writer, res *Results) error {
 		if r.Error == "" && r.NotComparable == "" && len(r.PeakMemory) > 0 {
 			step, tput, peak = f(r.StepTime), f(r.Throughput), strconv.FormatInt(r.MaxPeak(), 10)
 		}
-		rows = append(rows, []string{strconv.Itoa(r.Index), r.Workload, r.Cluster, strings.Join(set, " "), r.Regime, r.Placer,
+		return []string{strconv.Itoa(r.Index), r.Workload, r.Cluster, strings.Join(set, " "), r.Regime, r.Placer,
 			strconv.FormatUint(r.Seed, 10), step, tput, peak, oom, r.Error,
-			r.NotComparable, r.Fallback, strings.Join(r.Relaxed, ";"), r.RegimeNote})
-	}
-	return reports.WriteCSV(w, recordsCSVHeader, rows)
+			r.NotComparable, r.Fallback, strings.Join(r.Relaxed, ";"), r.RegimeNote}
+	})
 }

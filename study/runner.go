@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"placesim/devices"
-	"placesim/internal/readfile"
 	"placesim/placers"
 	"placesim/reports"
 	"placesim/runresult"
@@ -539,29 +538,6 @@ func EncodeResults(w io.Writer, r *Results) error {
 	}
 	_, err = io.WriteString(w, "\n  ]\n}\n")
 	return err
-}
-
-// ReadResults reads a results.json.
-func ReadResults(path string) (*Results, error) {
-	data, err := readfile.Read(path, readfile.MaxData)
-	if err != nil {
-		return nil, fmt.Errorf("read results: %w", err)
-	}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, fmt.Errorf("results %q: the file is empty", path)
-	}
-	var r Results
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("results %q: %w", path, err)
-	}
-	if r.Format != ResultsFormat || r.Version != ResultsVersion {
-		return nil, fmt.Errorf("results %q: %w: format %q version %d, this placesim reads %q version %d (re-record it with this placesim: placesim run)",
-			path, ErrResultsVersion, r.Format, r.Version, ResultsFormat, ResultsVersion)
-	}
-	if r.Scenario == nil {
-		return nil, fmt.Errorf("results %q: no scenario recorded", path)
-	}
-	return &r, nil
 }
 
 // Merge combines shard results of one scenario into complete results,

@@ -107,19 +107,8 @@ func VerifyMerge(reg *placers.Registry, names []string, parts []*Results, merged
 			}
 		}
 		for i := range part.Records {
-			r := &part.Records[i]
-			at := fmt.Sprintf("merge: %s: records[%d] (index %d, %s)", name, i, r.Index, r.Placer)
-			switch {
-			case r.Index < 0 || r.Index >= len(pts):
-				return fmt.Errorf("%s: %w: index %d (valid: 0 to %d, the %d points of scenario %q)", at, ErrForeignRecord, r.Index, len(pts)-1, len(pts), s.Name)
-			case sh.N > 1 && r.Index%sh.N != sh.I:
-				return fmt.Errorf("%s: %w: index %d is a point of shard %d/%d, not of this file's shard %s", at, ErrForeignRecord, r.Index, r.Index%sh.N, sh.N, part.Shard)
-			}
-			if m := pointMismatch(r, &pts[r.Index]); m != "" {
-				return fmt.Errorf("%s: %w: %s", at, ErrForeignRecord, m)
-			}
-			if err := checkRecordValues(r); err != nil {
-				return fmt.Errorf("%s: %w: %v", at, ErrForeignRecord, err)
+			if err := verifyRecord(name, i, &part.Records[i], part, sh, pts); err != nil {
+				return err
 			}
 		}
 	}
@@ -127,6 +116,31 @@ func VerifyMerge(reg *placers.Registry, names []string, parts []*Results, merged
 	for i := range merged.Records {
 		have[merged.Records[i].Index] = true
 	}
+	return missingPoints(s, have)
+}
+
+// verifyRecord checks record i of the results part (the file name) of
+// shard sh (N = 0: not a shard) against the scenario's points.
+func verifyRecord(name string, i int, r *Record, part *Results, sh Shard, pts []Point) error {
+	at := fmt.Sprintf("merge: %s: records[%d] (index %d, %s)", name, i, r.Index, r.Placer)
+	switch {
+	case r.Index < 0 || r.Index >= len(pts):
+		return fmt.Errorf("%s: %w: index %d (valid: 0 to %d, the %d points of scenario %q)", at, ErrForeignRecord, r.Index, len(pts)-1, len(pts), part.Scenario.Name)
+	case sh.N > 1 && r.Index%sh.N != sh.I:
+		return fmt.Errorf("%s: %w: index %d is a point of shard %d/%d, not of this file's shard %s", at, ErrForeignRecord, r.Index, r.Index%sh.N, sh.N, part.Shard)
+	}
+	if m := pointMismatch(r, &pts[r.Index]); m != "" {
+		return fmt.Errorf("%s: %w: %s", at, ErrForeignRecord, m)
+	}
+	if err := checkRecordValues(r); err != nil {
+		return fmt.Errorf("%s: %w: %v", at, ErrForeignRecord, err)
+	}
+	return nil
+}
+
+// missingPoints refuses merged results whose have (by point index) lacks
+// a point of scenario s.
+func missingPoints(s *Scenario, have []bool) error {
 	var missing []string
 	n := 0
 	for i, ok := range have {
@@ -138,7 +152,7 @@ func VerifyMerge(reg *placers.Registry, names []string, parts []*Results, merged
 	}
 	if n > 0 {
 		return fmt.Errorf("merge: %w: %d of the %d points of scenario %q are in no part (indexes %s%s; give every shard's results)",
-			ErrMissingPoints, n, len(pts), s.Name, strings.Join(missing, ", "), map[bool]string{true: ", ...", false: ""}[n > len(missing)])
+			ErrMissingPoints, n, len(have), s.Name, strings.Join(missing, ", "), map[bool]string{true: ", ...", false: ""}[n > len(missing)])
 	}
 	return nil
 }

@@ -1,9 +1,12 @@
 package study
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -71,8 +74,28 @@ func TestVerifyMerge(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, tc.is) {
 				t.Fatalf("error %v, want one containing %q and wrapping %v", err, tc.want, tc.is)
 			}
+			// the streaming merge of the same files says the same
+			dir := t.TempDir()
+			paths := []string{writeResultsFile(t, filepath.Join(dir, names[0]), a), writeResultsFile(t, filepath.Join(dir, names[1]), b)}
+			_, err = MergeFiles(t.Context(), paths, MergeOptions{Registry: reg})
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, tc.is) {
+				t.Fatalf("MergeFiles: error %v, want one containing %q and wrapping %v", err, tc.want, tc.is)
+			}
 		})
 	}
+}
+
+// writeResultsFile writes r to path as results.json is written.
+func writeResultsFile(t *testing.T, path string, r *Results) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := EncodeResults(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // TestCheckRefusesImplausibleBaselines: check refuses a baseline whose

@@ -38,17 +38,20 @@ func writeShards(t testing.TB, dir string, seeds int) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// shards of at most 250,000 records (about 150 MB each, within
+	// readfile.MaxData)
+	n := max(2, (len(pts)+249_999)/250_000)
 	var paths []string
-	for sh := 0; sh < 2; sh++ {
-		r := &study.Results{Scenario: s, Shard: fmt.Sprintf("%d/2", sh)}
+	for sh := 0; sh < n; sh++ {
+		r := &study.Results{Scenario: s, Shard: fmt.Sprintf("%d/%d", sh, n)}
 		for _, p := range pts {
-			if p.Index%2 == sh {
+			if p.Index%n == sh {
 				st := 1e-3 * (1 + float64(p.Index%97)/10)
 				r.Records = append(r.Records, study.Record{Point: p, StepTime: st, Throughput: 8 / st,
 					PeakMemory: []int64{1 << 20, 0, 0, 0}, Capacity: []int64{1 << 34, 1 << 34, 1 << 34, 1 << 34}})
 			}
 		}
-		path := filepath.Join(dir, fmt.Sprintf("results-%d-of-2.json", sh))
+		path := filepath.Join(dir, fmt.Sprintf("results-%d-of-%d.json", sh, n))
 		f, err := os.Create(path)
 		if err != nil {
 			t.Fatal(err)

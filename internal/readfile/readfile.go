@@ -114,3 +114,55 @@ func kind(m os.FileMode) string {
 		return "mode " + m.String()
 	}
 }
+
+// Open opens the regular file at path for reading as a stream, with the
+// checks of Read: a path that is not a regular file, a kernel pseudo
+// file or a file above limit bytes is refused before any read, and a
+// file that grows past limit while it is read fails the read with
+// ErrTooLarge. It is for files read one piece at a time (a results file
+// of a million records is decoded record by record, never held whole).
+func Open(path string, limit int64) (io.ReadCloser, error) {
+	if err := check(path, os.Stat, limit); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := check(path, func(string) (os.FileInfo, error) { return f.Stat() }, limit); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if fs := pseudoFS(f); fs != "" {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w (on %s, whose file sizes are not real; want a file on disk)", path, ErrPseudoFile, fs)
+	}
+	return &bounded{f: f, path: path, left: limit, limit: limit}, nil
+}
+
+// bounded reads at most limit bytes of f, then fails with ErrTooLarge.
+type bounded struct {
+	f           *os.File
+	path        string
+	left, limit int64
+}
+
+func (b *bounded) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// one byte more tells a file that grew past the limit from one
+		// that ends at it
+		var one [1]byte
+		if n, _ := b.f.Read(one[:]); n > 0 {
+			return 0, fmt.Errorf("%s: %w: it grew past %s while it was read (valid: at most %s for this kind of file)", b.path, ErrTooLarge, units.Bytes(b.limit), units.Bytes(b.limit))
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.f.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+func (b *bounded) Close() error { return b.f.Close() }

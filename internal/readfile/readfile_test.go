@@ -2,6 +2,7 @@ package readfile
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -47,6 +48,18 @@ func TestRead(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			data, err := Read(tc.path, tc.limit)
+			// Open, read to the end, gives the same answer
+			if r, oerr := Open(tc.path, tc.limit); oerr != nil {
+				if tc.want == "" || !errors.Is(oerr, tc.is) || !strings.Contains(oerr.Error(), tc.want) {
+					t.Fatalf("Open: %v, want the error of Read, %v", oerr, err)
+				}
+			} else {
+				got, rerr := io.ReadAll(r)
+				r.Close()
+				if tc.want != "" || rerr != nil || string(got) != "0123456789" {
+					t.Fatalf("Open and read = %q, %v; Read = %q, %v", got, rerr, data, err)
+				}
+			}
 			if tc.want == "" {
 				if err != nil || string(data) != "0123456789" {
 					t.Fatalf("Read = %q, %v", data, err)
@@ -79,5 +92,32 @@ func TestReadPseudoFiles(t *testing.T) {
 				t.Fatalf("Read(%s) = %d bytes, %v; want an error naming the path and wrapping ErrPseudoFile", path, len(data), err)
 			}
 		})
+	}
+}
+
+// TestOpenGrows: a file that grows past the limit after Open checked its
+// size fails the read with ErrTooLarge, rather than being read on.
+func TestOpenGrows(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "grows.json")
+	if err := os.WriteFile(path, []byte("0123456789"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(path, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("more"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	got, err := io.ReadAll(r)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "grew past 10 B") {
+		t.Fatalf("read %q, error %v; want ErrTooLarge naming the limit", got, err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"placesim/internal/units"
 	"placesim/reports"
 	"placesim/study"
 )
@@ -93,11 +94,6 @@ func writeResultViews(ctx context.Context, dir string, res *study.Results) error
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	var csv, tab strings.Builder
-	if err := study.WriteRecordsCSV(&csv, res); err != nil {
-		return err
-	}
-	study.WriteRecordsTable(&tab, res)
 	if b := study.Scoreboard(res); b != nil {
 		var sb strings.Builder
 		study.WriteScoreboard(&sb, b)
@@ -105,10 +101,12 @@ func writeResultViews(ctx context.Context, dir string, res *study.Results) error
 			return err
 		}
 	}
-	if err := reports.WriteFileAtomic(filepath.Join(dir, "results.csv"), []byte(csv.String())); err != nil {
+	// streamed into their files: built in memory first, the CSV and the
+	// table of a merge of 1,000,000 records took 500 MB (issue 31)
+	if err := reports.WriteFileAtomicFunc(filepath.Join(dir, "results.csv"), func(w io.Writer) error { return study.WriteRecordsCSV(w, res) }); err != nil {
 		return err
 	}
-	if err := reports.WriteFileAtomic(filepath.Join(dir, "table.txt"), []byte(tab.String())); err != nil {
+	if err := reports.WriteFileAtomicFunc(filepath.Join(dir, "table.txt"), func(w io.Writer) error { study.WriteRecordsTable(w, res); return nil }); err != nil {
 		return err
 	}
 	figs, err := study.SweepFigures(res)
@@ -460,6 +458,9 @@ type MergeOptions struct {
 	Ctx    context.Context
 	Parts  []string
 	OutDir string
+	// MaxMemory is --max-memory: the memory the merged records may take
+	// (study.MergeOptions.MaxMemory).
+	MaxMemory string
 	// Format is --format table|json (and its --json shorthand).
 	Format formatFlag
 }
@@ -480,18 +481,29 @@ func NewCmdMerge(f *Factory, runF func(*MergeOptions) error) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&opts.OutDir, "out", "o", filepath.Join("out", "merge"), "output directory")
+	cmd.Flags().StringVar(&opts.MaxMemory, "max-memory", "0", fmt.Sprintf("memory the merged records may take (0: %s, which holds a merge of %d points); a merge needing more is refused before its records are read", units.Bytes(study.DefaultMergeMemory), study.MaxPoints))
 	opts.Format.register(cmd, " (table: one line on stderr; json: one object on stdout: shards, points, results)", formatTable, formatJSON)
 	return cmd
 }
 
 // mergeSoftMemory is the Go heap's soft limit during merge (unless
 // GOMEMLIMIT sets one): the collector then runs before the heap doubles
-// past the records it holds (issue 31: merging 400,000 records holds
+// past the records it holds (issue 31: merging 400,000 records held
 // about 440 MB live, and with the default GOGC the heap grew to 1.6 GB
-// before this limit and the streamed results.json; see
-// BenchmarkMergePeakMemory). It is a target, not a cap: a larger merge
-// still completes, with more collections.
+// before this limit and the streamed results.json; a merge of 1,000,000
+// records holds about 460 MB; see BenchmarkMergePeakMemory). It is a
+// target, not a cap: --max-memory (study.DefaultMergeMemory) bounds
+// what the records may take.
 const mergeSoftMemory = 640 << 20
+
+// parseMergeMemory parses merge's --max-memory (0: the default).
+func parseMergeMemory(v string) (int64, error) {
+	b, err := units.ParseBytes(v)
+	if err != nil || b < 0 {
+		return 0, fmt.Errorf("--max-memory %q: want a size >= 0 such as 2GiB (0: the default, %s)", v, units.Bytes(study.DefaultMergeMemory))
+	}
+	return b, nil
+}
 
 func mergeRun(opts *MergeOptions) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
@@ -501,18 +513,7 @@ func mergeRun(opts *MergeOptions) error {
 	if err != nil {
 		return err
 	}
-	var parts []*study.Results
-	for _, a := range opts.Parts {
-		if err := opts.Ctx.Err(); err != nil {
-			return err
-		}
-		r, err := study.ReadResults(a)
-		if err != nil {
-			return err
-		}
-		parts = append(parts, r)
-	}
-	res, err := study.Merge(parts)
+	budget, err := parseMergeMemory(opts.MaxMemory)
 	if err != nil {
 		return err
 	}
@@ -520,15 +521,17 @@ func mergeRun(opts *MergeOptions) error {
 	if err != nil {
 		return err
 	}
+	// each shard is read as a stream and each record checked and stored
+	// at its index as it is decoded: no file and no record is held twice
+	// (issue 31)
+	res, err := study.MergeFiles(opts.Ctx, opts.Parts, study.MergeOptions{Registry: reg, MaxMemory: budget})
+	if err != nil {
+		return err
+	}
 	if err := study.CheckDataOptions(reg, res.Scenario.PlacerOptions); err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
-	if err := study.VerifyMerge(reg, opts.Parts, parts, res); err != nil {
-		return err
-	}
-	// the merged results hold copies of every record: the parts' go
-	nParts := len(parts)
-	parts = nil
+	nParts := len(opts.Parts)
 	if err := study.ClaimDir(opts.OutDir, "merge"); err != nil {
 		return err
 	}
