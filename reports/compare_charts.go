@@ -83,8 +83,8 @@ func StepTimeChart(rows []*runresult.Record) *Figure {
 		default:
 			b.To = o.StepTime * scale
 			b.Label = units.Seconds(o.StepTime)
-			if x := vsBest(o, best); x > 0 {
-				b.Label += fmt.Sprintf("  (%.2fx)", x)
+			if l := vsBestLabel(o, best); l != "" {
+				b.Label += "  (" + l + ")"
 			}
 			if o.OOM != nil {
 				anyOOM = true

@@ -60,7 +60,19 @@ func vsBest(o *runresult.Record, best map[string]float64) float64 {
 	if !ok || b <= 0 || !simulated(o) || o.OOM != nil {
 		return 0
 	}
-	return o.StepTime / b
+	x, _ := RatioOf(o.StepTime, b) // 0 where it means nothing (issue 31)
+	return x
+}
+
+// vsBestLabel is o's slowdown against the best run of its regime as a
+// label ("1.23x", or "n/a (why)" for a ratio beyond float64), "" where
+// vsBest has none to give (no simulated best, o not simulated, OOM).
+func vsBestLabel(o *runresult.Record, best map[string]float64) string {
+	b, ok := best[regimeOf(o)]
+	if !ok || b <= 0 || !simulated(o) || o.OOM != nil {
+		return ""
+	}
+	return Ratio(o.StepTime, b)
 }
 
 // rowLabel names o on a chart axis: the placer, and its regime in

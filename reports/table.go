@@ -36,8 +36,8 @@ func summary(rows []*runresult.Record) (cells [][]string, notes []string) {
 		if simulated(o) {
 			step = units.Seconds(o.StepTime)
 			tput = fmt.Sprintf("%.1f", o.Throughput)
-			if x := vsBest(o, best); x > 0 {
-				vs = fmt.Sprintf("%.2fx", x)
+			if l := vsBestLabel(o, best); l != "" {
+				vs = l
 			}
 			d, p, c := maxPeak(o)
 			peak = fmt.Sprintf("%s (%.0f%% %s)", units.Bytes(p), percent(p, c), deviceName(o, d))

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"placesim/internal/units"
+	"placesim/reports"
 )
 
 // The text views of a results file that run, sweep and merge print (the
@@ -33,6 +34,7 @@ func recordGroup(r *Record) string {
 // to by number (errors, not comparable, fallbacks, relaxed constraints)
 // and the regime notes.
 func WriteRecordsTable(w io.Writer, res *Results) {
+	const tableBlock = 10_000
 	best := map[string]float64{}
 	for i := range res.Records {
 		r := &res.Records[i]
@@ -87,7 +89,7 @@ func WriteRecordsTable(w io.Writer, res *Results) {
 		if r.Error == "" && r.NotComparable == "" {
 			step, peak = units.Seconds(r.StepTime), units.Bytes(r.MaxPeak())
 			if b, ok := best[recordGroup(r)]; ok && r.OOM == nil {
-				vs = fmt.Sprintf("%.2fx", r.StepTime/b)
+				vs = reports.Ratio(r.StepTime, b)
 			}
 		}
 		set := settingsString(r.Settings)
@@ -95,6 +97,12 @@ func WriteRecordsTable(w io.Writer, res *Results) {
 			set = "-"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", r.Placer, r.Workload, r.Cluster, set, r.Regime, r.Seed, step, vs, peak, status)
+		if (i+1)%tableBlock == 0 {
+			// tabwriter holds every cell until it flushes: columns are
+			// aligned within blocks of tableBlock rows, so that a table
+			// of 1,000,000 records is never held whole (issue 31)
+			tw.Flush()
+		}
 	}
 	tw.Flush()
 	for _, n := range notes {

@@ -267,6 +267,9 @@ func TestExpandRange(t *testing.T) {
 		{"0.1x..10x:3", "0.1x 1x 10x"},
 		{"32..512:5", "32 64 128 256 512"},
 		{"a,b", "a b"},
+		// bounds whose quotient leaves float64: interpolated in
+		// logarithms, no "+Infx" (issue 31)
+		{"1e-300x..1e300x:3", "1e-300x 1x 1e+300x"},
 	}
 	for _, tc := range tests {
 		got, err := study.ExpandRange(tc.in)

@@ -385,6 +385,15 @@ func ExpandRange(r string) ([]string, error) {
 	var out []string
 	for i := 0; i < n; i++ {
 		v := a * math.Pow(b/a, float64(i)/float64(n-1))
+		if q := b / a; math.IsInf(q, 0) || q == 0 {
+			// the bounds' quotient leaves float64 (1e-300x..1e300x):
+			// interpolate the logarithms instead, never printing the
+			// "+Infx" the user did not type (issue 31)
+			v = math.Exp(math.Log(a) + (math.Log(b)-math.Log(a))*float64(i)/float64(n-1))
+		}
+		if math.IsInf(v, 0) || !(v > 0) {
+			return nil, fmt.Errorf("range %q: step %d of %d is %g (valid: finite positive values; narrow the range)", r, i+1, n, v)
+		}
 		if scale {
 			out = append(out, strconv.FormatFloat(v, 'g', 4, 64)+"x")
 		} else {
