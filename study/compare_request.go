@@ -45,6 +45,9 @@ type CompareResult struct {
 	// DetailErr is set when Gantt named a run that failed: the files are
 	// written, without timelines, and the command fails with it.
 	DetailErr error
+	// Warnings are the workload's import warnings
+	// (workloads.Graph.Warnings).
+	Warnings []string
 }
 
 // CompareFiles loads the request's inputs, checks the placer names, runs
@@ -101,7 +104,7 @@ func CompareFiles(ctx context.Context, reg *placers.Registry, req CompareRequest
 			return nil, err
 		}
 	}
-	res := &CompareResult{Cluster: c}
+	res := &CompareResult{Cluster: c, Warnings: g.Warnings}
 	done, total := 0, len(regimes)*len(cs.Placers)
 	progress := cs.Progress
 	for _, r := range regimes {

@@ -107,6 +107,11 @@ type RunOptions struct {
 	// Start, if set, is called as each point starts, never concurrently
 	// with itself or Progress.
 	Start func(p Point)
+	// Warn, if set, is told each workload's import warnings (a lenient
+	// import's placeholders and skipped fields, workloads.Graph.Warnings)
+	// once, in the order the points name the workloads, before any point
+	// runs.
+	Warn func(workload string, warnings []string)
 }
 
 func (o *RunOptions) journal() string {
@@ -162,6 +167,9 @@ func RunScenario(ctx context.Context, s *Scenario, o RunOptions) (*Results, []Ti
 	cache := newInputCache()
 	if err := preflight(pts, cache); err != nil {
 		return nil, nil, err
+	}
+	if o.Warn != nil {
+		warnWorkloads(pts, cache, o.Warn)
 	}
 	version := Version()
 	want := make(map[int]PointInputs, len(pts))
@@ -343,6 +351,21 @@ func recordOf(p Point, o *Record) Record {
 	r.Point = p
 	r.PlaceTime, r.Result, r.Plan, r.Graph = nil, nil, nil, nil
 	return r
+}
+
+// warnWorkloads tells warn each workload's import warnings once (a
+// workload that failed to load is its points' error, not a warning).
+func warnWorkloads(pts []Point, cache *inputCache, warn func(string, []string)) {
+	seen := map[string]bool{}
+	for _, p := range pts {
+		if seen[p.Workload] {
+			continue
+		}
+		seen[p.Workload] = true
+		if g, err := cache.workload(p.Workload); err == nil && len(g.Warnings) > 0 {
+			warn(p.Workload, g.Warnings)
+		}
+	}
 }
 
 // preflight builds each of the points' workloads and clusters (kept in

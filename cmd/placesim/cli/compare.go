@@ -173,6 +173,7 @@ func compareRun(opts *CompareOptions) error {
 	if err != nil {
 		return flagNamed(err, regimeFlagNames(changed))
 	}
+	printWarnings(opts.ErrOut, "", res.Warnings)
 	if err := reports.WriteComparison(opts.Out, opts.Format, res.Rows, res.Regimes); err != nil {
 		return err
 	}

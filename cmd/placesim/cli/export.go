@@ -67,6 +67,7 @@ func exportRun(opts *ExportOptions) error {
 	if err != nil {
 		return err
 	}
+	printWarnings(opts.ErrOut, "", g.Warnings)
 	if err := write(&buf, g); err != nil {
 		return err
 	}

@@ -85,9 +85,7 @@ func placeRun(opts *PlaceOptions) error {
 	if err != nil {
 		return err
 	}
-	for _, w := range out.Warnings {
-		fmt.Fprintf(opts.ErrOut, "warning: %s\n", w)
-	}
+	printWarnings(opts.ErrOut, "", out.Warnings)
 	if opts.JSON {
 		if err := writeJSON(opts.Out, out); err != nil {
 			return err

@@ -67,6 +67,7 @@ func runScenario(ctx context.Context, f *Factory, command string, s *study.Scena
 	}
 	opts := study.RunOptions{Registry: reg, Dir: dir, Shard: sh, Workers: workers, Options: local, MaxMemory: maxMem, Stamp: study.NewStamp(command)}
 	opts.Notice = func(msg string) { fmt.Fprintln(f.ErrOut, "placesim:", msg) }
+	opts.Warn = func(workload string, ws []string) { printWarnings(f.ErrOut, workload, ws) }
 	prog := newProgress(f, command+" "+s.Name, 0, quiet)
 	pointName := func(p study.Point) string { return fmt.Sprintf("point %d (%s, %s)", p.Index, p.Placer, p.Regime) }
 	opts.Start = func(p study.Point) { prog.started(pointName(p)) }
@@ -708,6 +709,7 @@ func checkRun(opts *CheckOptions) error {
 		return err
 	}
 	ro := study.RunOptions{Registry: reg, Workers: opts.Workers, Options: local, MaxMemory: maxMem}
+	ro.Warn = func(workload string, ws []string) { printWarnings(opts.ErrOut, workload, ws) }
 	prog := newProgress(opts.Factory, "check", len(base.Records), opts.Quiet)
 	ro.Start = func(p study.Point) { prog.started(fmt.Sprintf("point %d (%s, %s)", p.Index, p.Placer, p.Regime)) }
 	ro.Progress = func(done, total int, p study.Point) {

@@ -113,9 +113,7 @@ func simulateRun(opts *SimulateOptions) error {
 	// a lenient import's warnings (unsupported ONNX ops, unknown
 	// msr-fiddle fields) on every command, not only stats (issue 31)
 	if o.Graph != nil {
-		for _, w := range o.Graph.Warnings {
-			fmt.Fprintf(opts.ErrOut, "warning: %s\n", EscapeTerminal(w))
-		}
+		printWarnings(opts.ErrOut, "", o.Graph.Warnings)
 	}
 	if opts.JSON {
 		if err := reports.OutcomeJSON(opts.Out, o); err != nil {

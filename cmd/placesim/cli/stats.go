@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"placesim/reports"
@@ -59,9 +57,7 @@ func statsRun(opts *StatsOptions) error {
 	if err != nil {
 		return err
 	}
-	for _, w := range o.Warnings {
-		fmt.Fprintf(opts.ErrOut, "warning: %s\n", w)
-	}
+	printWarnings(opts.ErrOut, "", o.Warnings)
 	if opts.JSON {
 		return writeJSON(opts.Out, o)
 	}
