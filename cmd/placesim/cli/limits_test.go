@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -58,10 +61,11 @@ func onnxSeed(t *testing.T, name string) []byte {
 	return []byte(s)
 }
 
-// TestIssue31Inputs runs each input of issue 31 in process: none may
-// panic, end in a Go runtime error or run past 5 s; each refused input
-// names its field and limit; each accepted one gives a finite, positive
-// step time below study.MaxStepTime.
+// TestIssue31Inputs runs each input of issue 31 in a child process,
+// several at once: none may panic, end in a Go runtime error, take 1 GB
+// of memory or more (the child's peak resident memory) or run past 5 s;
+// each refused input names its field and limit; each accepted one gives
+// a finite, positive step time below study.MaxStepTime.
 func TestIssue31Inputs(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string {
@@ -168,31 +172,31 @@ func TestIssue31Inputs(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			f := &Factory{Out: &stdout, ErrOut: &stderr, Registry: builtin.NewRegistry, Getenv: func(string) string { return "" }}
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			defer cancel()
-			start := time.Now()
-			code := MainContext(ctx, f, tc.args)
-			took := time.Since(start)
-			msg := stderr.String()
+			t.Parallel()
+			r := runIssue31Child(t, tc.args)
+			msg := r.stderr
 			switch {
-			case strings.Contains(msg, "internal error") || strings.Contains(msg, "goroutine ") || strings.Contains(msg, "runtime error"):
-				t.Fatalf("panicked:\n%s", msg)
-			case took > 5*time.Second:
-				// the issue's bound; the shared CI machine is slower than
-				// the issue's, so only a gross overrun fails
-				if took > 20*time.Second {
-					t.Fatalf("took %v (want within 5 s)", took)
+			case strings.Contains(msg, "internal error") || strings.Contains(msg, "goroutine ") || strings.Contains(msg, "runtime error") || r.code == 2 && strings.Contains(msg, "fatal error"):
+				t.Fatalf("panicked or died (exit %d):\n%.2000s", r.code, msg)
+			case r.maxRSS >= issue31MaxRSS:
+				t.Fatalf("max RSS %d MiB (want under %d MiB)", r.maxRSS>>20, issue31MaxRSS>>20)
+			case r.wall > 5*time.Second:
+				// the issue's bound; the shared CI machine (2 cores, the
+				// other inputs in parallel) is slower than the issue's,
+				// so only a gross overrun in wall time fails; the CPU
+				// time must keep within the bound on two cores
+				if r.wall > 20*time.Second || r.cpu > 2*5*time.Second {
+					t.Fatalf("took %v wall, %v CPU (want within 5 s)", r.wall, r.cpu)
 				}
-				t.Logf("took %v (want within 5 s; a loaded machine)", took)
+				t.Logf("took %v wall, %v CPU (want within 5 s; a loaded machine)", r.wall, r.cpu)
 			}
-			if strings.Contains(msg+stdout.String(), "root:x") {
+			t.Logf("exit %d, %v wall, %v CPU, max RSS %d MiB", r.code, r.wall.Round(time.Millisecond), r.cpu.Round(time.Millisecond), r.maxRSS>>20)
+			if strings.Contains(msg+r.stdout, "root:x") {
 				t.Fatalf("a file's contents in the output: %s", msg)
 			}
 			if !tc.ok {
-				if code == ExitOK {
-					t.Fatalf("exit 0, want an error; stdout %.300s", stdout.String())
+				if r.code == ExitOK {
+					t.Fatalf("exit 0, want an error; stdout %.300s", r.stdout)
 				}
 				for _, w := range tc.want {
 					if !strings.Contains(msg, w) {
@@ -201,15 +205,15 @@ func TestIssue31Inputs(t *testing.T) {
 				}
 				return
 			}
-			if code != ExitOK {
-				t.Fatalf("exit %d: %s", code, msg)
+			if r.code != ExitOK {
+				t.Fatalf("exit %d: %s", r.code, msg)
 			}
 			var o struct {
 				StepTime, Throughput float64
 				Cluster              string
 			}
-			if err := json.Unmarshal(stdout.Bytes(), &o); err != nil {
-				t.Fatalf("stdout is not the outcome: %v\n%s", err, stdout.String())
+			if err := json.Unmarshal([]byte(r.stdout), &o); err != nil {
+				t.Fatalf("stdout is not the outcome: %v\n%s", err, r.stdout)
 			}
 			if !(o.StepTime > 0) || o.StepTime > 1e12 || math.IsInf(o.Throughput, 0) || !(o.Throughput > 0) {
 				t.Fatalf("step time %g s, throughput %g: not a plausible result", o.StepTime, o.Throughput)
@@ -219,6 +223,80 @@ func TestIssue31Inputs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// issue31MaxRSS is issue 31's memory bound on any input: 1 GB.
+const issue31MaxRSS = 1 << 30
+
+// issue31ChildEnv carries a child's arguments (JSON) to
+// TestIssue31Child.
+const issue31ChildEnv = "PLACESIM_ISSUE31_CHILD_ARGS"
+
+// issue31Run is what a child process did: its exit code, output, wall
+// and CPU time and peak resident memory (getrusage's ru_maxrss of the
+// child).
+type issue31Run struct {
+	code           int
+	stdout, stderr string
+	wall, cpu      time.Duration
+	maxRSS         int64
+}
+
+// runIssue31Child runs placesim with args in a child process (this test
+// binary, as TestIssue31Child), so that its memory and time are its own
+// and a runtime out-of-memory or an endless loop ends the child, not the
+// tests. The child is killed after 60 s.
+func runIssue31Child(t *testing.T, args []string) issue31Run {
+	t.Helper()
+	enc, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestIssue31Child$")
+	cmd.Env = append(os.Environ(), issue31ChildEnv+"="+string(enc))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err = cmd.Run()
+	r := issue31Run{wall: time.Since(start), stdout: stdout.String(), stderr: stderr.String()}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		r.code = ee.ExitCode()
+	default:
+		t.Fatalf("start the child: %v", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("still running after 60 s (want within 5 s); stderr %.2000s", r.stderr)
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		t.Skip("no rusage on this system: the memory bound cannot be measured")
+	}
+	r.maxRSS = ru.Maxrss * 1024 // Linux reports kilobytes
+	r.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return r
+}
+
+// TestIssue31Child is the child of runIssue31Child: it runs placesim
+// with the arguments in issue31ChildEnv (an empty environment for the
+// command, as the in-process tests give) and exits with its code. It does
+// nothing in a normal test run.
+func TestIssue31Child(t *testing.T) {
+	enc := os.Getenv(issue31ChildEnv)
+	if enc == "" {
+		t.Skip("the child process of TestIssue31Inputs")
+	}
+	var args []string
+	if err := json.Unmarshal([]byte(enc), &args); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(99)
+	}
+	f := &Factory{Out: os.Stdout, ErrOut: os.Stderr, Registry: builtin.NewRegistry, Getenv: func(string) string { return "" }}
+	os.Exit(MainContext(context.Background(), f, args))
 }
 
 func slices31Without(ts []issue31Input, name string) []issue31Input {
