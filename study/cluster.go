@@ -20,7 +20,7 @@ func ResolveCluster(spec string, g *workloads.Graph) (*devices.Cluster, error) {
 		return devices.Resolve(spec)
 	}
 	if g == nil || g.Hint == nil {
-		return nil, fmt.Errorf("no cluster given and workload %q describes none: use --cluster PRESET|FILE (placesim list clusters)", nameOf(g))
+		return nil, &FieldError{Field: "cluster", Msg: fmt.Sprintf("no cluster given and workload %q describes none", nameOf(g)), Valid: "a preset or a cluster file (placesim list clusters)"}
 	}
 	h := g.Hint
 	return devices.AccCPU(fmt.Sprintf("%dacc+%dcpu", h.Accelerators, h.CPUs), h.Accelerators, h.CPUs, h.AcceleratorMemory)

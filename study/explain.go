@@ -76,7 +76,7 @@ func Explain(ctx context.Context, reg *placers.Registry, rows []ValidationRow, i
 		for i, r := range rows {
 			ids[i] = r.ID
 		}
-		return nil, fmt.Errorf("--explain %q: no such row id (valid: %v)", id, ids)
+		return nil, fieldErr("explain", fmt.Errorf("%q: no such row id (valid: %v)", id, ids))
 	}
 	res, o, g, err := simulateRow(ctx, reg, *row, dir)
 	if err != nil {

@@ -35,7 +35,7 @@ func ExportChakra(ctx context.Context, reg *placers.Registry, req PlaceRequest) 
 		return nil, nil, fmt.Errorf("place %s with %s: %w", g.Name, spec.Placer, err)
 	}
 	if plan.Pipeline != nil || (plan.DataParallel != nil && plan.DataParallel.Replicas > 1) {
-		return nil, nil, fmt.Errorf("export --format chakra writes one step: placer %s made a %s plan (choose a placer whose plan is one step)", spec.Placer, PlanRegime(plan))
+		return nil, nil, fieldErr("placer", fmt.Errorf("a Chakra export is one step: placer %s made a %s plan (choose a placer whose plan is one step)", spec.Placer, PlanRegime(plan)))
 	}
 	pg := g
 	if plan.Graph != nil {
@@ -46,7 +46,7 @@ func ExportChakra(ctx context.Context, reg *placers.Registry, req PlaceRequest) 
 		return nil, nil, fmt.Errorf("simulate %s placed by %s: %w", g.Name, spec.Placer, err)
 	}
 	if res.OOM != nil {
-		return nil, nil, fmt.Errorf("export --format chakra: the step runs out of memory: %w", res.OOM.Err())
+		return nil, nil, fmt.Errorf("chakra export: the step runs out of memory: %w", res.OOM.Err())
 	}
 	names := make([]string, len(c.Devices))
 	for i := range c.Devices {

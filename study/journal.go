@@ -216,7 +216,7 @@ func openJournal(path string, pts []Point, want map[int]PointInputs) (*os.File, 
 	// ends when the journal is closed or the process dies
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return fail(errors.New("another placesim is running into this folder (its journal is locked); wait for it to end or use another --out"))
+			return fail(&FieldError{Field: "out", Msg: "another placesim is running into this folder (its journal is locked); wait for it to end or use another folder", Valid: "a folder no other placesim is writing into"})
 		}
 		return fail(fmt.Errorf("lock: %w", err))
 	}

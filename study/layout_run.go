@@ -42,10 +42,22 @@ type LayoutRequest struct {
 	Planner string
 }
 
+// LayoutRegime is the regime of a layout given alone (LAYOUT in
+// parallel.Parse's syntax, as train's --layout); a bad layout is a
+// FieldError of field "layout".
+func LayoutRegime(layout string) (Regime, error) {
+	l, err := parallel.Parse(layout)
+	if err != nil {
+		return Regime{}, fieldErr("layout", err)
+	}
+	return Regime{Layout: &l}, nil
+}
+
 // LayoutJob builds the job of a request: the model parsed from the
-// workload (an error wrapping ErrLayoutWorkload names the workload and
-// the valid models when it is not one of them), the layout of the regime
-// and the cluster.
+// workload, the layout of the regime and the cluster. Bad input is a
+// FieldError naming the request's field ("workload": not a decoder-only
+// model of the zoo, wrapping ErrLayoutWorkload, or a bad override;
+// "cluster"), so that a command names its flag and a scenario its field.
 func LayoutJob(req LayoutRequest) (*llm.Job, error) {
 	r := req.Regime
 	if r.Layout == nil {
@@ -58,13 +70,13 @@ func LayoutJob(req LayoutRequest) (*llm.Job, error) {
 	if err != nil {
 		name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(req.Workload), "zoo:"), "?")
 		if _, lerr := zoo.LLMByName(name); lerr == nil {
-			return nil, fmt.Errorf("workload: %w", err) // a preset with a bad override
+			return nil, fieldErr("workload", err) // a preset with a bad override
 		}
-		return nil, fmt.Errorf("%w: workload %q is not one (valid with a layout: zoo:NAME for NAME in %s; without a layout any workload)", ErrLayoutWorkload, req.Workload, strings.Join(zoo.LLMNames(), ", "))
+		return nil, fieldErr("workload", fmt.Errorf("%w: %w", ErrLayoutWorkload, err))
 	}
 	c, err := LayoutCluster(req.Cluster, r.Layout.GPUs())
 	if err != nil {
-		return nil, fmt.Errorf("cluster: %w", err)
+		return nil, fieldErr("cluster", err)
 	}
 	return &llm.Job{Model: m, Layout: *r.Layout, Cluster: c}, nil
 }
@@ -87,6 +99,8 @@ func LayoutCluster(spec string, gpus int) (*devices.Cluster, error) {
 
 // SimulateLayout plays one iteration of the request's model under its
 // regime's layout (engine/llm), with the layers split by its planner.
+// Bad input is a FieldError (LayoutJob's fields, and "stage planner" when the
+// planner fails).
 func SimulateLayout(ctx context.Context, reg *placers.Registry, req LayoutRequest) (*llm.Job, *llm.Result, error) {
 	j, err := LayoutJob(req)
 	if err != nil {
@@ -96,7 +110,7 @@ func SimulateLayout(ctx context.Context, reg *placers.Registry, req LayoutReques
 	if req.Planner != "" && req.Planner != PlannerEven {
 		j.Stages, notes, err = PlanStages(ctx, reg, req.Planner, j)
 		if err != nil {
-			return nil, nil, fmt.Errorf("stage planner %s: %w", req.Planner, err)
+			return nil, nil, fieldErr("stage planner", fmt.Errorf("%s: %w", req.Planner, err))
 		}
 		j.Planner = req.Planner
 	}

@@ -142,3 +142,34 @@ layout: tp=2,pp=2,dp=2,sp,zero=1,mbs=1,gbs=8
 		t.Errorf("bad layout field: %v", err)
 	}
 }
+
+// LayoutJob's and SimulateLayout's bad input is a FieldError naming the
+// request's field (never a flag), so that each command names its own.
+func TestLayoutErrorsNameFields(t *testing.T) {
+	r, err := LayoutRegime("tp=2,pp=2,dp=2,gbs=8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := builtin.NewRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		field string
+		req   LayoutRequest
+	}{
+		{"workload", LayoutRequest{Workload: "zoo:mlp", Cluster: "dgx-h100", Regime: r}},
+		{"workload", LayoutRequest{Workload: "zoo:llama3.1-8b?seq=0", Cluster: "dgx-h100", Regime: r}},
+		{"cluster", LayoutRequest{Workload: "zoo:llama3.1-8b", Cluster: "dgx-h10", Regime: r}},
+		{"stage planner", LayoutRequest{Workload: "zoo:llama3.1-8b?layers=4", Cluster: "dgx-h100", Regime: r, Planner: "nosuch"}},
+	} {
+		_, _, err := SimulateLayout(context.Background(), reg, tc.req)
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != tc.field || strings.Contains(err.Error(), "--") {
+			t.Errorf("%+v: %v, want a FieldError of %q naming no flag", tc.req, err, tc.field)
+		}
+	}
+	if _, err := LayoutRegime("tp=2,dq=4"); err == nil || !strings.Contains(err.Error(), "layout: ") {
+		t.Errorf("bad layout: %v", err)
+	}
+}

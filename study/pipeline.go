@@ -95,7 +95,7 @@ func placementCluster(c *devices.Cluster, dp *engine.DataParallel) (pc *devices.
 // the spec's pipeline and data parallelism.
 func (s Spec) parallelize(g *workloads.Graph, c *devices.Cluster, plan *engine.Plan, back []int) (*engine.Plan, error) {
 	if s.Pipeline == nil && s.Stages.Kind != StagesAuto {
-		return nil, fmt.Errorf("stages %q given without a pipeline schedule (use --pipeline gpipe|1f1b|pipedream)", s.Stages)
+		return nil, &FieldError{Field: "schedule", Msg: fmt.Sprintf("stages %q given without a pipeline schedule", s.Stages), Valid: "gpipe|1f1b|pipedream"}
 	}
 	if s.Pipeline == nil && s.DataParallel == nil {
 		return plan, nil

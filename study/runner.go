@@ -74,7 +74,7 @@ func ShardFromEnv(n int) (Shard, bool, error) {
 	}
 	i, err := strconv.Atoi(idx)
 	if err != nil || n < 1 || i < 0 || i >= n {
-		return Shard{}, false, fmt.Errorf("%s=%q with %d shards (valid: 0 <= index < shards; pass --shards N)", src, idx, n)
+		return Shard{}, false, &FieldError{Field: "shards", Msg: fmt.Sprintf("%s=%q with %d shards", src, idx, n), Valid: "N with 0 <= index < N"}
 	}
 	return Shard{i, n}, true, nil
 }

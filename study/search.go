@@ -435,7 +435,7 @@ func SearchLayouts(ctx context.Context, r *SearchRequest, o SearchOptions) (*Sea
 		return nil, firstErr
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("search interrupted (%d of %d candidates simulated; re-run with the same --out to resume): %w", finished, len(todo), err)
+		return nil, fmt.Errorf("search interrupted (%d of %d candidates simulated; re-run into the same output folder to resume): %w", finished, len(todo), err)
 	}
 	res.Counts.Simulated = len(todo)
 	for _, c := range mine {

@@ -364,5 +364,5 @@ func ExplainLLM(rows []LLMRow, id string) (*LLMExplanation, error) {
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("--explain %q: no such row id (valid: %s)", id, strings.Join(ids, ", "))
+	return nil, fieldErr("explain", fmt.Errorf("%q: no such row id (valid: %s)", id, strings.Join(ids, ", ")))
 }

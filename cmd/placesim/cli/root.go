@@ -105,11 +105,11 @@ func MainContext(ctx context.Context, f *Factory, args []string) (code int) {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(f.ErrOut, "placesim:", EscapeTerminal(ee.err.Error()))
+			fmt.Fprintln(f.ErrOut, "placesim:", EscapeTerminal(flagNamed(ee.err, commonFlagNames).Error()))
 		}
 		return ee.code
 	}
-	fmt.Fprintln(f.ErrOut, "placesim:", EscapeTerminal(err.Error()))
+	fmt.Fprintln(f.ErrOut, "placesim:", EscapeTerminal(flagNamed(err, commonFlagNames).Error()))
 	return ExitError
 }
 

@@ -18,9 +18,10 @@ func simulateLayoutRun(opts *SimulateOptions) error {
 			return fmt.Errorf("--%s does not apply with --layout (the layout carries its own pipeline, data parallelism and recomputation: pp, vp, dp, mbs, gbs, recompute; the model's costs are exact): drop it", name)
 		}
 	}
-	regime, err := study.ParseRegime("layout:"+opts.Layout, nil)
+	names := layoutFlagNames("--placer")
+	regime, err := study.LayoutRegime(opts.Layout)
 	if err != nil {
-		return fmt.Errorf("--layout: %w", err)
+		return flagNamed(err, names)
 	}
 	planner := study.PlannerEven
 	if opts.Changed != nil && opts.Changed("placer") {
@@ -41,7 +42,7 @@ func simulateLayoutRun(opts *SimulateOptions) error {
 	defer cancel()
 	j, r, err := study.SimulateLayout(ctx, registry, study.LayoutRequest{Workload: opts.Run.workload, Cluster: opts.Run.cluster, Regime: regime, Planner: planner})
 	if err = timeoutError(ctx, opts.Timeout, err); err != nil {
-		return err
+		return flagNamed(err, names)
 	}
 	return writeLayoutResult(opts.Out, opts.JSON, j, r)
 }

@@ -107,7 +107,7 @@ func sweepLLMRun(opts *SweepOptions, format string) error {
 			var r *llm.Result
 			if err == nil {
 				var j *llm.Job
-				if j, err = llmJob(opts.Workload, row.System, row.Layout); err == nil {
+				if j, err = layoutJob(opts.Workload, row.System, row.Layout, layoutFlagNames("--placers")); err == nil {
 					row.System = j.Cluster.Name
 					r, err = llm.Simulate(j)
 				}

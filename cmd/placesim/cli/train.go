@@ -78,21 +78,22 @@ tarnawski-dp, pipedream) instead of Megatron's even split.`,
 	return cmd
 }
 
-// llmJob builds the job of a model spec, a system and a layout.
-func llmJob(workload, cluster, layout string) (*llm.Job, error) {
-	m, err := zoo.ParseLLM(workload)
+// layoutFlagNames maps study's layout request fields (LayoutJob,
+// SimulateLayout) to train's and compare --layout's flags; planner is
+// the flag that names the stage planner.
+func layoutFlagNames(planner string) map[string]string {
+	return map[string]string{"workload": "--workload", "cluster": "--cluster", "layout": "--layout", "stage planner": planner}
+}
+
+// layoutJob is study.LayoutJob of a model, a system and a layout, with
+// its errors naming the flags of names (layoutFlagNames).
+func layoutJob(workload, cluster, layout string, names map[string]string) (*llm.Job, error) {
+	regime, err := study.LayoutRegime(layout)
 	if err != nil {
-		return nil, fmt.Errorf("--workload: %w", err)
+		return nil, flagNamed(err, names)
 	}
-	l, err := parallel.Parse(layout)
-	if err != nil {
-		return nil, fmt.Errorf("--layout: %w", err)
-	}
-	c, err := study.LayoutCluster(cluster, l.GPUs())
-	if err != nil {
-		return nil, fmt.Errorf("--cluster: %w", err)
-	}
-	return &llm.Job{Model: m, Layout: l, Cluster: c}, nil
+	j, err := study.LayoutJob(study.LayoutRequest{Workload: workload, Cluster: cluster, Regime: regime})
+	return j, flagNamed(err, names)
 }
 
 func trainRun(opts *TrainOptions) error {
@@ -102,31 +103,23 @@ func trainRun(opts *TrainOptions) error {
 	if opts.Format != formatTable && opts.Format != formatJSON {
 		return fmt.Errorf("--format %q (valid: table, json)", opts.Format)
 	}
-	j, err := llmJob(opts.Workload, opts.Cluster, opts.Layout)
+	names := layoutFlagNames("--planner")
+	regime, err := study.LayoutRegime(opts.Layout)
+	if err != nil {
+		return flagNamed(err, names)
+	}
+	reg, err := opts.Registry()
 	if err != nil {
 		return err
 	}
-	var notes []string
-	if opts.Planner != study.PlannerEven {
-		reg, err := opts.Registry()
-		if err != nil {
-			return err
-		}
-		ctx := opts.Ctx
-		if ctx == nil {
-			ctx = context.Background()
-		}
-		j.Stages, notes, err = study.PlanStages(ctx, reg, opts.Planner, j)
-		if err != nil {
-			return fmt.Errorf("--planner %s: %w", opts.Planner, err)
-		}
-		j.Planner = opts.Planner
+	ctx := opts.Ctx
+	if ctx == nil {
+		ctx = context.Background()
 	}
-	r, err := llm.Simulate(j)
+	j, r, err := study.SimulateLayout(ctx, reg, study.LayoutRequest{Workload: opts.Workload, Cluster: opts.Cluster, Regime: regime, Planner: opts.Planner})
 	if err != nil {
-		return err
+		return flagNamed(err, names)
 	}
-	r.Notes = append(r.Notes, notes...)
 	if opts.Trace != "" {
 		b, err := llm.ChromeTrace(r)
 		if err != nil {
@@ -213,8 +206,7 @@ func compareLLMRun(opts *CompareOptions, layout string) error {
 	if opts.Format != "table" && opts.Format != "json" {
 		return fmt.Errorf("--format %q with --layout (valid: table, json)", opts.Format)
 	}
-	cluster := opts.Run.cluster
-	j, err := llmJob(opts.Run.workload, cluster, layout)
+	j, err := layoutJob(opts.Run.workload, opts.Run.cluster, layout, layoutFlagNames("--placers"))
 	if err != nil {
 		return err
 	}

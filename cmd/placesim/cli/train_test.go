@@ -61,6 +61,30 @@ func TestTrainBadLayoutNamesField(t *testing.T) {
 	}
 }
 
+// TestTrainNamesItsFlags: train plays its job through study.SimulateLayout,
+// whose errors name the request's fields; each reaches the person as the
+// flag they typed.
+func TestTrainNamesItsFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"workload", []string{"-w", "zoo:mlp", "--layout", "tp=2,dp=4"}, `--workload: layout needs a decoder-only model: model "zoo:mlp"`},
+		{"override", []string{"-w", "zoo:llama3.1-8b?seq=0", "--layout", "tp=2,dp=4"}, "--workload: "},
+		{"layout", []string{"-w", "zoo:llama3.1-8b", "--layout", "tp=2,dq=4"}, `--layout: parallel layout "tp=2,dq=4": unknown field "dq"`},
+		{"cluster", []string{"-w", "zoo:llama3.1-8b", "-c", "dgx-h10", "--layout", "tp=2,dp=4"}, "--cluster: "},
+		{"planner", []string{"-w", "zoo:llama3.1-8b?layers=4", "--layout", "pp=2,dp=2,gbs=8", "--planner", "nosuch"}, `--planner: nosuch: unknown placer "nosuch"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errs := run(t, append([]string{"train"}, tc.args...)...)
+			if code != 1 || !strings.Contains(errs, tc.want) || strings.Contains(errs, "stage planner") {
+				t.Fatalf("exit %d, want 1 and %q in:\n%s", code, tc.want, errs)
+			}
+		})
+	}
+}
+
 func TestCompareStagePlanners(t *testing.T) {
 	code, out, errs := run(t, "compare", "-w", "zoo:llama3.1-8b?layers=30&seq=4096", "-c", "dgx-h100", "--layout", "tp=2,pp=4,sp,gbs=8",
 		"--placers", "tarnawski-dp,pipedream,order-place")

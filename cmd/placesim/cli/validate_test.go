@@ -31,7 +31,7 @@ func TestValidateCmd(t *testing.T) {
 		{"multi-gpu", []string{"validate", multi, "--max-multi-gpu", "0.5"}, 1, "rows on more than one GPU: worst |error|", "multi-GPU row mlp2: |error| 100.0 % is above --max-multi-gpu 50.0 %"},
 		{"multi-gpu negative", []string{"validate", good, "--max-multi-gpu", "-0.5"}, 1, "", "--max-multi-gpu -0.5"},
 		{"explain", []string{"validate", good, "--explain", "mlp"}, 0, "optimizer (update ops)", ""},
-		{"explain unknown", []string{"validate", good, "--explain", "nope"}, 1, "", `--explain "nope": no such row id (valid: [mlp])`},
+		{"explain unknown", []string{"validate", good, "--explain", "nope"}, 1, "", `--explain: "nope": no such row id (valid: [mlp])`},
 		{"explain and threshold", []string{"validate", good, "--explain", "mlp", "--max-worst", "0.1"}, 1, "", "--explain takes one row apart"},
 	}
 	for _, tc := range tests {

@@ -97,6 +97,15 @@ type renamedError struct {
 func (e *renamedError) Error() string { return e.msg }
 func (e *renamedError) Unwrap() error { return e.err }
 
+// commonFlagNames maps the request fields that every command takes from
+// the same flag to it; Main names by them a study.FieldError that its
+// command left unnamed.
+var commonFlagNames = map[string]string{
+	"workload": "--workload", "cluster": "--cluster", "out": "--out", "explain": "--explain",
+	"shards": "--shard i/N", "schedule": "--pipeline", "placer": "--placer", "placers": "--placers",
+	"placer options": "--opt", "layout": "--layout",
+}
+
 // regimeFlagNames maps the request's fields to the flags that gave them:
 // the regime's replicas to --regimes or --data-parallel, as typed, and
 // the placers, their options and the detailed run to --placers, --opt and
