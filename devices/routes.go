@@ -39,9 +39,11 @@ func (rt *routeTable) row(src int) ([]links.Route, error) {
 		}
 		// every route of the row in one backing array
 		hops := 0
+		count := make([]int32, len(rt.devs)) // each route's links
 		for j, d := range rt.devs {
 			if j != src {
-				hops += rt.topo.Hops(r.via, from, d.Endpoint)
+				count[j] = int32(rt.topo.Hops(r.via, from, d.Endpoint))
+				hops += int(count[j])
 			}
 		}
 		backing := make([]links.LinkID, hops)
@@ -50,7 +52,7 @@ func (rt *routeTable) row(src int) ([]links.Route, error) {
 			if j == src {
 				continue
 			}
-			if k := rt.topo.Hops(r.via, from, d.Endpoint); k > 0 {
+			if k := int(count[j]); k > 0 {
 				route := links.Route(backing[:k:k])
 				backing = backing[k:]
 				rt.topo.FillRoute(r.via, d.Endpoint, route)

@@ -133,11 +133,15 @@ func ringOrder(c *devices.Cluster, devs []int, members []int) []int {
 	bestT := model.time(devs, [][]int{best}, ringRefBytes)
 	if n > 9 {
 		greedy := []int{members[0]}
-		used := map[int]bool{members[0]: true}
+		used := make([]bool, len(devs)) // by replica
+		used[members[0]] = true
 		for len(greedy) < n {
 			cur, next, nextT := greedy[len(greedy)-1], -1, math.Inf(1)
 			for _, m := range members {
-				if t := c.TransferTime(devs[cur], devs[m], ringRefBytes); !used[m] && t < nextT {
+				if used[m] {
+					continue
+				}
+				if t := c.TransferTime(devs[cur], devs[m], ringRefBytes); t < nextT {
 					next, nextT = m, t
 				}
 			}

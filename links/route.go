@@ -3,8 +3,7 @@ package links
 import (
 	"fmt"
 	"math"
-
-	"placesim/internal/heap"
+	"sync"
 )
 
 // RouteRefBytes is the message size routes are chosen for: a route
@@ -37,6 +36,16 @@ func (t *Topology) checkEndpoint(e EndpointID) error {
 	return nil
 }
 
+// routeScratch is what one RouteTree run works in, kept for the next
+// (a cluster of a thousand GPUs runs a thousand).
+type routeScratch struct {
+	dist []float64
+	hops []int
+	pq   distHeap
+}
+
+var routeWork = sync.Pool{New: func() any { return &routeScratch{} }}
+
 // RouteTree returns the shortest-path tree of every route from src (one
 // Dijkstra run, O(E log V)): via[e] is the last link of the fastest route
 // from src to e, -1 when e is src or unreachable. Routes never pass
@@ -48,15 +57,21 @@ func (t *Topology) RouteTree(src EndpointID) ([]LinkID, error) {
 	if err := t.checkEndpoint(src); err != nil {
 		return nil, fmt.Errorf("route from %d: %w", src, err)
 	}
-	dist := make([]float64, n)
-	hops := make([]int, n)
+	w := routeWork.Get().(*routeScratch)
+	defer routeWork.Put(w)
+	if cap(w.dist) < n {
+		w.dist, w.hops = make([]float64, n), make([]int, n)
+	}
+	dist, hops := w.dist[:n], w.hops[:n]
 	via := make([]LinkID, n)
 	for i := range dist {
 		dist[i] = math.Inf(1)
+		hops[i] = 0
 		via[i] = -1
 	}
 	dist[src] = 0
-	pq := heap.New(distBefore)
+	pq := &w.pq
+	pq.items = pq.items[:0]
 	pq.Push(distItem{src, 0, 0})
 	for pq.Len() > 0 {
 		cur := pq.Pop()
@@ -152,6 +167,64 @@ type distItem struct {
 	e EndpointID
 	d float64
 	h int
+}
+
+// distHeap is RouteTree's priority queue: internal/heap's binary heap
+// written out for distItem with distBefore inlined (the generic one calls
+// its order through a function value: two thirds of a thousand-GPU
+// cluster's routing time). distBefore is a total order on the items a run
+// pushes (an endpoint is pushed again only at a smaller distance or fewer
+// hops), so any binary heap pops them in the same order;
+// TestRouteTreeHeap holds it to the generic heap.
+type distHeap struct{ items []distItem }
+
+func (h *distHeap) Len() int { return len(h.items) }
+
+// Push adds x: the hole moves up from the end, x is written once.
+func (h *distHeap) Push(x distItem) {
+	h.items = append(h.items, x)
+	items := h.items
+	i := len(items) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !distBefore(&x, &items[p]) {
+			break
+		}
+		items[i] = items[p]
+		i = p
+	}
+	items[i] = x
+}
+
+// Pop removes and returns the least item: the last one fills the hole
+// left at the root, moving down.
+func (h *distHeap) Pop() distItem {
+	items := h.items
+	top := items[0]
+	n := len(items) - 1
+	x := items[n]
+	items = items[:n]
+	h.items = items
+	if n == 0 {
+		return top
+	}
+	i := 0
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if r := c + 1; r < n && distBefore(&items[r], &items[c]) {
+			c = r
+		}
+		if !distBefore(&items[c], &x) {
+			break
+		}
+		items[i] = items[c]
+		i = c
+	}
+	items[i] = x
+	return top
 }
 
 // distBefore orders Dijkstra's items by (distance, hops, endpoint).

@@ -14,6 +14,11 @@ package heap
 type Heap[T any] struct {
 	items []T
 	less  func(a, b *T) bool
+	// x holds the item up and down place while they compare it: less
+	// takes pointers, and a pointer to a local would make every Push and
+	// Pop allocate it on the heap (less is a function value, which the
+	// compiler cannot see through)
+	x T
 }
 
 // New returns an empty heap ordered by less, which must be a strict weak
@@ -61,15 +66,16 @@ func (h *Heap[T]) Init(xs []T) {
 // than it: the hole moves up, x is written once.
 func (h *Heap[T]) up(i int, x T) {
 	items := h.items
+	h.x = x
 	for i > 0 {
 		p := (i - 1) / 2
-		if !h.less(&x, &items[p]) {
+		if !h.less(&h.x, &items[p]) {
 			break
 		}
 		items[i] = items[p]
 		i = p
 	}
-	items[i] = x
+	items[i] = h.x
 }
 
 // down places x, whose slot is i, below its descendants that are less
@@ -77,6 +83,7 @@ func (h *Heap[T]) up(i int, x T) {
 func (h *Heap[T]) down(i int, x T) {
 	items := h.items
 	n := len(items)
+	h.x = x
 	for {
 		c := 2*i + 1
 		if c >= n {
@@ -85,11 +92,11 @@ func (h *Heap[T]) down(i int, x T) {
 		if r := c + 1; r < n && h.less(&items[r], &items[c]) {
 			c = r
 		}
-		if !h.less(&items[c], &x) {
+		if !h.less(&items[c], &h.x) {
 			break
 		}
 		items[i] = items[c]
 		i = c
 	}
-	items[i] = x
+	items[i] = h.x
 }
