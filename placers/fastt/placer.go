@@ -51,7 +51,9 @@ const DefaultMaxTrials = 48
 //	start=data-parallel|model  the graph DPOS starts from (default data-parallel)
 //	rollback=true|false        keep the start strategy (data parallelism) or, for
 //	                           OS-DPOS, the unsplit DPOS plan when it is faster in
-//	                           the placer's own simulation (default true; section 4)
+//	                           the placer's own simulation (default true; section 4);
+//	                           false: the strategy of lowest FT(o_exit) among DPOS,
+//	                           DPOS with the replicas kept and OS-DPOS
 //	dims=batch,channel         OS-DPOS: the split dimensions tried (default both)
 //	max-trials=N               OS-DPOS: at most N DPOS runs in the split search
 //	                           (default 48; 0: no bound)
