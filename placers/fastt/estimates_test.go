@@ -1,6 +1,7 @@
 package fastt
 
 import (
+	"context"
 	"testing"
 
 	"gonum.org/v1/gonum/floats/scalar"
@@ -94,6 +95,35 @@ func TestEstimateOfOwnPlan(t *testing.T) {
 				t.Logf("estimate %.6g s, simulated %.6g s (%+.1f %%)", rep.Value, res.StepTime, 100*rel)
 				if rel > estimateTol || rel < -estimateTol {
 					t.Fatalf("DPOS estimates its plan at %.6g s, the engine plays it in %.6g s (%+.1f %%, tolerance %.0f %%)", rep.Value, res.StepTime, 100*rel, 100*estimateTol)
+				}
+				// Algorithm 1 alone on the data-parallel start graph (no
+				// replicas kept, no profile): its FT(o_exit) against the
+				// engine's step of its plan
+				cm, err := NewCostModel(req.Estimates)
+				if err != nil {
+					t.Fatal(err)
+				}
+				acc, _ := placers.Targets(req.Cluster)
+				w, err := replicate(req.Graph, replicasFor(req.Graph.Batch, len(acc)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				p, err := newProblem(w, cm)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sc, err := dpos(context.Background(), p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r2, err := engine.Simulate(req.Graph, req.Cluster, sc.plan(true, req.Graph), engine.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				rel = sc.finish/r2.StepTime - 1
+				t.Logf("DPOS alone: FT(o_exit) %.6g s, simulated %.6g s (%+.1f %%)", sc.finish, r2.StepTime, 100*rel)
+				if rel > estimateTol || rel < -estimateTol {
+					t.Fatalf("DPOS alone estimates its plan at %.6g s, the engine plays it in %.6g s (%+.1f %%, tolerance %.0f %%)", sc.finish, r2.StepTime, 100*rel, 100*estimateTol)
 				}
 			})
 		}

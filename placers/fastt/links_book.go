@@ -53,6 +53,10 @@ func newLinkBook(p *problem) *linkBook {
 // transfers first come, first served, as the engine's link queues do (no
 // insertion into an earlier gap; with insertion DPOS's estimate was 15 %
 // below the simulated step of GNMT on 2 GPUs, without it 4.7 % above).
+// On the 8 GPUs of one DGX-1 this books GNMT's transfers too late (FT 39 %
+// above the simulated step); a queue by send time (wait for the transfers
+// sent earlier, then the first gap) was tried: GNMT 8 GPUs +7.4 %, but
+// 2 GPUs -15.3 % and VGG-19 8 GPUs +13 %.
 func (b *linkBook) slot(route []int, ready, dur float64) float64 {
 	t := ready
 	for iter := 0; iter < 64; iter++ {
