@@ -65,6 +65,9 @@ const DefaultMaxTrials = 48
 //	                           may keep: data-parallel's ring all-reduce
 //	                           (default) or data-parallel-tf1 (section 6.2's
 //	                           baseline, TensorFlow 1.x slim)
+//	exchange=sum|allreduce     the replicated graph's gradient exchange: a sum on
+//	                           one device (default; TensorFlow's in-graph
+//	                           replication) or a ring all-reduce in the graph
 //	bucket=BYTES, overlap=true|false   the data-parallel start plan's all-reduce
 type FastT struct {
 	name     string
@@ -77,6 +80,7 @@ type FastT struct {
 	overlap  bool
 	rounds   int
 	dp       string
+	exchange string
 }
 
 // NewDPOS makes the fastt-dpos placer (options: DPOSArgs).
@@ -91,7 +95,7 @@ func NewOSDPOS(a OSDPOSArgs) (placers.Placer, error) {
 
 func newFastT(name string, split bool, a DPOSArgs) *FastT {
 	return &FastT{name: name, split: split, os: osConfig{dims: Dims()}, enforce: a.EnforceOrder, rollback: a.Rollback,
-		overlap: a.Overlap, rounds: a.ProfileRounds, bucket: int64(a.Bucket), start: a.Start, dp: a.DP}
+		overlap: a.Overlap, rounds: a.ProfileRounds, bucket: int64(a.Bucket), start: a.Start, dp: a.DP, exchange: a.Exchange}
 }
 
 // Name implements placers.Placer.
@@ -231,6 +235,13 @@ func (f *FastT) startGraph(req *placers.Request, cm *CostModel) (*work, string, 
 	}
 	if n = replicasFor(g.Batch, n); n < 2 {
 		return modelWork(g), fmt.Sprintf("start: the model's DAG (batch %d does not divide among the accelerators)", g.Batch), nil
+	}
+	if f.exchange == ExchangeAllReduce {
+		w, err := replicateAllReduce(g, n)
+		if err != nil {
+			return nil, "", err
+		}
+		return w, fmt.Sprintf("start: data-parallel graph, %d replicas, gradients ring all-reduced in the graph", n), nil
 	}
 	w, err := replicate(g, n)
 	if err != nil {

@@ -35,6 +35,9 @@ type DPOSArgs struct {
 	// DP is the data parallelism FastT starts from and rolls back to
 	// (DPAllReduce, DPTF1).
 	DP string
+	// Exchange is how the replicated graph exchanges gradients
+	// (ExchangeSum, ExchangeAllReduce).
+	Exchange string
 }
 
 // Declare implements placers.Args.
@@ -49,6 +52,8 @@ func (a *DPOSArgs) Declare(d *placers.Decls) {
 		"the graph DPOS starts from: the data-parallel replicas or the model graph")
 	placers.DeclareEnum(d, &a.DP, "dp", DPAllReduce, []string{DPAllReduce, DPTF1},
 		"the data parallelism kept when faster (rollback): allreduce (data-parallel's ring all-reduce) or tf1 (data-parallel-tf1, TensorFlow 1.x in-graph replication, the paper's baseline)")
+	placers.DeclareEnum(d, &a.Exchange, "exchange", ExchangeSum, []string{ExchangeSum, ExchangeAllReduce},
+		"gradients of the replicated graph DPOS starts from: sum (on one device, weights copied back) or allreduce (a ring all-reduce in the graph, weights on every replica)")
 }
 
 // OSDPOSArgs are fastt-os-dpos' options: DPOSArgs and the split search's.
