@@ -3,14 +3,15 @@ package llm
 import (
 	"fmt"
 	"slices"
+
+	"placesim/devices"
 )
 
 // dpSpread is how pipeline rank r's representative's data-parallel (x
 // context-parallel) group sits in the nodes (NVLink domains): its
 // members per node, ascending.
-func (j *Job) dpSpread(r int) []int {
+func (j *Job) dpSpread(cv *devices.CommView, r int) []int {
 	l := j.Layout
-	cv := j.Cluster.Comm()
 	per := map[int32]int{}
 	for d := 0; d < l.DP; d++ {
 		for c := 0; c < l.CP; c++ {
@@ -42,8 +43,9 @@ func (j *Job) spreadNotes() []string {
 		return nil
 	}
 	var out []string
+	cv := j.Cluster.Comm()
 	for r := 0; r < l.PP; r++ {
-		s := j.dpSpread(r)
+		s := j.dpSpread(cv, r)
 		if s[0] == s[len(s)-1] {
 			continue
 		}
