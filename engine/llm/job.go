@@ -294,14 +294,37 @@ func (j *Job) ppPairs(r, dst int) [][]int {
 	return gs
 }
 
+// nodeSample is the set of GPUs whose routes stand for pipeline rank
+// r's by symmetry: the members of the representative's data-parallel
+// group (tensor rank 0, every context and data-parallel rank of the
+// data-parallel blocks of col) on the node (NVLink domain) of the
+// column's first GPU.
+func (j *Job) nodeSample(r int, col []int) map[int]bool {
+	l := j.Layout
+	cv := j.Cluster.Comm()
+	first := j.gangMembers(r, col[0])[0]
+	out := map[int]bool{}
+	n := j.gangDP()
+	for _, b := range col {
+		for d := b * n; d < (b+1)*n; d++ {
+			for c := 0; c < l.CP; c++ {
+				if g := j.rank(0, c, d, r); cv.Node[g] == cv.Node[first] {
+					out[g] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
 // dpLinks are the links pipeline rank r's data-parallel collectives hold
 // while they run: the routes between neighbours of the ring of each of
 // its dense and expert data-parallel groups (NCCL's ring in rank order),
-// sorted. By symmetry (all false) only the representative's groups (the
-// first of dense and expert) are routed, as only the pipeline sends of
-// their members are (the other tensor-parallel ranks' groups cross their
-// own rails alike); the full mode routes every group's ring.
-func (j *Job) dpLinks(r int, all bool, dense, expert [][]int) []int {
+// sorted. By symmetry (all false) only the ring edges of the
+// representative's groups (the first of dense and expert) into and out
+// of the sample's GPUs are routed, as only the sample's pipeline sends
+// are; the full mode routes every group's ring.
+func (j *Job) dpLinks(r int, all bool, dense, expert [][]int, sample map[int]bool) []int {
 	seen := map[int]bool{}
 	var out []int
 	add := func(a, b int) {
@@ -318,7 +341,9 @@ func (j *Job) dpLinks(r int, all bool, dense, expert [][]int) []int {
 				continue
 			}
 			for i, a := range g {
-				add(a, g[(i+1)%len(g)])
+				if b := g[(i+1)%len(g)]; all || sample[a] || sample[b] {
+					add(a, b)
+				}
 			}
 			if !all {
 				break // the representative's group comes first

@@ -27,7 +27,7 @@ func TestPipelineAndDataParallelShareLinks(t *testing.T) {
 			}
 		}
 		shared := 0
-		for _, lid := range j.dpLinks(P-1, true, j.dpPeers(P-1), j.expertDPPeers(P-1)) {
+		for _, lid := range j.dpLinks(P-1, true, j.dpPeers(P-1), j.expertDPPeers(P-1), nil) {
 			if pp[lid] {
 				shared++
 			}

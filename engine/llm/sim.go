@@ -439,8 +439,14 @@ func Simulate(j *Job) (*Result, error) {
 	dpUntil := make([]float64, len(j.Cluster.Topology.Links))
 	dpOwner := make([]int, len(j.Cluster.Topology.Links))
 	dpLinks := make([][]int, P)
+	// by symmetry the links of one node stand for every node's: the
+	// representative column's sample (its data-parallel group's members
+	// on the representative's node) has its pipeline sends and the ring
+	// edges into and out of it routed
+	sample := make([]map[int]bool, P)
 	for r := 0; r < P; r++ {
-		dpLinks[r] = j.dpLinks(r, full && !mixed, dpg[r], edpg[r])
+		sample[r] = j.nodeSample(r, cols[len(cols)-1])
+		dpLinks[r] = j.dpLinks(r, full && !mixed, dpg[r], edpg[r], sample[r])
 	}
 	dpSlot := func(r int, ready, d float64) (float64, float64) {
 		start := math.Max(ready, dpFree[r])
@@ -635,11 +641,12 @@ func Simulate(j *Job) (*Result, error) {
 		for i, b := range blocks {
 			seen := map[int]bool{}
 			for p := from[i]; p < from[i+1]; p++ {
-				if (!full || len(cols[b]) > 1) && (p-from[i])%l.TP != 0 {
+				if (!full || len(cols[b]) > 1) && !sample[r][pairs[p][0]] {
 					// by symmetry every pair's links hold what those of
-					// the representative's data-parallel group do (its
-					// members' routes cross the links its rings share;
-					// routing every GPU of 16,384 costs minutes)
+					// the sample do (the representative's data-parallel
+					// group's members on its node: their routes cross
+					// the links its rings share; routing every GPU of
+					// 16,384 costs minutes and gigabytes)
 					if es != nil {
 						bc.dur[i] = math.Max(bc.dur[i], es[p].Seconds)
 					}
