@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -200,56 +199,25 @@ func RunScenario(ctx context.Context, s *Scenario, o RunOptions) (*Results, []Ti
 			todo = append(todo, p)
 		}
 	}
-	workers := o.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = max(1, min(workers, len(todo)))
-	var mu sync.Mutex
-	var firstErr error
 	finished := len(pts) - len(todo)
-	ch := make(chan Point)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for p := range ch {
-				if o.Start != nil {
-					mu.Lock()
-					o.Start(p)
-					mu.Unlock()
-				}
-				line, complete := runPoint(ctx, s, p, regimes[p.Regime], o.Registry, cache, timeout, local[p.Placer], o.MaxMemory)
-				if !complete {
-					continue // interrupted: left for the next run
-				}
+	pool := workPool[Point]{Workers: o.Workers, Journal: jf, Start: o.Start,
+		Work: func(p Point) (journalLine, bool) {
+			line, complete := runPoint(ctx, s, p, regimes[p.Regime], o.Registry, cache, timeout, local[p.Placer], o.MaxMemory)
+			if complete { // else interrupted: left for the next run
 				in := want[p.Index]
 				line.Inputs = &in
-				b, _ := json.Marshal(line)
-				mu.Lock()
-				if _, err := jf.Write(append(b, '\n')); err != nil && firstErr == nil {
-					firstErr = fmt.Errorf("journal: %w", err)
-				}
-				done[p.Index] = line
-				finished++
-				if o.Progress != nil {
-					o.Progress(finished, len(pts), p)
-				}
-				mu.Unlock()
 			}
-		}()
-	}
-	for _, p := range todo {
-		if ctx.Err() != nil {
-			break
-		}
-		ch <- p
-	}
-	close(ch)
-	wg.Wait()
-	if firstErr != nil {
-		return nil, nil, firstErr
+			return line, complete
+		},
+		Done: func(p Point, line journalLine) {
+			done[p.Index] = line
+			finished++
+			if o.Progress != nil {
+				o.Progress(finished, len(pts), p)
+			}
+		}}
+	if err := pool.run(ctx, todo); err != nil {
+		return nil, nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, fmt.Errorf("run interrupted (%d of %d points done; re-run to resume): %w", len(done), len(pts), err)

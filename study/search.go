@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"placesim/devices"
 	"placesim/engine"
@@ -390,49 +388,28 @@ func SearchLayouts(ctx context.Context, r *SearchRequest, o SearchOptions) (*Sea
 		}
 		run = append(run, c)
 	}
-	workers := o.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = max(1, min(workers, len(run)))
-	var mu sync.Mutex
-	var firstErr error
 	finished := len(todo) - len(run)
-	ch := make(chan Candidate)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for c := range ch {
-				rec := simulateCandidate(ctx, r, c, all[c.Index], o.Registry)
-				mu.Lock()
-				records[c.Index] = rec
-				if jf != nil {
-					in := want[c.Index]
-					b, _ := json.Marshal(journalLine{Record: rec, Inputs: &in})
-					if _, err := jf.Write(append(b, '\n')); err != nil && firstErr == nil {
-						firstErr = fmt.Errorf("journal: %w", err)
-					}
-				}
-				finished++
-				if o.Progress != nil {
-					o.Progress(finished, len(todo))
-				}
-				mu.Unlock()
+	pool := workPool[Candidate]{Workers: o.Workers,
+		Work: func(c Candidate) (journalLine, bool) {
+			line := journalLine{Record: simulateCandidate(ctx, r, c, all[c.Index], o.Registry)}
+			if jf != nil {
+				in := want[c.Index]
+				line.Inputs = &in
 			}
-		}()
+			return line, true
+		},
+		Done: func(c Candidate, line journalLine) {
+			records[c.Index] = line.Record
+			finished++
+			if o.Progress != nil {
+				o.Progress(finished, len(todo))
+			}
+		}}
+	if jf != nil {
+		pool.Journal = jf // a nil *os.File in the interface would not be nil
 	}
-	for _, c := range run {
-		if ctx.Err() != nil {
-			break
-		}
-		ch <- c
-	}
-	close(ch)
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+	if err := pool.run(ctx, run); err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("search interrupted (%d of %d candidates simulated; re-run into the same output folder to resume): %w", finished, len(todo), err)
