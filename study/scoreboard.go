@@ -6,6 +6,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"placesim/reports"
 )
 
 // Paper is what a paper scenario's paper published: its values, cell by
@@ -257,11 +259,11 @@ func Scoreboard(res *Results) *Board {
 func metric(r *Record, m string) (float64, bool) {
 	switch m {
 	case MetricStepTime:
-		return r.StepTime, r.StepTime > 0
+		return r.StepTime, r.StepTime > 0 && !math.IsInf(r.StepTime, 0)
 	case MetricThroughput:
-		return r.Throughput, r.Throughput > 0
+		return r.Throughput, r.Throughput > 0 && !math.IsInf(r.Throughput, 0)
 	case MetricMaxLoad:
-		if r.MaxLoad != nil && *r.MaxLoad > 0 {
+		if r.MaxLoad != nil && *r.MaxLoad > 0 && !math.IsInf(*r.MaxLoad, 0) {
 			return *r.MaxLoad * 1e3, true // records hold seconds; papers give ms
 		}
 	}
@@ -394,12 +396,16 @@ func values(res *Results, p *Paper, c PaperClaim, placer, regime string) map[str
 	return out
 }
 
-// gainOf is a's relative gain over b in the paper's metric.
-func gainOf(a, b float64, lower bool) float64 {
+// gainOf is a's relative gain over b in the paper's metric, and false
+// where their ratio means nothing (a quotient beyond float64: a gain of
+// +Inf % is no figure; issue 31).
+func gainOf(a, b float64, lower bool) (float64, bool) {
+	num, den := a, b
 	if lower {
-		return b/a - 1
+		num, den = b, a
 	}
-	return a/b - 1
+	x, why := reports.RatioOf(num, den)
+	return x - 1, why == ""
 }
 
 func checkClaim(res *Results, p *Paper, c PaperClaim) ClaimVerdict {
@@ -421,7 +427,11 @@ func checkClaim(res *Results, p *Paper, c PaperClaim) ClaimVerdict {
 				any = true
 				if cmpVal(mine[k], ov, tieTol, lower) > 0 {
 					all = false
-					worst = append(worst, fmt.Sprintf("%s behind %s by %.1f %% on %s", c.Placer, o, 100*-gainOf(mine[k], ov, lower), shortKey(k)))
+					behind := "n/a (ratio beyond float64)"
+					if g, ok := gainOf(mine[k], ov, lower); ok {
+						behind = fmt.Sprintf("%.1f %%", 100*-g)
+					}
+					worst = append(worst, fmt.Sprintf("%s behind %s by %s on %s", c.Placer, o, behind, shortKey(k)))
 				}
 			}
 			if any {
@@ -452,8 +462,10 @@ func checkClaim(res *Results, p *Paper, c PaperClaim) ClaimVerdict {
 		sum, n := 0.0, 0
 		for k, a := range mine {
 			if b, ok := base[k]; ok {
-				sum += gainOf(a, b, lower)
-				n++
+				if g, ok := gainOf(a, b, lower); ok {
+					sum += g
+					n++
+				}
 			}
 		}
 		if n == 0 {
@@ -492,8 +504,10 @@ func checkClaim(res *Results, p *Paper, c PaperClaim) ClaimVerdict {
 			}
 			for k, f := range from {
 				if t, ok := to[k]; ok {
-					sum += -gainOf(t, f, lower)
-					n++
+					if g, ok := gainOf(t, f, lower); ok {
+						sum += -g
+						n++
+					}
 				}
 			}
 			if n == 0 {
