@@ -49,7 +49,7 @@ func TestSweepLLM(t *testing.T) {
 	if code != 0 || out != string(data) || !strings.Contains(errs, "wrote ") {
 		t.Fatalf("--format json: exit %d, stdout is not results.json:\n%s\nstderr %s", code, out, errs)
 	}
-	code, out, errs = run(t, append(args, "--format", "csv")...)
+	code, out, errs = run(t, append(args, "--out", t.TempDir(), "--format", "csv")...)
 	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
 	if code != 0 || err != nil || len(recs) != 3 || recs[0][7] != "stepTime" || recs[1][7] == "" {
 		t.Fatalf("--format csv: exit %d, %v, %q\n%s", code, err, recs, errs)
