@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+
+	"placesim/internal/readfile"
 )
 
 // tempPattern is the name of WriteFileAtomic's temporary files: hidden
@@ -83,7 +85,7 @@ func writeFileAtomicFunc(fs writeFS, path string, write func(io.Writer) error) e
 	// nothing) may be replaced, never a device node, a FIFO or a link
 	// (issue 31: export --out /dev/null as root made it a regular file)
 	if st, err := fs.Lstat(path); err == nil && !st.Mode().IsRegular() {
-		return fmt.Errorf("write %s: not a regular file (mode %s); placesim replaces only regular files", path, st.Mode())
+		return fmt.Errorf("write %s: not a regular file (%s); placesim replaces only regular files", path, readfile.ModeKind(st.Mode()))
 	}
 	f, err := fs.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {

@@ -209,7 +209,7 @@ func openJournal(path string, pts []Point, want map[int]PointInputs) (*os.File, 
 	if fi, err := f.Stat(); err != nil {
 		return fail(err)
 	} else if !fi.Mode().IsRegular() {
-		return fail(errors.New("not a regular file"))
+		return fail(fmt.Errorf("not a regular file (%s)", readfile.ModeKind(fi.Mode())))
 	}
 	// one writer per journal: a second run on the same folder (or shard)
 	// would interleave its lines with the first's (issue 31); the lock

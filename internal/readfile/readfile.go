@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"placesim/internal/units"
@@ -86,7 +87,7 @@ func check(path string, stat func(string) (os.FileInfo, error), limit int64) err
 		return err
 	}
 	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s: %w (%s; want a file)", path, ErrNotRegular, kind(st.Mode()))
+		return fmt.Errorf("%s: %w (%s; want a file)", path, ErrNotRegular, ModeKind(st.Mode()))
 	}
 
 	if st.Size() > limit {
@@ -99,20 +100,27 @@ func tooLarge(path string, size, limit int64) error {
 	return fmt.Errorf("%s: %w: %s (valid: at most %s for this kind of file)", path, ErrTooLarge, units.Bytes(size), units.Bytes(limit))
 }
 
-// kind names a non-regular file mode for the error.
-func kind(m os.FileMode) string {
+// ModeKind names a file mode that is not a regular file, for errors: "a
+// folder", "a character device", "a block device", "a named pipe
+// (FIFO)", "a socket", "a symbolic link", else "a special file (mode
+// M)". It is the one wording of file kinds for every reader and writer
+// (readfile's refusals, the CLI's output guard).
+func ModeKind(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
-		return "a directory"
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&os.ModeSocket != 0:
+		return "a folder"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
 		return "a socket"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	default:
-		return "mode " + m.String()
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
 	}
+	return "a special file (mode " + m.String() + ")"
 }
 
 // Open opens the regular file at path for reading as a stream, with the

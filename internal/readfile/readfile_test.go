@@ -40,9 +40,9 @@ func TestRead(t *testing.T) {
 		{"exactly the limit", small, 10, "", nil},
 		{"symbolic link to a file", link, 100, "", nil},
 		{"one byte over", small, 9, "10 B (valid: at most 9 B", ErrTooLarge},
-		{"directory", dir, 100, "a directory", ErrNotRegular},
-		{"device", "/dev/zero", 100, "a device", ErrNotRegular},
-		{"named pipe", fifo, 100, "a named pipe", ErrNotRegular},
+		{"directory", dir, 100, "(a folder; want a file)", ErrNotRegular},
+		{"device", "/dev/zero", 100, "(a character device; want a file)", ErrNotRegular},
+		{"named pipe", fifo, 100, "(a named pipe (FIFO); want a file)", ErrNotRegular},
 		{"missing", filepath.Join(dir, "nope"), 100, "no such file", fs.ErrNotExist},
 	}
 	for _, tc := range tests {

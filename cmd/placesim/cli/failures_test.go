@@ -56,7 +56,7 @@ links: [{between: [g0, g1], kind: nvlink2}]
 		{"scenario of too many points", []string{"run", huge, "-q", "--out", filepath.Join(dir, "h")}, 1,
 			[]string{`scenario "huge"`, "more than 1000000 points", "x 2000 seeds"}},
 		// a file naming a device used to be read until memory ran out
-		{"workload /dev/zero", []string{"simulate", "-w", "/dev/zero", "-p", "single"}, 1, []string{`"/dev/zero"`, "not a regular file (a device"}},
+		{"workload /dev/zero", []string{"simulate", "-w", "/dev/zero", "-p", "single"}, 1, []string{`"/dev/zero"`, "not a regular file (a character device; want a file)"}},
 		{"cluster /dev/zero", []string{"simulate", "-w", "zoo:mlp", "-c", "/dev/zero", "-p", "single"}, 1, []string{"/dev/zero: not a regular file"}},
 		{"scenario /dev/zero", []string{"run", "/dev/zero", "-q", "--out", filepath.Join(dir, "z")}, 1, []string{"read scenario: /dev/zero: not a regular file"}},
 		{"baseline /dev/zero", []string{"check", "--baseline", "/dev/zero"}, 1, []string{"read results: /dev/zero: not a regular file"}},

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"placesim/internal/readfile"
 	"placesim/study"
 )
 
@@ -41,7 +42,7 @@ func guardOutFile(flag, path string) error {
 	case st.Mode()&fs.ModeSymlink != 0:
 		return fmt.Errorf("%s %s: a symbolic link (valid: a regular file or a new path; placesim does not replace links)", flag, path)
 	case !st.Mode().IsRegular():
-		return fmt.Errorf("%s %s: %s (valid: a regular file or a new path; placesim replaces only regular files)", flag, path, modeKind(st.Mode()))
+		return fmt.Errorf("%s %s: %s (valid: a regular file or a new path; placesim replaces only regular files)", flag, path, readfile.ModeKind(st.Mode()))
 	}
 	return nil
 }
@@ -70,7 +71,7 @@ func claimOutDir(flag, dir, cmd string, sh study.Shard) (release func(), err err
 	case st.Mode()&fs.ModeSymlink != 0:
 		return nil, fmt.Errorf("%s %s: a symbolic link (valid: a folder; give the folder it points to if that is meant)", flag, dir)
 	case !st.IsDir():
-		return nil, fmt.Errorf("%s %s: %s, not an output directory (valid: a new or empty folder, or one placesim %s wrote)", flag, dir, modeKind(st.Mode()), cmd)
+		return nil, fmt.Errorf("%s %s: %s, not an output directory (valid: a new or empty folder, or one placesim %s wrote)", flag, dir, readfile.ModeKind(st.Mode()), cmd)
 	}
 	if err := foreignFiles(dir); err != nil {
 		return nil, fmt.Errorf("%s %s: %w (valid: a new or empty folder, or one placesim %s wrote; use a subfolder)", flag, dir, err, cmd)
@@ -140,23 +141,4 @@ func isRoot(path string) bool {
 		return false
 	}
 	return filepath.Dir(abs) == abs
-}
-
-// modeKind names a file mode that is not a regular file, for errors.
-func modeKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return "not a regular file (mode " + m.String() + ")"
 }
