@@ -282,6 +282,12 @@ func (u *unrolled) ringPhase(devs []int, ring []int, start []int32, steps int, c
 	m := u.collective()
 	if u.played < u.reps {
 		i := slices.Index(ring, 0)
+		if i < 0 {
+			// newCollectiveTopo puts replica 0 first in its node's ring
+			// and rail; a ring without it has no representative
+			u.asym = "replica 0 is in none of the all-reduce's rings"
+			return done
+		}
 		next := devs[ring[(i+1)%k]]
 		prev := start[0]
 		for s := 0; s < steps; s++ {
