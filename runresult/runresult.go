@@ -193,6 +193,10 @@ type File[S any] struct {
 	// when (absent in files written before stamps).
 	Stamp    *Stamp `json:"stamp,omitempty"`
 	Scenario S      `json:"scenario"`
+	// Warnings are the import warnings of the scenario's workloads, by
+	// workload spec (a lenient import's placeholders, an msr-fiddle
+	// file's unknown fields: workloads.Graph.Warnings); absent when none.
+	Warnings map[string][]string `json:"warnings,omitempty"`
 	// Shard is "i/N" for a shard's partial results, empty when complete.
 	Shard   string   `json:"shard,omitempty"`
 	Records []Record `json:"records"`

@@ -78,6 +78,12 @@ func compareResults(s *Scenario, reg *placers.Registry, rows []*Record) (*Result
 			return nil, nil, fmt.Errorf("results: no row of placer %s in regime %s", p.Placer, p.Regime)
 		}
 		res.Records = append(res.Records, recordOf(p, o))
+		if o.Graph != nil && len(o.Graph.Warnings) > 0 {
+			if res.Warnings == nil {
+				res.Warnings = map[string][]string{}
+			}
+			res.Warnings[p.Workload] = o.Graph.Warnings
+		}
 		if o.PlaceTime != nil {
 			timings = append(timings, Timing{Index: p.Index, PlaceTime: *o.PlaceTime})
 		}

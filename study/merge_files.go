@@ -71,6 +71,16 @@ func MergeFiles(ctx context.Context, paths []string, opt MergeOptions) (*Results
 				return err
 			}
 			s, _ := json.Marshal(r.Scenario)
+			defer func() { // the shards' warnings, together
+				for w, ms := range r.Warnings {
+					if out != nil {
+						if out.Warnings == nil {
+							out.Warnings = map[string][]string{}
+						}
+						out.Warnings[w] = ms
+					}
+				}
+			}()
 			if out == nil {
 				var err error
 				if pts, err = mergePoints(opt.Registry, r.Scenario, budget); err != nil {

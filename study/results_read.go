@@ -154,6 +154,8 @@ func decodeResults(ctx context.Context, path string, rd io.Reader, h resultsHand
 			dst = &res.Scenario
 		case strings.EqualFold(key, "shard"):
 			dst = &res.Shard
+		case strings.EqualFold(key, "warnings"):
+			dst = &res.Warnings
 		case strings.EqualFold(key, "records"):
 			if sawRecords {
 				return nil, bad(fmt.Errorf("records: given twice"))

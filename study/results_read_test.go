@@ -27,7 +27,8 @@ func streamScenario(t *testing.T) (*Scenario, []*Results) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	parts := []*Results{{Scenario: s, Shard: "0/2"}, {Scenario: s, Shard: "1/2"}}
+	warn := map[string][]string{"zoo:mlp?batch=8": {"an import warning"}}
+	parts := []*Results{{Scenario: s, Shard: "0/2", Warnings: warn}, {Scenario: s, Shard: "1/2", Warnings: warn}}
 	for _, p := range pts {
 		st := 1e-3 * float64(1+p.Index)
 		parts[p.Index%2].Records = append(parts[p.Index%2].Records, Record{Point: p, StepTime: st, Throughput: 8 / st,
@@ -101,6 +102,9 @@ func TestReadResultsStream(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got.Records, want.Records) {
 			t.Errorf("MergeFiles(%v) records differ from Merge's", ps)
+		}
+		if !reflect.DeepEqual(got.Warnings, parts[0].Warnings) {
+			t.Errorf("MergeFiles(%v) warnings %q, want the shards' %q", ps, got.Warnings, parts[0].Warnings)
 		}
 		for i, r := range got.Records {
 			if r.Index != i {

@@ -167,9 +167,7 @@ func RunScenario(ctx context.Context, s *Scenario, o RunOptions) (*Results, []Ti
 	if err := preflight(pts, cache); err != nil {
 		return nil, nil, err
 	}
-	if o.Warn != nil {
-		warnWorkloads(pts, cache, o.Warn)
-	}
+	warnings := warnWorkloads(pts, cache, o.Warn)
 	version := Version()
 	want := make(map[int]PointInputs, len(pts))
 	for _, p := range pts {
@@ -222,7 +220,7 @@ func RunScenario(ctx context.Context, s *Scenario, o RunOptions) (*Results, []Ti
 	if err := ctx.Err(); err != nil {
 		return nil, nil, fmt.Errorf("run interrupted (%d of %d points done; re-run to resume): %w", len(done), len(pts), err)
 	}
-	res := &Results{Scenario: s}
+	res := &Results{Scenario: s, Warnings: warnings}
 	if o.Shard.N > 1 {
 		res.Shard = fmt.Sprintf("%d/%d", o.Shard.I, o.Shard.N)
 	}
@@ -321,19 +319,27 @@ func recordOf(p Point, o *Record) Record {
 	return r
 }
 
-// warnWorkloads tells warn each workload's import warnings once (a
-// workload that failed to load is its points' error, not a warning).
-func warnWorkloads(pts []Point, cache *inputCache, warn func(string, []string)) {
-	seen := map[string]bool{}
+// warnWorkloads tells warn (when not nil) each workload's import
+// warnings once and returns them by workload spec, nil when there are
+// none (a workload that failed to load is its points' error, not a
+// warning).
+func warnWorkloads(pts []Point, cache *inputCache, warn func(string, []string)) map[string][]string {
+	var out map[string][]string
 	for _, p := range pts {
-		if seen[p.Workload] {
+		if _, seen := out[p.Workload]; seen {
 			continue
 		}
-		seen[p.Workload] = true
 		if g, err := cache.workload(p.Workload); err == nil && len(g.Warnings) > 0 {
-			warn(p.Workload, g.Warnings)
+			if out == nil {
+				out = map[string][]string{}
+			}
+			out[p.Workload] = g.Warnings
+			if warn != nil {
+				warn(p.Workload, g.Warnings)
+			}
 		}
 	}
+	return out
 }
 
 // preflight builds each of the points' workloads and clusters (kept in

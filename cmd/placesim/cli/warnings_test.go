@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +12,8 @@ import (
 // msr-fiddle file with an unknown field, named with a terminal escape
 // sequence) has its warning printed on stderr once, escaped, by every
 // command that reads it: compare, run, sweep, check, export, simulate,
-// place and stats (issue 31: compare, run and sweep printed none).
+// place and stats (issue 31: compare, run and sweep printed none), and
+// the results.json of compare, run and sweep records it by workload.
 func TestImportWarningsEveryCommand(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -31,7 +33,7 @@ func TestImportWarningsEveryCommand(t *testing.T) {
 		name string
 		args []string
 	}{
-		{"compare", []string{"compare", "-w", w, "--placers", "single,round-robin", "-q"}},
+		{"compare", []string{"compare", "-w", w, "--placers", "single,round-robin", "-q", "--out", filepath.Join(dir, "cmp")}},
 		{"run", []string{"run", sc, "-q", "--out", runOut}},
 		{"sweep", []string{"sweep", "-w", w, "--placers", "single", "--vary", "link.pcie3.bandwidth=1x,2x", "-q", "--out", filepath.Join(dir, "sweep")}},
 		{"export", []string{"export", w, "--format", "native", "--out", filepath.Join(dir, "w.native.json")}},
@@ -55,6 +57,20 @@ func TestImportWarningsEveryCommand(t *testing.T) {
 		}
 		if strings.Contains(errs, "\x1b") {
 			t.Errorf("%s: stderr %q holds a raw escape character", tc.name, errs)
+		}
+	}
+	// and results.json records them, by workload
+	for _, res := range []string{filepath.Join(runOut, "results.json"), filepath.Join(dir, "sweep", "results.json"), filepath.Join(dir, "cmp", "results.json")} {
+		b, err := os.ReadFile(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r struct{ Warnings map[string][]string }
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatal(err)
+		}
+		if ws := r.Warnings[w]; len(ws) != 1 || !strings.Contains(ws[0], `unknown top-level field "colour\x1b[31m" ignored`) {
+			t.Errorf("%s: warnings %q, want the one of %s", res, r.Warnings, w)
 		}
 	}
 }
