@@ -87,7 +87,10 @@ func (t *Topology) RouteTree(src EndpointID) ([]LinkID, error) {
 			nh := cur.h + 1
 			if nd < dist[l.To] || (nd == dist[l.To] && nh < hops[l.To]) {
 				dist[l.To], hops[l.To], via[l.To] = nd, nh, lid
-				pq.Push(distItem{l.To, nd, nh})
+				if t.Endpoints[l.To].Type != GPU {
+					// a GPU is a leaf: popped, it would relax nothing
+					pq.Push(distItem{l.To, nd, nh})
+				}
 			}
 		}
 	}
