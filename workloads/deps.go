@@ -45,41 +45,64 @@ func (g *Graph) UniqueSuccsInto(dst Deps, mark, pos []int32) Deps {
 
 // unique is UniquePreds (out false: each op's edges in, by their
 // producer) and UniqueSuccs (out true: each op's edges out, by their
-// consumer), in d's arrays where they have room.
+// consumer), in d's arrays where they have room. The edges are grouped by
+// op in one pass over g.Edges (a stable counting sort: each op's in
+// g.In's or g.Out's order, both edge order), read in order rather than
+// through each op's list of edge indices (at 100k ops that chase was 13 %
+// of a simulated step); then each op's group keeps the first edge to each
+// other op, with the largest bytes of the edges between them.
 func (g *Graph) unique(out bool, d Deps, mark, pos []int32) Deps {
 	n := len(g.Ops)
-	// mark[u] == v+1 when u is already a dependency of v, at pos[u]
 	if cap(d.Start) < n+1 {
 		d.Start = make([]int32, n+1)
 	}
-	d.Start = d.Start[:n+1]
-	if cap(d.Ops) < len(g.Edges) {
-		d.Ops, d.Bytes = make([]int32, 0, len(g.Edges)), make([]int64, 0, len(g.Edges))
+	start := d.Start[:n+1]
+	clear(start)
+	m := len(g.Edges)
+	if cap(d.Ops) < m {
+		d.Ops, d.Bytes = make([]int32, m), make([]int64, m)
 	}
-	d.Ops, d.Bytes = d.Ops[:0], d.Bytes[:0]
-	g.ensureAdj()
-	lists := g.in
-	if out {
-		lists = g.out
+	ops, bytes := d.Ops[:m], d.Bytes[:m]
+	key := func(e *Edge) (int, int32) { // the op it is grouped by, the other end
+		if out {
+			return e.From, int32(e.To)
+		}
+		return e.To, int32(e.From)
 	}
-	for v, list := range lists[:n] {
-		d.Start[v] = int32(len(d.Ops))
-		for _, eid := range list {
-			e := &g.Edges[eid]
-			u := int32(e.From)
-			if out {
-				u = int32(e.To)
-			}
+	for i := range g.Edges {
+		v, _ := key(&g.Edges[i])
+		start[v+1]++
+	}
+	for v := 0; v < n; v++ {
+		start[v+1] += start[v]
+	}
+	// pos is the sort's cursor here, each op's next slot
+	copy(pos, start[:n])
+	for i := range g.Edges {
+		e := &g.Edges[i]
+		v, u := key(e)
+		k := pos[v]
+		ops[k], bytes[k] = u, e.Bytes
+		pos[v]++
+	}
+	// mark[u] == v+1 when u is already a dependency of v, kept at pos[u]
+	w := int32(0)
+	for v := 0; v < n; v++ {
+		lo, hi := start[v], start[v+1]
+		start[v] = w
+		for k := lo; k < hi; k++ {
+			u, b := ops[k], bytes[k]
 			if mark[u] != int32(v)+1 {
 				mark[u] = int32(v) + 1
-				pos[u] = int32(len(d.Ops))
-				d.Ops = append(d.Ops, u)
-				d.Bytes = append(d.Bytes, e.Bytes)
-			} else if e.Bytes > d.Bytes[pos[u]] {
-				d.Bytes[pos[u]] = e.Bytes
+				pos[u] = w
+				ops[w], bytes[w] = u, b
+				w++
+			} else if b > bytes[pos[u]] {
+				bytes[pos[u]] = b
 			}
 		}
 	}
-	d.Start[n] = int32(len(d.Ops))
+	start[n] = w
+	d.Start, d.Ops, d.Bytes = start, ops[:w], bytes[:w]
 	return d
 }
