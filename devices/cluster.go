@@ -108,6 +108,19 @@ func (c *Cluster) Route(src, dst int) links.Route {
 	return row[dst]
 }
 
+// CrossesNIC reports whether the route from device a to b passes a
+// network adapter (NIC): a and b are then in different nodes (servers).
+func (c *Cluster) CrossesNIC(a, b int) bool {
+	top := c.Topology
+	for _, lid := range c.Route(a, b) {
+		l := top.Links[lid]
+		if top.Endpoints[l.From].Type == links.NIC || top.Endpoints[l.To].Type == links.NIC {
+			return true
+		}
+	}
+	return false
+}
+
 // TransferTime is the uncontended time to move b bytes from device src to
 // device dst (0 when they are the same device).
 func (c *Cluster) TransferTime(src, dst int, b int64) float64 {

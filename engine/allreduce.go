@@ -455,7 +455,7 @@ func newCollectiveTopo(c *devices.Cluster, devs []int) *collectiveTopo {
 		group[i] = len(t.groups)
 		members := []int{i}
 		for j := i + 1; j < len(devs); j++ {
-			if group[j] < 0 && !crossesNIC(c, devs[i], devs[j]) {
+			if group[j] < 0 && !c.CrossesNIC(devs[i], devs[j]) {
 				group[j] = group[i]
 				members = append(members, j)
 			}

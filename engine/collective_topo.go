@@ -5,25 +5,11 @@ import (
 	"math"
 
 	"placesim/devices"
-	"placesim/links"
 )
 
 // ringRefBytes is the chunk a ring order is chosen for: large enough that
 // bandwidth, not latency, decides.
 const ringRefBytes = 64 << 20
-
-// crossesNIC reports whether the route from device a to b leaves the
-// machine (passes a NIC): a and b are then in different nodes.
-func crossesNIC(c *devices.Cluster, a, b int) bool {
-	top := c.Topology
-	for _, lid := range c.Route(a, b) {
-		l := top.Links[lid]
-		if top.Endpoints[l.From].Type == links.NIC || top.Endpoints[l.To].Type == links.NIC {
-			return true
-		}
-	}
-	return false
-}
 
 // stepTime models one step of rings run at once (every member sends a
 // chunk to the next in its ring): each transfer takes its route's

@@ -36,14 +36,8 @@ const (
 // engine's; NCCL's latencies and the slowdown of overlapped compute that
 // the engine's collective model adds are not in the graph.
 func replicateAllReduce(g *workloads.Graph, n int) (*work, error) {
-	if n < 1 {
-		return nil, fmt.Errorf("replicate %q: %d replicas (valid range: >= 1)", g.Name, n)
-	}
-	if n == 1 {
-		return modelWork(g), nil
-	}
-	if g.Batch%n != 0 {
-		return nil, fmt.Errorf("replicate %q: batch %d is not divisible by %d replicas", g.Name, g.Batch, n)
+	if w, err := replicasOf(g, n); w != nil || err != nil {
+		return w, err
 	}
 	N := len(g.Ops)
 	shared := make([]bool, N)

@@ -29,14 +29,8 @@ import (
 // With n = 1 the model's DAG is returned. Parameters that are state rather
 // than trained (batch-norm moving statistics) are kept by every replica.
 func replicate(g *workloads.Graph, n int) (*work, error) {
-	if n < 1 {
-		return nil, fmt.Errorf("replicate %q: %d replicas (valid range: >= 1)", g.Name, n)
-	}
-	if n == 1 {
-		return modelWork(g), nil
-	}
-	if g.Batch%n != 0 {
-		return nil, fmt.Errorf("replicate %q: batch %d is not divisible by %d replicas", g.Name, g.Batch, n)
+	if w, err := replicasOf(g, n); w != nil || err != nil {
+		return w, err
 	}
 	unitOf, units, trained := unitsWithUpdate(g)
 	N := len(g.Ops)
@@ -163,4 +157,20 @@ func replicate(g *workloads.Graph, n int) (*work, error) {
 		return nil, fmt.Errorf("replicate %q: %w", g.Name, err)
 	}
 	return w, nil
+}
+
+// replicasOf checks a replica count n for g (n >= 1, dividing the batch)
+// for both ways of replicating it (replicate, replicateAllReduce): with
+// n = 1 it returns the model's own DAG, otherwise nil and nil (go on).
+func replicasOf(g *workloads.Graph, n int) (*work, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("replicate %q: %d replicas (valid range: >= 1)", g.Name, n)
+	}
+	if n == 1 {
+		return modelWork(g), nil
+	}
+	if g.Batch%n != 0 {
+		return nil, fmt.Errorf("replicate %q: batch %d is not divisible by %d replicas", g.Name, g.Batch, n)
+	}
+	return nil, nil
 }

@@ -6,7 +6,6 @@ import (
 
 	"placesim/devices"
 	"placesim/engine"
-	"placesim/links"
 	"placesim/placers"
 	"placesim/workloads"
 )
@@ -118,7 +117,7 @@ func serverHeads(c *devices.Cluster, acc []int) []int {
 	for _, a := range acc {
 		same := false
 		for _, h := range heads {
-			if !crossesNIC(c, a, h) {
+			if !c.CrossesNIC(a, h) {
 				same = true
 				break
 			}
@@ -128,17 +127,4 @@ func serverHeads(c *devices.Cluster, acc []int) []int {
 		}
 	}
 	return heads
-}
-
-// crossesNIC reports whether the route from device a to b passes a NIC
-// (the two are in different servers; as the engine's collectives tell).
-func crossesNIC(c *devices.Cluster, a, b int) bool {
-	top := c.Topology
-	for _, lid := range c.Route(a, b) {
-		l := top.Links[lid]
-		if top.Endpoints[l.From].Type == links.NIC || top.Endpoints[l.To].Type == links.NIC {
-			return true
-		}
-	}
-	return false
 }
