@@ -228,7 +228,7 @@ func playIn(plan *engine.Plan, native placers.Regime, r Regime) (out *engine.Pla
 			r, d.Replicas)
 	}
 	if d := plan.DataParallel; d != nil && d.Replicas > 1 {
-		return nil, "", fmt.Sprintf("not comparable in regime %s: the placer replicates the model itself (its plan is data parallel x%d); compare it in a data-parallel regime (--data-parallel N, or dp:N in --regimes), where it is given one replica's devices",
+		return nil, "", fmt.Sprintf("not comparable in regime %s: the placer replicates the model itself (its plan is data parallel x%d); compare it in a data-parallel regime (dp:N), where it is given one replica's devices",
 			r, d.Replicas)
 	}
 	p := *plan
