@@ -57,8 +57,7 @@ func MergeFiles(ctx context.Context, paths []string, opt MergeOptions) (*Results
 		pts      []Point
 		have     []bool
 		used     int64
-		seen     = map[string]bool{}
-		nShards  int
+		shards   shardSet
 		capacity = map[string][]int64{}
 	)
 	for _, path := range paths {
@@ -98,14 +97,8 @@ func MergeFiles(ctx context.Context, paths []string, opt MergeOptions) (*Results
 				if sh, err = ParseShard(r.Shard); err != nil {
 					return fmt.Errorf("merge: %s: %w", path, err)
 				}
-				if seen[r.Shard] {
-					return fmt.Errorf("merge: shard %s given twice", r.Shard)
-				}
-				seen[r.Shard] = true
-				if nShards == 0 {
-					nShards = sh.N
-				} else if sh.N != nShards {
-					return fmt.Errorf("merge: shards of %d and %d parts mixed", nShards, sh.N)
+				if err := shards.add(r.Shard, sh.N); err != nil {
+					return err
 				}
 			}
 			return nil
@@ -148,8 +141,8 @@ func MergeFiles(ctx context.Context, paths []string, opt MergeOptions) (*Results
 			}
 		}
 	}
-	if nShards > 0 && len(seen) != nShards {
-		return nil, fmt.Errorf("merge: %d of %d shards given", len(seen), nShards)
+	if err := shards.complete(); err != nil {
+		return nil, err
 	}
 	if err := missingPoints(out.Scenario, have); err != nil {
 		return nil, err

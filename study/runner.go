@@ -537,6 +537,40 @@ func EncodeResults(w io.Writer, r *Results) error {
 	return err
 }
 
+// shardSet is the shards a merge has been given (Merge, MergeFiles):
+// each once, all parts of one split.
+type shardSet struct {
+	seen map[string]bool
+	n    int // parts of the split; 0 before the first shard
+}
+
+// add records the shard named s (results.json's shard field), one of n
+// parts.
+func (ss *shardSet) add(s string, n int) error {
+	if ss.seen[s] {
+		return fmt.Errorf("merge: shard %s given twice", s)
+	}
+	if ss.seen == nil {
+		ss.seen = map[string]bool{}
+	}
+	ss.seen[s] = true
+	if ss.n == 0 {
+		ss.n = n
+	} else if n != ss.n {
+		return fmt.Errorf("merge: shards of %d and %d parts mixed", ss.n, n)
+	}
+	return nil
+}
+
+// complete fails unless every part of the split was given (or none was
+// a shard).
+func (ss *shardSet) complete() error {
+	if ss.n > 0 && len(ss.seen) != ss.n {
+		return fmt.Errorf("merge: %d of %d shards given", len(ss.seen), ss.n)
+	}
+	return nil
+}
+
 // Merge combines shard results of one scenario into complete results,
 // sorted by point index. Every shard must be present once.
 func Merge(parts []*Results) (*Results, error) {
@@ -544,8 +578,7 @@ func Merge(parts []*Results) (*Results, error) {
 		return nil, fmt.Errorf("merge: no shard results given")
 	}
 	first, _ := json.Marshal(parts[0].Scenario)
-	seen := map[string]bool{}
-	n := 0
+	var shards shardSet
 	total := 0
 	for _, p := range parts {
 		total += len(p.Records)
@@ -562,20 +595,14 @@ func Merge(parts []*Results) (*Results, error) {
 			if err != nil {
 				return nil, fmt.Errorf("merge: %w", err)
 			}
-			if seen[p.Shard] {
-				return nil, fmt.Errorf("merge: shard %s given twice", p.Shard)
-			}
-			seen[p.Shard] = true
-			if n == 0 {
-				n = sh.N
-			} else if sh.N != n {
-				return nil, fmt.Errorf("merge: shards of %d and %d parts mixed", n, sh.N)
+			if err := shards.add(p.Shard, sh.N); err != nil {
+				return nil, err
 			}
 		}
 		out.Records = append(out.Records, p.Records...)
 	}
-	if n > 0 && len(seen) != n {
-		return nil, fmt.Errorf("merge: %d of %d shards given", len(seen), n)
+	if err := shards.complete(); err != nil {
+		return nil, err
 	}
 	sort.SliceStable(out.Records, func(i, j int) bool { return out.Records[i].Index < out.Records[j].Index })
 	for i := 1; i < len(out.Records); i++ {
