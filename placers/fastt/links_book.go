@@ -3,6 +3,7 @@ package fastt
 import (
 	"math"
 
+	"placesim/links"
 	"placesim/placers/graphalg"
 )
 
@@ -16,10 +17,8 @@ import (
 // transfer time is the communication model's (the regression of the
 // pair); the book only decides when a transfer can start.
 type linkBook struct {
-	p *problem
-	// routes[src*n+dst] are the link IDs of the route.
-	routes [][]int
-	lines  []graphalg.Timeline
+	p     *problem
+	lines []graphalg.Timeline // by link ID
 	// arrived[v] lists (device, arrival time) of op v's output on other
 	// devices.
 	arrived [][]arrival
@@ -31,21 +30,8 @@ type arrival struct {
 }
 
 func newLinkBook(p *problem) *linkBook {
-	c := p.cm.c
-	n := len(c.Devices)
-	b := &linkBook{p: p, routes: make([][]int, n*n), lines: make([]graphalg.Timeline, len(c.Topology.Links)),
+	return &linkBook{p: p, lines: make([]graphalg.Timeline, len(p.cm.c.Topology.Links)),
 		arrived: make([][]arrival, p.d.Len())}
-	for a := 0; a < n; a++ {
-		for d := 0; d < n; d++ {
-			if a == d {
-				continue
-			}
-			for _, l := range c.Route(a, d) {
-				b.routes[a*n+d] = append(b.routes[a*n+d], int(l))
-			}
-		}
-	}
-	return b
 }
 
 // slot is the earliest time at or after ready when every link of route
@@ -57,7 +43,7 @@ func newLinkBook(p *problem) *linkBook {
 // above the simulated step); a queue by send time (wait for the transfers
 // sent earlier, then the first gap) was tried: GNMT 8 GPUs +7.4 %, but
 // 2 GPUs -15.3 % and VGG-19 8 GPUs +13 %.
-func (b *linkBook) slot(route []int, ready, dur float64) float64 {
+func (b *linkBook) slot(route links.Route, ready, dur float64) float64 {
 	t := ready
 	for iter := 0; iter < 64; iter++ {
 		moved := false
@@ -80,7 +66,6 @@ func (b *linkBook) slot(route []int, ready, dur float64) float64 {
 // commit, the transfers are booked, in input order, and the time accounts
 // for inputs that share a link.
 func (b *linkBook) ready(s *graphalg.Schedule, v, dev int, commit bool) float64 {
-	n := len(b.p.cm.c.Devices)
 	lo, hi := b.p.d.PredRange(v)
 	t := 0.0
 	for k := lo; k < hi; k++ {
@@ -100,7 +85,7 @@ func (b *linkBook) ready(s *graphalg.Schedule, v, dev int, commit bool) float64 
 			}
 			if !sent {
 				dur := b.p.comm(k, du, dev)
-				route := b.routes[du*n+dev]
+				route := b.p.cm.c.Route(du, dev)
 				st := b.slot(route, f, dur)
 				f = st + dur
 				if commit {
