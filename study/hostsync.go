@@ -2,8 +2,9 @@ package study
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	"placesim/devices"
@@ -79,12 +80,7 @@ var HostPrograms = map[string]HostProgram{
 
 // HostProgramNames lists HostPrograms' names, sorted.
 func HostProgramNames() []string {
-	names := make([]string, 0, len(HostPrograms))
-	for n := range HostPrograms {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(HostPrograms))
 }
 
 // HostCost is a program's per-iteration costs beyond the simulated

@@ -3,7 +3,9 @@ package study
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -416,7 +418,7 @@ func checkClaim(res *Results, p *Paper, c PaperClaim) ClaimVerdict {
 	case ClaimBest:
 		rowsHeld, rowsAll := 0, 0
 		var worst []string
-		keys := sortedKeys(mine)
+		keys := slices.Sorted(maps.Keys(mine))
 		for _, k := range keys {
 			all, any := true, false
 			for _, o := range c.Than {
@@ -528,15 +530,6 @@ func checkClaim(res *Results, p *Paper, c PaperClaim) ClaimVerdict {
 		}
 	}
 	return v
-}
-
-func sortedKeys(m map[string]float64) []string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 // shortKey is a row key's workload (and settings).
