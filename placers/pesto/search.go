@@ -26,6 +26,9 @@ const DefaultSearch = 300
 // book and, when that refuses the graph, without the memory check (the
 // simulation that compares the starts rejects a plan that runs out of
 // memory). The plan carries the schedule's start times as priorities.
+// Where the static book refuses the graph this is not Baechi's m-etf,
+// which then charges memory by lifetime (placers/baechi/lifetime.go,
+// placeByLifetime); sharing that rule would mean moving it into graphalg.
 func fineETF(ctx context.Context, req *placers.Request) (*engine.Plan, error) {
 	pr, err := graphalg.NewProblem(req)
 	if err != nil {
