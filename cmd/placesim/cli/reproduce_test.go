@@ -7,12 +7,9 @@ import (
 	"testing"
 )
 
-// TestReproducePrintsScoreboards: reproduce runs each scenario of
-// --scenarios with a paper section (the others are left out), prints its
-// scoreboard and a summary line per scenario, and says what it skipped.
-func TestReproducePrintsScoreboards(t *testing.T) {
-	dir := t.TempDir()
-	paper := `name: tiny-paper
+// tinyPaper is a paper scenario of two cells and one claim, small enough
+// for reproduce's tests.
+const tinyPaper = `name: tiny-paper
 workloads: ["zoo:mlp?training=true&batch=64"]
 clusters: [4xV100-pcie]
 placers: [single, round-robin]
@@ -25,6 +22,13 @@ paper:
   claims:
     - {text: "one device beats round robin", kind: best, placer: single, than: [round-robin]}
 `
+
+// TestReproducePrintsScoreboards: reproduce runs each scenario of
+// --scenarios with a paper section (the others are left out), prints its
+// scoreboard and a summary line per scenario, and says what it skipped.
+func TestReproducePrintsScoreboards(t *testing.T) {
+	dir := t.TempDir()
+	paper := tinyPaper
 	plain := "name: plain\nworkloads: [\"zoo:mlp\"]\nclusters: [4xV100-pcie]\nplacers: [single]\n"
 	missing := strings.Replace(paper, `"zoo:mlp?training=true&batch=64"]`, `"nowhere/graph.json"]`, 1)
 	missing = strings.Replace(missing, "name: tiny-paper", "name: tiny-missing", 1)

@@ -52,19 +52,7 @@ func TestScenarioCommandsFormat(t *testing.T) {
 
 	t.Run("reproduce", func(t *testing.T) {
 		sdir := t.TempDir()
-		paper := `name: tiny-paper
-workloads: ["zoo:mlp?training=true&batch=64"]
-clusters: [4xV100-pcie]
-placers: [single, round-robin]
-paper:
-  title: Tiny (Table 9)
-  metric: stepTime
-  cells:
-    - {table: "Table 9", row: MLP, workload: "zoo:mlp?training=true&batch=64", placer: single, value: 1.0}
-    - {table: "Table 9", row: MLP, workload: "zoo:mlp?training=true&batch=64", placer: round-robin, value: 2.0}
-  claims:
-    - {text: "one device beats round robin", kind: best, placer: single, than: [round-robin]}
-`
+		paper := tinyPaper
 		if err := os.WriteFile(filepath.Join(sdir, "tiny-paper.yaml"), []byte(paper), 0o644); err != nil {
 			t.Fatal(err)
 		}
