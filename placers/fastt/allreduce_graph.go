@@ -71,13 +71,7 @@ func replicateAllReduce(g *workloads.Graph, n int) (*work, error) {
 				op.BytesAccessed = div(op.BytesAccessed-op.ParamBytes) + op.ParamBytes
 				op.OutputBytes = div(op.OutputBytes)
 				op.TempBytes = div(op.TempBytes)
-				if op.Measured != nil {
-					m := make(map[string]float64, len(op.Measured))
-					for k, t := range op.Measured {
-						m[k] = t / float64(n)
-					}
-					op.Measured = m
-				}
+				op.Measured = measuredOver(op.Measured, n)
 				in.batch, in.perSample = g.Batch/n, !gradOfParams(&g.Ops[v])
 			}
 			rep[r][v] = add(op, in)

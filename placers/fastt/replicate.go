@@ -68,13 +68,7 @@ func replicate(g *workloads.Graph, n int) (*work, error) {
 			}
 			op.OutputBytes = div(op.OutputBytes)
 			op.TempBytes = div(op.TempBytes)
-			if op.Measured != nil {
-				m := make(map[string]float64, len(op.Measured))
-				for k, t := range op.Measured {
-					m[k] = t / float64(n)
-				}
-				op.Measured = m
-			}
+			op.Measured = measuredOver(op.Measured, n)
 			if op.Colocation != "" {
 				op.Colocation = fmt.Sprintf("%s@rep%d", op.Colocation, r)
 			}
@@ -173,4 +167,17 @@ func replicasOf(g *workloads.Graph, n int) (*work, error) {
 		return nil, fmt.Errorf("replicate %q: batch %d is not divisible by %d replicas", g.Name, g.Batch, n)
 	}
 	return nil, nil
+}
+
+// measuredOver is an op's measured times (by device kind) for 1/n of its
+// work: a replica's or a split part's share; nil stays nil.
+func measuredOver(m map[string]float64, n int) map[string]float64 {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]float64, len(m))
+	for k, t := range m {
+		out[k] = t / float64(n)
+	}
+	return out
 }

@@ -221,12 +221,7 @@ func splitOperation(w *work, v int, d Dim, n int) (*work, []int, error) {
 		} else {
 			p.OutputBytes = div(u.OutputBytes)
 		}
-		if u.Measured != nil {
-			p.Measured = make(map[string]float64, len(u.Measured))
-			for k, t := range u.Measured {
-				p.Measured[k] = t / float64(n)
-			}
-		}
+		p.Measured = measuredOver(u.Measured, n)
 		parts[i] = add(p, pi)
 	}
 	// inputs, one split node per per-sample predecessor of a batch split
