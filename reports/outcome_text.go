@@ -3,7 +3,6 @@ package reports
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"placesim/internal/units"
 
@@ -23,8 +22,11 @@ func WriteOutcome(w io.Writer, o *runresult.Record, pipelineNotes []string) {
 	if o.Regime != "" {
 		fmt.Fprintf(w, "regime           %s\n", o.Regime)
 	}
-	for _, n := range outcomeNotes(o) {
+	for _, n := range o.Notes() {
 		fmt.Fprintf(w, "note             %s\n", n)
+	}
+	if o.RegimeNote != "" {
+		fmt.Fprintf(w, "note             %s\n", o.RegimeNote)
 	}
 	if o.Error != "" {
 		fmt.Fprintf(w, "error            %s\n", o.Error)
@@ -52,25 +54,6 @@ func WriteOutcome(w io.Writer, o *runresult.Record, pipelineNotes []string) {
 	if o.OOM != nil {
 		fmt.Fprintf(w, "\nOUT OF MEMORY: %v\n", o.OOM.Err())
 	}
-}
-
-// outcomeNotes are the facts about a run beyond its figures: why it is not
-// comparable, a regime note, a rewritten graph, the placer's fallback or
-// relaxed constraints.
-func outcomeNotes(o *runresult.Record) []string {
-	var ns []string
-	for _, n := range []string{o.NotComparable, o.RegimeNote, o.Rewritten} {
-		if n != "" {
-			ns = append(ns, n)
-		}
-	}
-	if o.Fallback != "" {
-		ns = append(ns, "fallback: "+o.Fallback)
-	}
-	if len(o.Relaxed) > 0 {
-		ns = append(ns, "relaxed: "+strings.Join(o.Relaxed, ", "))
-	}
-	return ns
 }
 
 // writeParallel prints the pipeline and data-parallel figures, if any.

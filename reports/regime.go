@@ -84,26 +84,6 @@ func rowLabel(o *runresult.Record, mixed bool) string {
 	return o.Placer
 }
 
-// placerNotes are the facts a table row refers to by number: why it is
-// not comparable, the placer's fallback and relaxed constraints, a
-// rewritten graph.
-func placerNotes(o *runresult.Record) []string {
-	var ns []string
-	if o.NotComparable != "" {
-		ns = append(ns, o.NotComparable)
-	}
-	if o.Fallback != "" {
-		ns = append(ns, "fallback: "+o.Fallback)
-	}
-	if len(o.Relaxed) > 0 {
-		ns = append(ns, "relaxed: "+strings.Join(o.Relaxed, ", "))
-	}
-	if o.Rewritten != "" {
-		ns = append(ns, o.Rewritten)
-	}
-	return ns
-}
-
 // regimeNotes groups the rows' regime notes: one line per note naming the
 // placers it applies to.
 func regimeNotes(rows []*runresult.Record) []string {

@@ -48,7 +48,7 @@ func summary(rows []*runresult.Record) (cells [][]string, notes []string) {
 			notes = append(notes, fmt.Sprintf("[%d] %s: %s", len(notes)+1, o.Placer, oneLine(o.Error)))
 			st = fmt.Sprintf("%s [%d]", statusCode(o), len(notes))
 		}
-		for _, n := range placerNotes(o) {
+		for _, n := range o.Notes() {
 			notes = append(notes, fmt.Sprintf("[%d] %s: %s", len(notes)+1, o.Placer, oneLine(n)))
 			st = fmt.Sprintf("%s [%d]", st, len(notes))
 		}

@@ -155,6 +155,31 @@ func (r Record) MarshalJSON() ([]byte, error) {
 // Failed reports whether the point errored or ran out of memory.
 func (r *Record) Failed() bool { return r.Error != "" || r.OOM != nil }
 
+// Notes are the facts about the record beyond its figures, in the one
+// order every view lists them (compare's and run's numbered footnotes,
+// simulate's note lines): why it is not comparable in its regime, the
+// graph the placer rewrote, the placer's fallback ("fallback: ..."), the
+// constraints it relaxed ("relaxed: a, b"). Error and RegimeNote are not
+// among them: a view shows the error first (as its status's first
+// footnote, or its own line), and the regime note after the notes (the
+// tables group it over the records it applies to).
+func (r *Record) Notes() []string {
+	var ns []string
+	if r.NotComparable != "" {
+		ns = append(ns, r.NotComparable)
+	}
+	if r.Rewritten != "" {
+		ns = append(ns, r.Rewritten)
+	}
+	if r.Fallback != "" {
+		ns = append(ns, "fallback: "+r.Fallback)
+	}
+	if len(r.Relaxed) > 0 {
+		ns = append(ns, "relaxed: "+strings.Join(r.Relaxed, ", "))
+	}
+	return ns
+}
+
 // MaxPeak is the largest peak memory over the devices.
 func (r *Record) MaxPeak() int64 {
 	var m int64

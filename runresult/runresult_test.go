@@ -53,3 +53,22 @@ func TestFileSchema(t *testing.T) {
 		t.Fatalf("caption %q", got)
 	}
 }
+
+// TestRecordNotes: a record's notes come in the one documented order
+// (not comparable, rewritten graph, fallback, relaxed constraints),
+// without the error and the regime note, which views place themselves.
+func TestRecordNotes(t *testing.T) {
+	r := runresult.Record{
+		Error: "place: no plan", RegimeNote: "played as step",
+		Relaxed: []string{"memory", "colocation"}, Fallback: "m-ETF warm start",
+		Rewritten: "graph rewritten by the placer: 9 ops", NotComparable: "replicates the model",
+	}
+	want := []string{"replicates the model", "graph rewritten by the placer: 9 ops", "fallback: m-ETF warm start", "relaxed: memory, colocation"}
+	got := r.Notes()
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("notes %q, want %q", got, want)
+	}
+	if n := (&runresult.Record{Error: "x", RegimeNote: "y"}).Notes(); len(n) != 0 {
+		t.Fatalf("notes of a record with only an error and a regime note: %q, want none", n)
+	}
+}

@@ -62,17 +62,10 @@ func WriteRecordsTable(w io.Writer, res *Results) {
 			status = "OOM on " + r.OOM.DeviceName
 		}
 		var rn []string
-		for _, n := range []string{r.Error, r.NotComparable, r.Rewritten} {
-			if n != "" {
-				rn = append(rn, n)
-			}
+		if r.Error != "" {
+			rn = append(rn, r.Error)
 		}
-		if r.Fallback != "" {
-			rn = append(rn, "fallback: "+r.Fallback)
-		}
-		if len(r.Relaxed) > 0 {
-			rn = append(rn, "relaxed: "+strings.Join(r.Relaxed, ", "))
-		}
+		rn = append(rn, r.Notes()...)
 		for _, n := range rn {
 			notes = append(notes, fmt.Sprintf("[%d] %s: %s", len(notes)+1, r.Placer, strings.Join(strings.Fields(n), " ")))
 			status += fmt.Sprintf(" [%d]", len(notes))
