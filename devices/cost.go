@@ -16,7 +16,7 @@ import (
 //
 // where peak is k.Peak(op.Precision, tensor) with tensor true for GEMM and
 // convolution (then eff = TensorEff, or TF32Eff for TF32, if the precision
-// runs on tensor cores, else Eff); an op of class workloads.KernelNone costs nothing. Without a table, the
+// runs on tensor cores, FP8Eff for FP8/FP4 on FP8 tensor cores when the row sets it, else Eff); an op of class workloads.KernelNone costs nothing. Without a table, the
 // plain roofline:
 //
 //	t = max(FLOPs / (peak*ComputeEfficiency),
@@ -53,8 +53,11 @@ func OpTime(op *workloads.Op, k *Kind) (float64, error) {
 	eff := r.Eff
 	if tensor && peak != k.Peak(op.Precision, false) {
 		eff = r.TensorEff
-		if op.Precision == workloads.TF32 {
+		switch {
+		case op.Precision == workloads.TF32:
 			eff = r.TF32Eff
+		case (op.Precision == workloads.FP8 || op.Precision == workloads.FP4) && r.FP8Eff > 0 && peak != k.Peak(workloads.BF16, true):
+			eff = r.FP8Eff
 		}
 	}
 	c := op.FLOPs / (peak * eff)

@@ -27,6 +27,12 @@ type KernelCost struct {
 	// convolution attains: TF32 operands are 4 bytes, so each tensor-core
 	// FLOP needs twice the register and shared-memory traffic of FP16.
 	TF32Eff float64
+	// FP8Eff, when set, is the fraction of the FP8 (and FP4) tensor-core
+	// peak a large GEMM or convolution attains; 0 means TensorEff. A
+	// kind's FP8 peak is twice its BF16 one, but the operands' loads, the
+	// epilogue and the scaling do not halve with it, so an FP8 product
+	// reaches a smaller fraction of its peak.
+	FP8Eff float64
 	// MemEff is the fraction of the memory bandwidth a large kernel
 	// attains.
 	MemEff float64
@@ -57,6 +63,9 @@ func (t *KernelTable) validate(kind string) error {
 			if !(f.v >= MinEfficiency && f.v <= 1) {
 				return fmt.Errorf("device kind %q: kernel class %s: field %s = %g (valid range: [%g, 1])", kind, workloads.KernelClass(c), f.name, f.v, MinEfficiency)
 			}
+		}
+		if !(r.FP8Eff == 0 || r.FP8Eff >= MinEfficiency && r.FP8Eff <= 1) {
+			return fmt.Errorf("device kind %q: kernel class %s: field fp8Eff = %g (valid range: 0 for tensorEff, or [%g, 1])", kind, workloads.KernelClass(c), r.FP8Eff, MinEfficiency)
 		}
 		if !(r.Overhead >= 0 && r.Overhead < 1) {
 			return fmt.Errorf("device kind %q: kernel class %s: field overhead = %g s (valid range: [0, 1))", kind, workloads.KernelClass(c), r.Overhead)
