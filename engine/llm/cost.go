@@ -238,6 +238,12 @@ func (c *coster) part(p zoo.Part) (partCost, error) {
 		}
 		pc.fwd.exposed[CommEP] += 2 * a2a
 		pc.bwd.exposed[CommEP] += 2 * a2a
+		meta, err := c.dispatchMetadata()
+		if err != nil {
+			return pc, err
+		}
+		pc.fwd.exposed[CommEP] += meta.fwd
+		pc.bwd.exposed[CommEP] += meta.bwd
 	}
 	return pc, nil
 }
@@ -283,4 +289,40 @@ func (c *coster) chunk(layers int, first, last bool, layer [2]partCost, emb, hea
 		cc.bwd.add(head.bwd, 1)
 	}
 	return cc
+}
+
+// dispatchMeta is what the all-to-all token dispatcher adds around its
+// token exchanges per MoE layer and micro-batch, forward and backward.
+type dispatchMeta struct{ fwd, bwd float64 }
+
+// dispatchMetadata prices the exchanges of Megatron-core's all-to-all
+// token dispatcher besides the tokens themselves
+// (MoEAlltoAllTokenDispatcher, NVIDIA/Megatron-LM@87eb3c2b
+// megatron/core/transformer/moe/token_dispatcher.py, without CUDA graphs
+// and without token dropping):
+//   - preprocess: every rank's count of tokens per expert is all-gathered
+//     over the expert-parallel group (gather_from_sequence_parallel_region
+//     of an int64 [experts] tensor: tp x ep x experts x 8 bytes gathered);
+//   - the counts (input_splits, output_splits) go to the host, which
+//     waits for them before it can issue the variable-size all-to-all
+//     (cuda_sync_point "before_ep_alltoall": d2h_event.synchronize()), so
+//     the GPU runs dry and waits for the host to issue the device-to-host
+//     copy's completion and then the all-to-all: two host issues
+//     (hostIssue) on the critical path;
+//   - the router probabilities travel with the tokens in an all-to-all of
+//     their own (FP32, one per token-expert pair), forward and, as they
+//     take gradients, backward.
+func (c *coster) dispatchMetadata() (dispatchMeta, error) {
+	j, l, m := c.j, c.j.Layout, &c.j.Model
+	ep := j.epPeers(c.r)
+	counts, err := c.coll(ep, AllGather, 8*float64(m.Experts*l.TP*l.EP))
+	if err != nil {
+		return dispatchMeta{}, err
+	}
+	T := float64(l.MicroBatch) * float64(m.Seq) / float64(l.CP)
+	probs, err := c.coll(ep, AllToAll, 4*T*float64(m.TopK)/float64(l.TP)*m.Imbalance)
+	if err != nil {
+		return dispatchMeta{}, err
+	}
+	return dispatchMeta{fwd: counts + 2*hostIssue + probs, bwd: probs}, nil
 }

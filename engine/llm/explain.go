@@ -20,7 +20,8 @@ type OpCost struct {
 	// efficiency says; flashHeadDimFactor), "host-issued kernels" (a
 	// run of small eager kernels bounded by the host's issue rate;
 	// hostIssue), or the op itself ("sort by expert", "eager expert
-	// bias") where the whole op is the mechanism; "" for none.
+	// bias"), "unfused YaRN rotary" (the time beyond the fused rotary
+	// kernel) where the whole op is the mechanism; "" for none.
 	Mechanism string
 	Extra     float64
 	// Recomputed: the op's module is among the job's RecomputeModules,
@@ -62,6 +63,24 @@ func OpCosts(j *Job) ([]OpCost, error) {
 				oc.Mechanism, oc.Extra = "eager expert bias", f+b
 			case op.Name == "expert-clamp":
 				oc.Mechanism, oc.Extra = "eager GLU clamp", f+b
+			case op.Name == "rotary" && j.Model.YaRNFactor > 1:
+				// against the fused kernel plain RoPE runs
+				fused := j.Model
+				fused.YaRNFactor = 0
+				for _, fo := range fused.Ops(p, c.sh) {
+					if fo.Name != "rotary" {
+						continue
+					}
+					pf, err := c.opTime(fo, false)
+					if err != nil {
+						return nil, err
+					}
+					pb, err := c.opTime(fo, true)
+					if err != nil {
+						return nil, err
+					}
+					oc.Mechanism, oc.Extra = "unfused YaRN rotary", f+b-pf-pb
+				}
 			case isFlash(op) && flashHeadDimFactor(headDim(&j.Model), false) < 1:
 				d := headDim(&j.Model)
 				oc.Mechanism = "attention head dim"

@@ -79,6 +79,14 @@ type LLM struct {
 	// half within +-7; Megatron's activation_func_clamp_value), which
 	// Megatron-core runs as eager kernels before the fused activation.
 	ClampedGLU bool
+	// YaRNFactor is the YaRN rotary scaling factor of the model's
+	// positions (Peng et al. 2023, arXiv 2309.00071; GPT-OSS: rope_scaling
+	// factor 32 over 4,096 original positions); 0 or 1 is plain RoPE.
+	// YaRN multiplies the rotary cosines and sines by its attention
+	// factor 0.1 ln(factor) + 1 (1.347 at 32), which Transformer
+	// Engine's fused RoPE kernel does not take, so Megatron-core applies
+	// the rotation in eager PyTorch (unfusedRotary).
+	YaRNFactor float64
 	// Source cites the published configuration.
 	Source string
 }
@@ -189,8 +197,8 @@ func llmPresets() []LLM {
 		// window_attn_skip_freq 2, softmax_type "learnable",
 		// add_bias_linear True).
 		{Name: "gpt-oss-120b", Arch: ArchLlama, Layers: 36, Hidden: 2880, Heads: 64, KVHeads: 8, HeadDim: 64, FFN: 2880, Vocab: 201088, Experts: 128, TopK: 4, Seq: 4096, FlashAttention: true, Imbalance: 1,
-			Window: 128, WindowSkip: 2, Sinks: true, Bias: true, ClampedGLU: true,
-			Source: "OpenAI, gpt-oss-120b model card (2025), section 2.1 and Table 1, and config.json (sliding_window 128 on alternate layers, attention sinks, linear biases, swiglu_limit 7.0)"},
+			Window: 128, WindowSkip: 2, Sinks: true, Bias: true, ClampedGLU: true, YaRNFactor: 32,
+			Source: "OpenAI, gpt-oss-120b model card (2025), section 2.1 and Table 1, and config.json (sliding_window 128 on alternate layers, attention sinks, linear biases, swiglu_limit 7.0, rope_scaling yarn factor 32)"},
 	}
 }
 

@@ -183,7 +183,11 @@ func (m *LLM) Ops(part Part, sh Shard) []LLMOp {
 		// holds it (sharded with SP, all-gathered again in the backward)
 		ops = append(ops, mm("qkv", PhaseTP, T, h, (qd+2*kvd)/t, int64(fb*Tseq*h)))
 		if !gpt {
-			ops = append(ops, elem("rotary", "rotary", PhaseTP, T*(qd+kvd)/t, 3, 0))
+			if m.YaRNFactor > 1 {
+				ops = append(ops, unfusedRotary(T*qd/t, T*kvd/t, fb))
+			} else {
+				ops = append(ops, elem("rotary", "rotary", PhaseTP, T*(qd+kvd)/t, 3, 0))
+			}
 		}
 		score := 2 * T * s * qd / t // one of QK^T and attention x V
 		if m.FlashAttention {
@@ -503,4 +507,32 @@ func clampGLU(pairs, f, fb float64) LLMOp {
 func inputNorm(op LLMOp) LLMOp {
 	op.Module = "layernorm"
 	return op
+}
+
+// unfusedRotary is the rotary embedding of the queries (nq elements) and
+// keys (nk) as Megatron-core applies it when the rotation carries a
+// scale (YaRN's attention factor: apply_rotary_pos_emb falls back from
+// Transformer Engine's fused kernel when mscale != 1, "mscale is not
+// supported by TE's fused RoPE", NVIDIA/Megatron-LM@87eb3c2b
+// megatron/core/models/common/embeddings/rope_utils.py, the code of the
+// 26.04 NeMo container; _apply_rotary_pos_emb_bshd): per tensor, forward
+// cos and sin of the frequencies times mscale cast to BF16 (6 small
+// kernels), then t*cos, the rotated half (a negation of one half and a
+// concatenation), its product with sin, the sum and a final
+// concatenation with the (empty) unrotated part: 6 kernels moving 12
+// times the tensor (1+1, 0.5+0.5, 1+1, 1+1, 2+1, 1+1 reads+writes).
+// Backward per tensor, autograd of the same: the gradient times sin, the
+// negation of a half, the concatenation of the chunk's gradients, the
+// gradient times cos, the sum of the two paths, and the backward of the
+// slice t[..., :rot_dim] (PyTorch's slice_backward: a zero-filled tensor
+// of the input's shape and a copy into it, even where the slice is the
+// whole head): 7 kernels moving 13 times the tensor (1+1, 0.5+0.5, 1+1,
+// 1+1, 2+1, 1, 1+1). Nothing large is saved (the cosines and sines are
+// [seq, head dim]).
+func unfusedRotary(nq, nk, fb float64) LLMOp {
+	n := nq + nk
+	return LLMOp{Name: "rotary", Type: "rotary", Phase: PhaseTP,
+		FwdFLOPs: 3 * n, BwdFLOPs: 3 * n,
+		FwdBytes: int64(12 * fb * n), BwdBytes: int64(13 * fb * n),
+		Launches: 2 * 12, BwdLaunches: 2 * 7}
 }
