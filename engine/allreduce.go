@@ -30,6 +30,10 @@ type allReduceNodes struct {
 	algorithm            string
 	replicas             int
 	first, last          []int32 // per replica: its first step, its completion
+	// contentionSM and contentionHBM are the compute time this bucket's
+	// kernel added to one replica's overlapped backward ops, by the SMs
+	// and by the memory bandwidth it held (CollectiveModel.contention)
+	contentionSM, contentionHBM float64
 }
 
 // gradient is the bytes of parameter gradients an op produces.
@@ -193,7 +197,7 @@ func (u *unrolled) allReduceRound(st, round, mb int, buckets [][]gradient, topo 
 		algos[b], times[b] = topo.choose(sizes[b], m)
 		after[b] = u.chargeCopies(m, bucket, mb, devs[:u.played])
 	}
-	u.contention(m, st, mb, buckets, times)
+	contSM, contHBM := u.contention(m, st, mb, buckets, times, sizes, devs)
 	// the update waits for every bucket (DDP's backward returns once all its
 	// all-reduces are done): through one join node per replica, so that the
 	// edges grow as buckets + update ops, not their product (8,929 update
@@ -253,7 +257,8 @@ func (u *unrolled) allReduceRound(st, round, mb int, buckets [][]gradient, topo 
 			}
 		}
 		u.ars = append(u.ars, allReduceNodes{stage: st, round: round, bucket: b, bytes: bytes,
-			algorithm: algo, replicas: n, first: first[:u.played], last: last[:u.played]})
+			algorithm: algo, replicas: n, first: first[:u.played], last: last[:u.played],
+			contentionSM: contSM[b], contentionHBM: contHBM[b]})
 	}
 }
 

@@ -40,6 +40,19 @@ type CollectiveModel struct {
 	// bandwidth): compute overlapped by an all-reduce of modelled time T
 	// takes Contention x T longer. Only with DataParallel.Overlap.
 	Contention float64 `json:"contention,omitempty"`
+	// Resources charges the slowdown of overlapped compute from what the
+	// collective's kernel holds, Contention then being its floor: each
+	// bucket's NCCL kernel holds one SM per channel it launches
+	// (collectives.KernelChannels of the collective collectives.Time
+	// finds for the bucket), which every overlapped kernel loses
+	// (collectives.SMShare) when that share is above Contention (the
+	// measured average, which includes what the SM count misses: a GEMM's
+	// waves re-quantised on fewer SMs, caches, power), and moves
+	// collectives.RingHBMPerByte bytes of device memory per byte it
+	// receives at the bucket's bus bandwidth, which a memory-bound kernel
+	// (every kernel class but GEMMs and convolutions) loses when that
+	// share is the larger. Only with DataParallel.Overlap.
+	Resources bool `json:"resources,omitempty"`
 	// SpeedSpread is the relative standard deviation of the speed of
 	// GPUs of one kind (manufacturing and power-management variability):
 	// a synchronous data-parallel step runs at the pace of its slowest
@@ -108,9 +121,10 @@ func CollectiveByName(name string) (*CollectiveModel, error) {
 }
 
 // NCCLModel is a collective run by NCCL with no framework copies: its
-// latencies and, when it overlaps compute, the contention.
+// latencies and, when it overlaps compute, the SMs and memory bandwidth
+// its kernel takes from the compute (Resources).
 func NCCLModel() *CollectiveModel {
-	return &CollectiveModel{Name: CollectiveNCCL, BaseLatency: NCCLRingBaseLatency, StepLatency: NCCLRingStepLatency, Contention: OverlapContention,
+	return &CollectiveModel{Name: CollectiveNCCL, BaseLatency: NCCLRingBaseLatency, StepLatency: NCCLRingStepLatency, Contention: OverlapContention, Resources: true,
 		SpeedSpread: GPUSpeedSpread}
 }
 
@@ -232,16 +246,26 @@ func (u *unrolled) chargeCopies(m *CollectiveModel, bucket []gradient, mb int, d
 }
 
 // contention charges the slowdown of the backward compute that each
-// bucket's all-reduce overlaps (times[b] its modelled time), on every
-// replica: NCCL runs one collective at a time on its stream, so bucket
-// b's window opens when its last gradient is ready or the previous window
-// closes, whichever is later, and lasts times[b]; each backward op of the
-// stage (in backward order, on the compute timeline of its costs) takes
-// Contention x its overlap with the windows longer. Compute after the
-// backward (the update waits for the all-reduces) is not overlapped.
-func (u *unrolled) contention(m *CollectiveModel, st, mb int, buckets [][]gradient, times []float64) {
-	if m == nil || m.Contention == 0 || !u.l.overlap {
-		return
+// bucket's all-reduce overlaps (times[b] its modelled time, sizes[b] its
+// bytes, among the replicas on devs), on every replica: NCCL runs one
+// collective at a time on its stream, so bucket b's window opens when its
+// last gradient is ready or the previous window closes, whichever is
+// later, and lasts times[b]; each backward op of the stage (in backward
+// order, on the compute timeline of its costs) takes its overlap with the
+// windows times a share longer: Contention, or with Resources the share
+// of the SMs or of the memory bandwidth the bucket's kernel holds
+// (resourceShares). Compute after the backward (the update waits for the
+// all-reduces) is not overlapped. It returns what each bucket charged one
+// replica, by SMs and by memory bandwidth (a flat Contention counts as
+// SMs).
+func (u *unrolled) contention(m *CollectiveModel, st, mb int, buckets [][]gradient, times []float64, sizes []int64, devs []int) (sm, hbm []float64) {
+	sm, hbm = make([]float64, len(buckets)), make([]float64, len(buckets))
+	if m == nil || (m.Contention == 0 && !m.Resources) || !u.l.overlap {
+		return sm, hbm
+	}
+	var shares []resourceShare
+	if m.Resources {
+		shares = u.resourceShares(times, sizes, devs, m.Contention)
 	}
 	bwd := u.bwdOps[st]
 	end := make([]float64, len(bwd)) // compute timeline, replica 0
@@ -262,13 +286,26 @@ func (u *unrolled) contention(m *CollectiveModel, st, mb int, buckets [][]gradie
 		lo := math.Max(ready, open)
 		hi := lo + times[b]
 		open = hi
-		for i := range bwd {
+		for i, v := range bwd {
 			start := 0.0
 			if i > 0 {
 				start = end[i-1]
 			}
-			if ov := math.Min(hi, end[i]) - math.Max(lo, start); ov > 0 {
+			ov := math.Min(hi, end[i]) - math.Max(lo, start)
+			if ov <= 0 {
+				continue
+			}
+			if !m.Resources {
 				extra[i] += m.Contention * ov
+				sm[b] += m.Contention * ov
+				continue
+			}
+			x, byHBM := shares[b].stolen(ov, memoryBound(&u.g.Ops[v]))
+			extra[i] += x
+			if byHBM {
+				hbm[b] += x
+			} else {
+				sm[b] += x
 			}
 		}
 	}
@@ -280,4 +317,5 @@ func (u *unrolled) contention(m *CollectiveModel, st, mb int, buckets [][]gradie
 			u.nodes[u.node(v, mb, r)].cost += extra[i]
 		}
 	}
+	return sm, hbm
 }

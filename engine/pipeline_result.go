@@ -76,6 +76,12 @@ type DataParallelStats struct {
 	// SpeedSpread); both 0 without one.
 	SlowestReplica int     `json:"slowestReplica,omitempty"`
 	Slowdown       float64 `json:"slowdown,omitempty"`
+	// ContentionSMs and ContentionHBM are how much longer one replica's
+	// backward compute took because the all-reduces ran beside it
+	// (CollectiveModel.Contention, or Resources: the SMs and the memory
+	// bandwidth their kernels held), summed over the all-reduces, seconds.
+	ContentionSMs float64 `json:"contentionSMs,omitempty"`
+	ContentionHBM float64 `json:"contentionHBM,omitempty"`
 }
 
 // AllReduceStats is one all-reduce of a stage's gradient bucket.
@@ -97,6 +103,10 @@ type AllReduceStats struct {
 	// had every chunk.
 	Start float64 `json:"start"`
 	End   float64 `json:"end"`
+	// ContentionSMs and ContentionHBM are this all-reduce's share of
+	// DataParallelStats' (seconds of one replica's compute).
+	ContentionSMs float64 `json:"contentionSMs,omitempty"`
+	ContentionHBM float64 `json:"contentionHBM,omitempty"`
 }
 
 // Instances times every node of an unrolled plan, indexed by node.
@@ -222,6 +232,9 @@ func (u *unrolled) result(r *Result) {
 				as.End = math.Max(as.End, in.End[a.last[rep]])
 			}
 			as.AlgBW, as.BusBW = bandwidths(a.bytes, as.End-as.Start, a.replicas)
+			as.ContentionSMs, as.ContentionHBM = a.contentionSM, a.contentionHBM
+			ds.ContentionSMs += a.contentionSM
+			ds.ContentionHBM += a.contentionHBM
 			ds.AllReduces = append(ds.AllReduces, as)
 		}
 		start, end := math.Inf(1), math.Inf(-1)

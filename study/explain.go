@@ -32,10 +32,13 @@ type Explanation struct {
 
 // ExplainPart is one share of the iteration.
 type ExplainPart struct {
-	// Part is compute, optimizer, allreduce-on-compute, slowest-gpu,
-	// exposed-comm, idle, or the row's program's work beyond the kernels
-	// (HostCost): gradient-pass, host-gather, host-issue-wait,
-	// host-reduce-loss, optimizer-issue-wait, buffer-broadcast; Role (forward, backward, recompute) and Class
+	// Part is compute, optimizer, allreduce-on-compute (the bucket
+	// copies), contention-sm and contention-hbm (the compute slowed by the
+	// SMs and the memory bandwidth the all-reduces' kernels held,
+	// engine.DataParallelStats), slowest-gpu, exposed-comm, idle, or the
+	// row's program's work beyond the kernels (HostCost): gradient-pass,
+	// host-gather, host-issue-wait, host-reduce-loss, optimizer-issue-wait,
+	// buffer-broadcast, unscale; Role (forward, backward, recompute) and Class
 	// (workloads.KernelClass) say which compute.
 	Part    string  `json:"part"`
 	Role    string  `json:"role,omitempty"`
@@ -96,6 +99,7 @@ func Explain(ctx context.Context, reg *placers.Registry, rows []ValidationRow, i
 			{Part: "host-reduce-loss", Seconds: h.ReduceLoss},
 			{Part: "optimizer-issue-wait", Seconds: h.OptimizerIssueWait},
 			{Part: "buffer-broadcast", Seconds: h.BufferBroadcast},
+			{Part: "unscale", Seconds: h.Unscale},
 		} {
 			if p.Seconds > 0 {
 				e.Parts = append(e.Parts, p)
@@ -204,7 +208,17 @@ func explainResult(e *Explanation, r *engine.Result, g *workloads.Graph, plan *e
 		}
 		e.Parts = append(e.Parts, p)
 	}
-	if math.Abs(charged) > 0 {
+	if dp := r.DataParallel; dp != nil && r.Instances != nil {
+		// what the all-reduces' kernels took from the overlapped compute
+		// (the same on every replica), apart from the bucket copies
+		for _, p := range []ExplainPart{{Part: "contention-sm", Seconds: dp.ContentionSMs}, {Part: "contention-hbm", Seconds: dp.ContentionHBM}} {
+			if p.Seconds > 0 {
+				e.Parts = append(e.Parts, p)
+				charged -= p.Seconds
+			}
+		}
+	}
+	if math.Abs(charged) > 1e-12 {
 		e.Parts = append(e.Parts, ExplainPart{Part: "allreduce-on-compute", Seconds: charged})
 	}
 	if slowest > 0 {

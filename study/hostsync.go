@@ -60,6 +60,17 @@ type HostProgram struct {
 	// ranks, on the compute stream before the forward): batch norm's
 	// running mean and variance and its batch counter.
 	BroadcastBuffers bool
+	// Unscale: under mixed precision the program steps its optimizer
+	// through torch.cuda.amp.GradScaler, whose step first unscales the
+	// gradients (GradScaler.unscale_:
+	// torch._amp_foreach_non_finite_check_and_unscale_, a multi-tensor
+	// kernel that reads and writes every FP32 gradient once and records
+	// non-finite values in found_inf) and then reads found_inf on the
+	// host (`found_inf.item()` in GradScaler._maybe_opt_step) before the
+	// optimizer runs (torch/cuda/amp/grad_scaler.py, PyTorch 1.9 to
+	// 1.13): one pass over the gradients and one blocking read, on any
+	// number of GPUs.
+	Unscale bool
 	// BucketElements is the data-parallel wrapper's gradient bucket in
 	// elements when it is not PyTorch DDP's 25 MiB (DDPBucketBytes): apex's
 	// DistributedDataParallel closes a bucket once it holds message_size =
@@ -72,10 +83,10 @@ type HostProgram struct {
 var HostPrograms = map[string]HostProgram{
 	"fairseq": {Name: "fairseq",
 		Source:         "NVIDIA/DeepLearningExamples PyTorch/Translation/Transformer/fairseq/ddp_trainer.py, DDPTrainer.train_step (pytorch-22.06: torch.cuda.amp, apex DistributedDataParallel, FP32 gradients)",
-		GradientDivide: true, GatherList: true, BucketElements: 10_000_000},
+		GradientDivide: true, GatherList: true, Unscale: true, BucketElements: 10_000_000},
 	"dle-convnets": {Name: "dle-convnets",
 		Source:     "NVIDIA/DeepLearningExamples@7bdfc81d (the pytorch-21.03 results' release) PyTorch/Classification/ConvNets/image_classification/training.py get_train_step (torch.cuda.amp GradScaler, utils.reduce_tensor of the loss, torch.cuda.synchronize() every step) and optimizers.py (torch.optim.SGD)",
-		ReduceLoss: true, ZeroGrad: true, ScaledSGD: true, BroadcastBuffers: true},
+		ReduceLoss: true, ZeroGrad: true, ScaledSGD: true, Unscale: true, BroadcastBuffers: true},
 }
 
 // HostProgramNames lists HostPrograms' names, sorted.
@@ -106,6 +117,9 @@ type HostCost struct {
 	// synchronisation: the loop's wall time less the simulated update
 	// ops' time.
 	OptimizerIssueWait float64 `json:"optimizerIssueWait,omitempty"`
+	// Unscale is the loss scaler's unscaling pass over the gradients and
+	// its found_inf read (Unscale; mixed precision only).
+	Unscale float64 `json:"unscale,omitempty"`
 	// BufferBroadcast is DDP's broadcast of the module's buffers before
 	// the forward: the collective's latency and the copies back into the
 	// buffers (more than one GPU).
@@ -114,7 +128,7 @@ type HostCost struct {
 
 // Total is the iteration's extra time.
 func (h HostCost) Total() float64 {
-	return h.GradientPassGPU + h.GatherList + h.IssueWait + h.ReduceLoss + h.OptimizerIssueWait + h.BufferBroadcast
+	return h.GradientPassGPU + h.GatherList + h.IssueWait + h.ReduceLoss + h.OptimizerIssueWait + h.BufferBroadcast + h.Unscale
 }
 
 // Cost is the program's per-iteration cost for graph g (one replica's
@@ -190,6 +204,27 @@ func (p HostProgram) Cost(g *workloads.Graph, k *devices.Kind, n int) (HostCost,
 				return h, err
 			}
 			h.BufferBroadcast = flatten + copies + engine.NCCLRingBaseLatency + float64(n-1)*engine.NCCLRingStepLatency
+		}
+	}
+	if p.Unscale && strings.HasPrefix(string(g.Precision), "amp") {
+		var grads int64
+		for i := range g.Ops {
+			if o := &g.Ops[i]; o.Role == workloads.Update && o.GradBytes > 0 {
+				grads += o.GradBytes
+			}
+		}
+		if grads > 0 {
+			// one multi-tensor pass (its launches are few: a kernel per
+			// chunk list, priced as one), then the blocking read; under
+			// ScaledSGD that read's wait is part of OptimizerIssueWait
+			t, err := devices.GradientPassTime(grads, k)
+			if err != nil {
+				return h, fmt.Errorf("host program %s: unscale: %w", p.Name, err)
+			}
+			h.Unscale = t
+			if !p.ScaledSGD {
+				h.Unscale += devices.HostBlockingRead
+			}
 		}
 	}
 	if p.ZeroGrad || p.ScaledSGD {

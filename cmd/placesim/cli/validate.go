@@ -174,7 +174,9 @@ func printValidation(w io.Writer, s *study.ValidationSummary) {
 // explainNames are the explanation's parts as printed.
 var explainNames = map[string]string{
 	"optimizer":            "optimizer (update ops)",
-	"allreduce-on-compute": "all-reduce on the compute stream (bucket copies, contention)",
+	"allreduce-on-compute": "all-reduce on the compute stream (bucket copies)",
+	"contention-sm":        "compute slowed beside NCCL: SMs held (channels) or measured",
+	"contention-hbm":       "compute slowed beside NCCL: memory bandwidth it moves",
 	"slowest-gpu":          "slowest GPU (speed spread)",
 	"exposed-comm":         "exposed communication (idle, gradients in flight)",
 	"idle":                 "other idle (waiting for peers or inputs)",
@@ -184,6 +186,7 @@ var explainNames = map[string]string{
 	"host-reduce-loss":     "program: loss all-reduce for logging",
 	"optimizer-issue-wait": "program: GPU waits for the host to issue SGD and zero_grad",
 	"buffer-broadcast":     "program: DDP broadcast of batch-norm buffers",
+	"unscale":              "program: loss scaler's unscale pass and found_inf read",
 }
 
 func printExplanation(w io.Writer, e *study.Explanation) {
