@@ -158,3 +158,57 @@ func TestHostProgramBucket(t *testing.T) {
 		t.Errorf("no program: %d bytes, want DDP's %d", got, DDPBucketBytes)
 	}
 }
+
+// TestHostProgramUnscale: under mixed precision both programs step
+// through GradScaler, whose unscale_ is one pass over all the gradients
+// (priced as one elementwise pass over their bytes) on any number of
+// GPUs; fairseq then waits for found_inf's blocking read, the ConvNets
+// trainer's read is already its optimizer's issue wait; FP32 runs have no
+// scaler.
+func TestHostProgramUnscale(t *testing.T) {
+	t.Parallel()
+	k, err := devices.KindByName("A100-40GB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const spec = "zoo:transformer?layers=2&hidden=256&heads=4&ff=1024&vocab=1000&seq=16&training=true&batch=8"
+	for _, tc := range []struct {
+		program, workload string
+		read              float64
+		amp               bool
+	}{
+		{"fairseq", spec + "&precision=amp-fp16", devices.HostBlockingRead, true},
+		{"fairseq", spec, 0, false},
+		{"dle-convnets", "zoo:resnet50?training=true&batch=8&precision=amp-fp16&framework=pytorch", 0, true},
+	} {
+		t.Run(tc.program+"/"+tc.workload, func(t *testing.T) {
+			g, err := LoadWorkload(tc.workload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var grads int64
+			for i := range g.Ops {
+				if o := &g.Ops[i]; o.Role == workloads.Update && o.GradBytes > 0 {
+					grads += o.GradBytes
+				}
+			}
+			pass, err := devices.GradientPassTime(grads, &k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := 0.0
+			if tc.amp {
+				want = pass + tc.read
+			}
+			for _, n := range []int{1, 8} {
+				h, err := HostPrograms[tc.program].Cost(g, &k, n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !scalar.EqualWithinAbsOrRel(h.Unscale, want, 0, 1e-12) {
+					t.Errorf("%d GPUs: unscale %g s, want %g s (pass over %d bytes %g s + read %g s)", n, h.Unscale, want, grads, pass, tc.read)
+				}
+			}
+		})
+	}
+}

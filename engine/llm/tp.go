@@ -3,6 +3,7 @@ package llm
 import (
 	"math"
 
+	"placesim/collectives"
 	"placesim/devices"
 	"placesim/workloads/zoo"
 )
@@ -96,13 +97,10 @@ const (
 // num_sm): the GEMM runs at (S-s)/S while c lasts, so the pair ends
 // max(c, w + c·s/S) after they start, which is max(c-w, c·s/S) beyond the
 // GEMM alone. S = 0 (a kind whose SM count is not known) counts no
-// contention.
+// contention. The rule is collectives' (SMShare, Stolen), which the
+// classic engine's data-parallel all-reduce charges too.
 func beside(c, w float64, s, S int) float64 {
-	var steal float64
-	if S > 0 && s > 0 {
-		steal = c * float64(min(s, S)) / float64(S)
-	}
-	return math.Max(c-w, steal)
+	return math.Max(c-w, collectives.Stolen(c, collectives.SMShare(s, S)))
 }
 
 // ringExchange is the exposed time, beyond a whole GEMM of w seconds,
