@@ -54,6 +54,12 @@ func TestExplain(t *testing.T) {
 				if e.Comm == nil || e.Comm.Bytes <= 0 || parts["slowest-gpu"] <= 0 || parts["allreduce-on-compute"] <= 0 {
 					t.Errorf("data-parallel row: comm %+v, slowest GPU %g s, all-reduce on compute %g s", e.Comm, parts["slowest-gpu"], parts["allreduce-on-compute"])
 				}
+				// p039 is AMP on a DGX A100: NCCL's kernels hold SMs and,
+				// beside memory-bound kernels, HBM bandwidth; the loss
+				// scaler unscales the gradients
+				if parts["contention-sm"] <= 0 || parts["contention-hbm"] <= 0 || parts["unscale"] <= 0 {
+					t.Errorf("contention by SMs %g s, by HBM %g s, unscale %g s: want all three", parts["contention-sm"], parts["contention-hbm"], parts["unscale"])
+				}
 				if e.Replica != e.Replicas-1 {
 					t.Errorf("explained replica %d, want the slowest, %d", e.Replica, e.Replicas-1)
 				}
