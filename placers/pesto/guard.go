@@ -27,7 +27,8 @@ type startPlan struct {
 	plan *engine.Plan
 }
 
-// guard replaces res.Plan by the fastest of it and the starts in a
+// guard replaces res.Plan by the fastest of it, the starts and, with
+// Config.LayerSearch > 0, the layer search's plan (layerSearch) in a
 // simulation with the request's estimates, then, with Config.Search > 0,
 // runs the placement-group search (groupSearch) from each of them, the
 // fastest first, within Config.Search simulations in all, and keeps the
@@ -77,6 +78,18 @@ func (p *Pesto) guard(ctx context.Context, req *placers.Request, pr *problem, re
 		cands = append(cands, candidate{s.name, s.plan, t})
 		if t < best*(1-1e-9) {
 			best, res.Plan, res.Kept = t, s.plan, s.name
+		}
+	}
+	if p.cfg.LayerSearch > 0 {
+		ls, ok := layerSearch(ctx, req.Graph, g, req.Cluster, req.Estimates, p.cfg.LayerSearch)
+		res.LayerUnits, res.LayerEvals = ls.units, ls.evals
+		if ok {
+			res.LayerTime = ls.time
+			res.StartTimes = append(res.StartTimes, fmt.Sprintf("layer search %.6gs", ls.time))
+			cands = append(cands, candidate{"layer search", ls.plan, ls.time})
+			if ls.time < best*(1-1e-9) {
+				best, res.Plan, res.Kept = ls.time, ls.plan, "layer search"
+			}
 		}
 	}
 	if res.Kept != "" {

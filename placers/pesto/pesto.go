@@ -68,6 +68,11 @@ type Config struct {
 	// spend on the fastest of the ILP's plan and the starts (search=,
 	// default DefaultSearch; 0: none).
 	Search int
+	// LayerSearch is the number of simulations the layer search
+	// (layerSearch: whole layers moved and swapped between the GPUs) may
+	// spend; its plan is one more candidate of the guard (layersearch=,
+	// default DefaultLayerSearch; 0: none).
+	LayerSearch int
 }
 
 // Defaults of Config.
@@ -161,6 +166,11 @@ type Result struct {
 	// SearchStarts candidates.
 	SearchMoves, SearchEvals, SearchStarts int
 	SearchTime                             float64
+	// LayerUnits is the number of layers the layer search moved,
+	// LayerEvals its simulations and LayerTime its plan's step with the
+	// estimates (0 when it did not run).
+	LayerUnits, LayerEvals int
+	LayerTime              float64
 	// UsedWarmStart: CBC returned no better incumbent and the plan is the
 	// warm start's; SolverError says why when CBC failed; WorseThanStart
 	// when CBC ended on a schedule worse than its start.
@@ -426,6 +436,9 @@ func (r *Result) Report() *placers.Report {
 	}
 	if r.Kept != "" {
 		rep.Fallback = fmt.Sprintf("%s start: it simulates faster with the estimates than the ILP's plan (%.6gs against %.6gs)", r.Kept, r.KeptTime, r.Simulated)
+	}
+	if r.LayerEvals > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("layer search: %d layers, %d simulations, %.6gs with the estimates", r.LayerUnits, r.LayerEvals, r.LayerTime))
 	}
 	if r.SearchEvals > 0 {
 		from := "the ILP's plan"

@@ -36,6 +36,8 @@ func (a *Args) Declare(d *placers.Decls) {
 		"MIP start: m-ETF's, or the better of m-ETF's and the Expert placement")
 	d.Int(&c.Search, "search", DefaultSearch, 0, 1000000,
 		"simulations the placement-group search may spend on the fastest of the ILP's plan and its starts (0: none)")
+	d.Int(&c.LayerSearch, "layersearch", DefaultLayerSearch, 0, 1000000,
+		"simulations the layer search may spend: whole layers moved and swapped between the GPUs, a candidate beside the starts (0: none)")
 	d.Path(&c.ILP.Dir, "dir", placers.Directory, "",
 		"keep the ILP model, start, solution and solver log in this directory (default: a temporary one, removed)")
 }
@@ -50,7 +52,7 @@ func (a Args) config() Config {
 // Register adds this package's placers to r.
 func Register(r *placers.Registry) error {
 	for _, e := range []placers.Entry{
-		placers.Define("pesto", "Pesto: coarsening to ~200 vertices, then the placement-and-scheduling ILP on CBC, m-ETF warm start; the fastest in simulation of its plan and its starts (m-ETF, Expert, one GPU), improved by placement-group moves", New),
+		placers.Define("pesto", "Pesto: coarsening to ~200 vertices, then the placement-and-scheduling ILP on CBC, m-ETF warm start; the fastest in simulation of its plan, its starts (m-ETF, Expert, one GPU) and a layer search, improved by placement-group moves", New),
 		placers.Define("pesto-expert", "Pesto's Expert placements: LSTM/Transformer layers split across GPUs, embedding first, attention and softmax last; NASNet branches spread", NewExpert),
 	} {
 		if err := r.Add(e); err != nil {
