@@ -36,9 +36,9 @@ type MergeOptions struct {
 
 // MergeFiles reads the results files of the shards of one scenario (at
 // paths) and merges them into complete results, sorted by point index,
-// reading each file as a stream: every record is checked as VerifyMerge
-// checks it (the scenario's point of its index, of its file's shard,
-// with figures a simulation gives) as soon as it is decoded, and stored
+// reading each file as a stream: every record is checked (verifyRecord:
+// the scenario's point of its index, of its file's shard, with figures a
+// simulation gives) as soon as it is decoded, and stored
 // at its index, so that no file, and no record twice, is ever held in
 // memory. A merge whose records would exceed opt.MaxMemory is refused
 // before they are allocated, naming the points, the memory and the

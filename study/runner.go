@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -537,7 +536,7 @@ func EncodeResults(w io.Writer, r *Results) error {
 	return err
 }
 
-// shardSet is the shards a merge has been given (Merge, MergeFiles):
+// shardSet is the shards a merge has been given (MergeFiles):
 // each once, all parts of one split.
 type shardSet struct {
 	seen map[string]bool
@@ -569,46 +568,4 @@ func (ss *shardSet) complete() error {
 		return fmt.Errorf("merge: %d of %d shards given", len(ss.seen), ss.n)
 	}
 	return nil
-}
-
-// Merge combines shard results of one scenario into complete results,
-// sorted by point index. Every shard must be present once.
-func Merge(parts []*Results) (*Results, error) {
-	if len(parts) == 0 {
-		return nil, fmt.Errorf("merge: no shard results given")
-	}
-	first, _ := json.Marshal(parts[0].Scenario)
-	var shards shardSet
-	total := 0
-	for _, p := range parts {
-		total += len(p.Records)
-	}
-	// sized once: appending 400,000 records doubled the slice's memory
-	out := &Results{Scenario: parts[0].Scenario, Records: make([]Record, 0, total)}
-	for _, p := range parts {
-		s, _ := json.Marshal(p.Scenario)
-		if !bytes.Equal(s, first) {
-			return nil, fmt.Errorf("merge: shards of different scenarios (%q and %q)", parts[0].Scenario.Name, p.Scenario.Name)
-		}
-		if p.Shard != "" {
-			sh, err := ParseShard(p.Shard)
-			if err != nil {
-				return nil, fmt.Errorf("merge: %w", err)
-			}
-			if err := shards.add(p.Shard, sh.N); err != nil {
-				return nil, err
-			}
-		}
-		out.Records = append(out.Records, p.Records...)
-	}
-	if err := shards.complete(); err != nil {
-		return nil, err
-	}
-	sort.SliceStable(out.Records, func(i, j int) bool { return out.Records[i].Index < out.Records[j].Index })
-	for i := 1; i < len(out.Records); i++ {
-		if out.Records[i].Index == out.Records[i-1].Index {
-			return nil, fmt.Errorf("merge: point %d appears twice", out.Records[i].Index)
-		}
-	}
-	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,7 +56,7 @@ func TestShardedEqualsUnsharded(t *testing.T) {
 	if len(whole.Records) != 40 {
 		t.Fatalf("%d points, want 40", len(whole.Records))
 	}
-	var parts []*study.Results
+	var paths []string
 	dir := t.TempDir()
 	for i := 3; i >= 0; i-- { // any order
 		r, _, err := study.RunScenario(context.Background(), s, study.RunOptions{Registry: reg, Dir: dir, Shard: study.Shard{I: i, N: 4}, Workers: 1})
@@ -66,24 +67,20 @@ func TestShardedEqualsUnsharded(t *testing.T) {
 			t.Fatalf("shard %d: %d points, shard %q", i, len(r.Records), r.Shard)
 		}
 		// through the files, as placesim merge reads them
-		path := filepath.Join(dir, "part.json")
+		path := filepath.Join(dir, fmt.Sprintf("part-%d.json", i))
 		if err := study.WriteResults(path, r, nil); err != nil {
 			t.Fatal(err)
 		}
-		back, err := study.ReadResults(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		parts = append(parts, back)
+		paths = append(paths, path)
 	}
-	merged, err := study.Merge(parts)
+	merged, err := study.MergeFiles(context.Background(), paths, study.MergeOptions{Registry: reg})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(encode(t, whole), encode(t, merged)) {
 		t.Fatal("4 shards merged differ from one unsharded run")
 	}
-	if _, err := study.Merge(parts[:3]); err == nil || !strings.Contains(err.Error(), "3 of 4 shards") {
+	if _, err := study.MergeFiles(context.Background(), paths[:3], study.MergeOptions{Registry: reg}); err == nil || !strings.Contains(err.Error(), "3 of 4 shards") {
 		t.Fatalf("merging 3 of 4 shards: %v", err)
 	}
 }

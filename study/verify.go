@@ -6,8 +6,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-
-	"placesim/placers"
 )
 
 // ErrForeignRecord marks a results record that is not a point of its
@@ -78,49 +76,13 @@ func pointMismatch(r *Record, p *Point) string {
 	return ""
 }
 
-// VerifyMerge checks merged results before they are written: every
-// record of every part (named by names, e.g. the shard files) must be
-// the scenario's point of its index, of its part's shard, with figures a
-// simulation gives, and together they must hold every point of the
-// scenario. The first foreign record is named with its file, its index in
-// the file and the field at fault (issue 31: merge accepted records with
-// index 999 or -1, another workload, a negative step time, or missing
-// points, and check then passed).
-func VerifyMerge(reg *placers.Registry, names []string, parts []*Results, merged *Results) error {
-	s := merged.Scenario
-	if err := s.Validate(reg); err != nil {
-		return fmt.Errorf("merge: scenario %q: %w", s.Name, err)
-	}
-	pts, err := s.Points(reg)
-	if err != nil {
-		return fmt.Errorf("merge: scenario %q: %w", s.Name, err)
-	}
-	for k, part := range parts {
-		name := fmt.Sprintf("part %d", k+1)
-		if k < len(names) {
-			name = names[k]
-		}
-		var sh Shard
-		if part.Shard != "" {
-			if sh, err = ParseShard(part.Shard); err != nil {
-				return fmt.Errorf("merge: %s: %w", name, err)
-			}
-		}
-		for i := range part.Records {
-			if err := verifyRecord(name, i, &part.Records[i], part, sh, pts); err != nil {
-				return err
-			}
-		}
-	}
-	have := make([]bool, len(pts))
-	for i := range merged.Records {
-		have[merged.Records[i].Index] = true
-	}
-	return missingPoints(s, have)
-}
-
 // verifyRecord checks record i of the results part (the file name) of
-// shard sh (N = 0: not a shard) against the scenario's points.
+// shard sh (N = 0: not a shard) against the scenario's points: it must be
+// the scenario's point of its index, of its part's shard, with figures a
+// simulation gives. The error names the file, the record's position in
+// it and the field at fault (issue 31: merge accepted records with index
+// 999 or -1, another workload, a negative step time, or missing points,
+// and check then passed).
 func verifyRecord(name string, i int, r *Record, part *Results, sh Shard, pts []Point) error {
 	at := fmt.Sprintf("merge: %s: records[%d] (index %d, %s)", name, i, r.Index, r.Placer)
 	switch {
