@@ -27,7 +27,8 @@ var ErrMergeMemory = errors.New("merge memory")
 type MergeOptions struct {
 	// Registry resolves the scenario's placers (for its points).
 	Registry *placers.Registry
-	// MaxMemory bounds the memory the records held take (0:
+	// MaxMemory bounds the memory the records held take (field "max
+	// memory" in errors; 0:
 	// DefaultMergeMemory): the scenario's points times RecordBytes is
 	// counted before anything is allocated for them, and each record's
 	// per-device figures and texts as it is read.
@@ -125,8 +126,9 @@ func MergeFiles(ctx context.Context, paths []string, opt MergeOptions) (*Results
 			}
 			used += heldBytes(r)
 			if used > budget {
-				return fmt.Errorf("merge: %s: records[%d]: %w: the records read so far take about %s, more than the limit of %s (--max-memory)",
-					path, i, ErrMergeMemory, units.Bytes(used), units.Bytes(budget))
+				return fmt.Errorf("merge: %s: records[%d]: %w: %w", path, i, ErrMergeMemory, &FieldError{Field: "max memory",
+					Msg:   fmt.Sprintf("the records read so far take about %s, more than the limit of %s", units.Bytes(used), units.Bytes(budget)),
+					Valid: "more than " + units.Bytes(used)})
 			}
 			out.Records[r.Index] = *r
 			return nil
@@ -164,8 +166,10 @@ func mergePoints(reg *placers.Registry, s *Scenario, budget int64) ([]Point, err
 		return nil, fmt.Errorf("merge: scenario %q: %w", s.Name, err)
 	}
 	if need := int64(n) * (RecordBytes + pointBytes); need > budget {
-		return nil, fmt.Errorf("merge: scenario %q: %w: its %d points' records take at least %s (%d B each), more than the limit of %s (--max-memory; at most %d points)",
-			s.Name, ErrMergeMemory, n, units.Bytes(need), RecordBytes+pointBytes, units.Bytes(budget), budget/(RecordBytes+pointBytes))
+		return nil, fmt.Errorf("merge: scenario %q: %w: %w", s.Name, ErrMergeMemory, &FieldError{Field: "max memory",
+			Msg: fmt.Sprintf("its %d points' records take at least %s (%d B each), more than the limit of %s, which holds at most %d points",
+				n, units.Bytes(need), RecordBytes+pointBytes, units.Bytes(budget), budget/(RecordBytes+pointBytes)),
+			Valid: ">= " + units.Bytes(need)})
 	}
 	pts, err := s.Points(reg)
 	if err != nil {

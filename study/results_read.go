@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"placesim/internal/readfile"
+	"placesim/internal/units"
 )
 
 // MaxRecords is the most records one results file may hold: a results
@@ -55,12 +56,41 @@ type resultsHandler struct {
 var errHeadLater = errors.New("results head after the records")
 
 // ReadResults reads a results.json, checking its format and version and
-// holding at most MaxRecords records. The file is decoded as a stream,
-// one record at a time, never held whole in memory.
+// holding at most MaxRecords records in DefaultMergeMemory. The file is
+// decoded as a stream, one record at a time, never held whole in memory.
 func ReadResults(path string) (*Results, error) {
+	return ReadResultsWithin(context.Background(), path, 0)
+}
+
+// ReadResultsWithin is ReadResults with the records it holds bounded by
+// budget bytes (0: DefaultMergeMemory), counted as MergeFiles counts
+// them (RecordBytes per record the slice has room for, and each record's
+// strings and per-device figures) as each is decoded: a file whose records take more is refused at the
+// record that passes the limit, with ErrResultsMemory naming the file,
+// the record and the limit (check's baseline: issue 31).
+func ReadResultsWithin(ctx context.Context, path string, budget int64) (*Results, error) {
+	if budget <= 0 {
+		budget = DefaultMergeMemory
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	var recs []Record
-	res, err := scanResults(context.Background(), path, resultsHandler{
-		record: func(_ int, r *Record) error { recs = append(recs, *r); return nil },
+	var held int64 // beyond the Record values
+	res, err := scanResults(ctx, path, resultsHandler{
+		record: func(i int, r *Record) error {
+			held += int64(len(r.Workload)+len(r.Cluster)+len(r.Placer)+len(r.Regime)) + int64(len(r.Capacity))*8 + heldBytes(r)
+			for _, x := range r.Settings {
+				held += 32 + int64(len(x.Param)+len(x.Value))
+			}
+			recs = append(recs, *r)
+			// the slice's capacity, not its length: append grows it ahead
+			if used := int64(cap(recs))*RecordBytes + held; used > budget {
+				return fmt.Errorf("results %q: records[%d]: %w: the records read so far take about %s, more than the limit of %s",
+					path, i, ErrResultsMemory, units.Bytes(used), units.Bytes(budget))
+			}
+			return nil
+		},
 	})
 	if err != nil {
 		return nil, err
@@ -68,6 +98,10 @@ func ReadResults(path string) (*Results, error) {
 	res.Records = recs
 	return res, nil
 }
+
+// ErrResultsMemory marks a results file whose records would take more
+// memory than the reader's budget (ReadResultsWithin).
+var ErrResultsMemory = errors.New("results memory")
 
 // scanResults decodes the results file at path as a stream, handing
 // each record to h.record rather than keeping it; the Results returned

@@ -163,8 +163,8 @@ func TestDecodeResultsErrors(t *testing.T) {
 }
 
 // TestMergeFilesMemory: a merge whose points' records take more than
-// --max-memory is refused before they are read, naming the points, the
-// memory and the limit; within the limit it merges.
+// its memory budget is refused before they are read, naming the points,
+// the memory, the limit and its field; within the limit it merges.
 func TestMergeFilesMemory(t *testing.T) {
 	t.Parallel()
 	_, parts := streamScenario(t)
@@ -179,7 +179,7 @@ func TestMergeFilesMemory(t *testing.T) {
 	}
 	need := 6 * (RecordBytes + pointBytes)
 	_, err = MergeFiles(t.Context(), paths, MergeOptions{Registry: reg, MaxMemory: need - 1})
-	if !errors.Is(err, ErrMergeMemory) || !strings.Contains(err.Error(), "its 6 points' records take at least") || !strings.Contains(err.Error(), "(--max-memory; at most 5 points)") {
+	if !errors.Is(err, ErrMergeMemory) || !strings.Contains(err.Error(), "its 6 points' records take at least") || !strings.Contains(err.Error(), "which holds at most 5 points (valid: max memory >= ") {
 		t.Fatalf("error %v, want ErrMergeMemory naming 6 points and a limit of 5", err)
 	}
 	// the points fit, their per-device figures do not
@@ -189,5 +189,26 @@ func TestMergeFilesMemory(t *testing.T) {
 	}
 	if _, err := MergeFiles(t.Context(), paths, MergeOptions{Registry: reg, MaxMemory: need + 4096}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestReadResultsWithin: a results file whose records take more than the
+// reader's budget is refused at the record that passes it, naming the
+// file, the record and the limit; within the budget it reads whole.
+func TestReadResultsWithin(t *testing.T) {
+	t.Parallel()
+	_, parts := streamScenario(t)
+	path := writeResultsFile(t, filepath.Join(t.TempDir(), "results.json"), parts[0])
+	n := len(parts[0].Records)
+	_, err := ReadResultsWithin(t.Context(), path, 2*RecordBytes)
+	if !errors.Is(err, ErrResultsMemory) || !strings.Contains(err.Error(), "results.json\": records[") || !strings.Contains(err.Error(), "more than the limit of") {
+		t.Fatalf("error %v, want ErrResultsMemory naming the file, the record and the limit", err)
+	}
+	got, err := ReadResultsWithin(t.Context(), path, int64(n)*RecordBytes+1<<20)
+	if err != nil {
+		t.Fatalf("within the budget: %v", err)
+	}
+	if len(got.Records) != n {
+		t.Fatalf("within the budget: %d records, want %d", len(got.Records), n)
 	}
 }

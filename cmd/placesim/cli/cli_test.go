@@ -193,6 +193,11 @@ func TestSweepMergeCheck(t *testing.T) {
 	if code, _, errs := run(t, append([]string{"merge", "--format", "csv", "--out", filepath.Join(dir, "merged-csv")}, parts...)...); code != cli.ExitError || !strings.Contains(errs, "valid: table, json") {
 		t.Fatalf("merge --format csv: exit %d %s", code, errs)
 	}
+	// a budget too small for the records names merge's flag, not study's field
+	if code, _, errs := run(t, append([]string{"merge", "--max-memory", "1KiB", "--out", filepath.Join(dir, "merged-small")}, parts...)...); code != cli.ExitError ||
+		!strings.Contains(errs, "(valid: --max-memory >= ") || strings.Contains(errs, "max memory") {
+		t.Fatalf("merge --max-memory 1KiB: exit %d %s", code, errs)
+	}
 	if code, _, errs := run(t, "check", "--baseline", filepath.Join(dir, "none.json")); code != cli.ExitError || !strings.Contains(errs, "no such file") {
 		t.Fatalf("check of a missing baseline: exit %d %s", code, errs)
 	}

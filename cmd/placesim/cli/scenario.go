@@ -527,7 +527,7 @@ func mergeRun(opts *MergeOptions) error {
 	// (issue 31)
 	res, err := study.MergeFiles(opts.Ctx, opts.Parts, study.MergeOptions{Registry: reg, MaxMemory: budget})
 	if err != nil {
-		return err
+		return flagNamed(err, map[string]string{"max memory": "--max-memory"})
 	}
 	if err := study.CheckDataOptions(reg, res.Scenario.PlacerOptions); err != nil {
 		return fmt.Errorf("merge: %w", err)
@@ -687,7 +687,8 @@ func checkRun(opts *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	base, err := study.ReadResults(opts.Baseline)
+	// the baseline's records are held within study.DefaultMergeMemory
+	base, err := study.ReadResultsWithin(opts.Ctx, opts.Baseline, 0)
 	if err != nil {
 		return checkExit(err)
 	}
