@@ -7,6 +7,3 @@ var FavouriteParents = favouriteParents
 
 // ErrNoCBC is the error of a missing solver.
 var ErrNoCBC = mip.ErrNoSolver
-
-// LifetimePeaks exposes the lifetime ledger of the memory check.
-var LifetimePeaks = lifetimePeaks

@@ -17,7 +17,7 @@ var _ placers.Placer = (*METF)(nil)
 // When a ready op fits no device, Place fails with an error wrapping
 // placers.ErrDoesNotFit. Memory is charged as a static sum first, then,
 // when that refuses the graph, by lifetime in m-ETF's own schedule
-// (placeByLifetime). With priorities=true the plan carries the
+// (graphalg.PlaceByLifetime). With priorities=true the plan carries the
 // schedule's order.
 type METF struct{ o options }
 
@@ -37,13 +37,5 @@ func (m *METF) Place(ctx context.Context, req *placers.Request) (*engine.Plan, e
 }
 
 // placeMETF is m-ETF with memory charged by lifetime when the static sum
-// refuses the graph (placeByLifetime).
-func placeMETF(ctx context.Context, p *graphalg.Problem) (*engine.Plan, error) {
-	return placeByLifetime(ctx, p, func(ctx context.Context, p *graphalg.Problem, b *graphalg.Book, aware, sched bool) (*engine.Plan, *graphalg.Schedule, error) {
-		s := p.Schedule()
-		if err := graphalg.ETF(ctx, s, b, graphalg.ETFConfig{Level: p.BLevel(), MemoryAware: aware}); err != nil {
-			return nil, nil, err
-		}
-		return s.Plan(), s, nil
-	})
-}
+// refuses the graph (graphalg.METFByLifetime).
+var placeMETF = graphalg.METFByLifetime

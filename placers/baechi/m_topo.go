@@ -20,7 +20,7 @@ var _ placers.Placer = (*MTopo)(nil)
 // when none has, Place fails with an error wrapping placers.ErrDoesNotFit.
 // Units of CPU-only ops go to the CPU device with the most free memory.
 // Memory is charged as a static sum first, then, when that refuses the
-// graph, by lifetime in a list schedule of the placement (placeByLifetime).
+// graph, by lifetime in a list schedule of the placement (graphalg.PlaceByLifetime).
 type MTopo struct{ o options }
 
 // NewMTopo makes an m-TOPO placer (options: Args).
@@ -39,10 +39,10 @@ func (m *MTopo) Place(ctx context.Context, req *placers.Request) (*engine.Plan, 
 }
 
 // placeMTopo is m-TOPO with memory charged by lifetime when the static sum
-// refuses the graph (placeByLifetime); the schedule the lifetime is taken
+// refuses the graph (graphalg.PlaceByLifetime); the schedule the lifetime is taken
 // over is ETF's list schedule of m-TOPO's placement.
 func placeMTopo(ctx context.Context, p *graphalg.Problem) (*engine.Plan, error) {
-	return placeByLifetime(ctx, p, func(ctx context.Context, p *graphalg.Problem, b *graphalg.Book, aware, sched bool) (*engine.Plan, *graphalg.Schedule, error) {
+	return graphalg.PlaceByLifetime(ctx, p, func(ctx context.Context, p *graphalg.Problem, b *graphalg.Book, aware, sched bool) (*engine.Plan, *graphalg.Schedule, error) {
 		plan, err := mTopo(ctx, p, b, aware)
 		if err != nil || !sched {
 			return plan, nil, err

@@ -2,7 +2,6 @@ package pesto
 
 import (
 	"context"
-	"errors"
 	"sort"
 
 	"placesim/devices"
@@ -21,29 +20,17 @@ import (
 // deterministic.
 const DefaultSearch = 300
 
-// fineETF is m-ETF (graphalg.ETF, as Baechi's m-etf runs it, with its
-// b-level ties) on the request's own graph, memory-aware with the static
-// book and, when that refuses the graph, without the memory check (the
-// simulation that compares the starts rejects a plan that runs out of
-// memory). The plan carries the schedule's start times as priorities.
-// Where the static book refuses the graph this is not Baechi's m-etf,
-// which then charges memory by lifetime (placers/baechi/lifetime.go,
-// placeByLifetime); sharing that rule would mean moving it into graphalg.
+// fineETF is Baechi's m-etf on the request's own graph
+// (graphalg.METFByLifetime: m-ETF with its b-level ties, memory-aware with
+// the static book and, when that refuses the graph, with memory charged by
+// lifetime in its own schedule). The plan carries the schedule's start
+// times as priorities.
 func fineETF(ctx context.Context, req *placers.Request) (*engine.Plan, error) {
 	pr, err := graphalg.NewProblem(req)
 	if err != nil {
 		return nil, err
 	}
-	s := pr.Schedule()
-	err = graphalg.ETF(ctx, s, pr.Book(), graphalg.ETFConfig{Level: pr.BLevel(), MemoryAware: true})
-	if errors.Is(err, placers.ErrDoesNotFit) {
-		s = pr.Schedule()
-		err = graphalg.ETF(ctx, s, pr.Book(), graphalg.ETFConfig{Level: pr.BLevel()})
-	}
-	if err != nil {
-		return nil, err
-	}
-	return s.Plan(), nil
+	return graphalg.METFByLifetime(ctx, pr)
 }
 
 // searchResult is what groupSearch found.

@@ -1,12 +1,12 @@
-package baechi_test
+package graphalg_test
 
 import (
 	"testing"
 
 	"placesim/devices"
 	"placesim/engine"
+	"placesim/links"
 	"placesim/placers"
-	"placesim/placers/baechi"
 	"placesim/placers/graphalg"
 	"placesim/workloads"
 )
@@ -41,7 +41,7 @@ func TestLifetimePeaks(t *testing.T) {
 	s.Assign(0, 1, 0)
 	s.Assign(1, 0, s.DataReady(1, 0))
 	s.Assign(2, 0, s.Finish[1])
-	got := baechi.LifetimePeaks(p, s)
+	got := graphalg.LifetimePeaks(p, s)
 	// gpu1: op0's output until it is sent (its end): 1 MiB.
 	// gpu0: 8 MiB of parameters; the received copy of op0's output (1 MiB)
 	// and op1's output (2 MiB) while op1 runs; at op1's end the copy is
@@ -63,4 +63,24 @@ func TestLifetimePeaks(t *testing.T) {
 			t.Errorf("engine's peak on gpu%d = %d B, the ledger's %d B", d, res.Devices[d].PeakMemory, want[d])
 		}
 	}
+}
+
+// twoGPUs is two V100s on a PCIe switch; gpu0 has only mem0 bytes.
+func twoGPUs(t *testing.T, mem0 int64) *devices.Cluster {
+	t.Helper()
+	topo := links.NewTopology()
+	sw, _ := topo.AddEndpoint("sw", links.PCIeSwitch)
+	var devs []devices.Device
+	for i, mem := range []int64{mem0, 0} {
+		ep, _ := topo.AddEndpoint([]string{"gpu0", "gpu1"}[i], links.GPU)
+		if err := topo.Connect(ep, sw, links.PCIe3, 1); err != nil {
+			t.Fatal(err)
+		}
+		devs = append(devs, devices.Device{Name: []string{"gpu0", "gpu1"}[i], Kind: devices.V100_32GB, Memory: mem, Endpoint: ep})
+	}
+	c, err := devices.NewCluster("2gpu-small0", topo, devs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

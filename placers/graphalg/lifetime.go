@@ -1,4 +1,4 @@
-package baechi
+package graphalg
 
 import (
 	"context"
@@ -9,21 +9,21 @@ import (
 
 	"placesim/engine"
 	"placesim/placers"
-	"placesim/placers/graphalg"
 )
 
 // Memory by lifetime (issue 28). Baechi's m-TOPO, m-ETF and m-SCT are
 // memory-constrained placers (Baechi, SoCC 2020; described as baselines in
 // Celeritas section 2 and Pesto section 6): each keeps a device's memory
-// within its capacity. Charging every op's parameters and kept outputs as a
-// static sum (graphalg.Book) asks for more than a step ever holds: a tensor
+// within its capacity; Pesto's op-level m-ETF start (placers/pesto) runs
+// the same rule. Charging every op's parameters and kept outputs as a
+// static sum (Book) asks for more than a step ever holds: a tensor
 // is resident only from its producer's start to the end of its last reader,
 // so Celeritas Table 3's NMT sums to 129.8 GiB on 4 x 32 GB while a plan of
 // it peaks at 24 GiB. The placers therefore first run as Baechi does, with
 // the static book; when that refuses the graph, they run again with the
 // book's budget relaxed (overcommit factors below) and accept the first
 // plan whose peak by lifetime over the placer's own schedule fits every
-// device (lifetimePeaks), the same ledger rule as the engine's
+// device (LifetimePeaks), the same ledger rule as the engine's
 // (engine/memory.go: parameters resident throughout, an output from its
 // producer's start until its last reader on the device ends, a received
 // copy from the producer's end until its last reader there ends, a
@@ -35,17 +35,17 @@ import (
 // lifetime check alone decides).
 var overcommit = []float64{1.5, 2, 3, 4, 8, math.Inf(1)}
 
-// placeRun places p with book b (its budget possibly relaxed; memAware false
+// PlaceRun places p with book b (its budget possibly relaxed; memAware false
 // when the book must not refuse) and returns the plan and, with sched, the
 // placer's own schedule of it.
-type placeRun func(ctx context.Context, p *graphalg.Problem, b *graphalg.Book, memAware, sched bool) (*engine.Plan, *graphalg.Schedule, error)
+type PlaceRun func(ctx context.Context, p *Problem, b *Book, memAware, sched bool) (*engine.Plan, *Schedule, error)
 
-// placeByLifetime runs f with the static book; when it refuses the graph
+// PlaceByLifetime runs f with the static book; when it refuses the graph
 // (placers.ErrDoesNotFit), f runs with relaxed budgets and the first plan
-// whose lifetime peak fits every device (less its graphalg.Reserve, the
+// whose lifetime peak fits every device (less its Reserve, the
 // margin for the engine running ops in another order than the estimate)
 // is returned.
-func placeByLifetime(ctx context.Context, p *graphalg.Problem, f placeRun) (*engine.Plan, error) {
+func PlaceByLifetime(ctx context.Context, p *Problem, f PlaceRun) (*engine.Plan, error) {
 	plan, _, err := f(ctx, p, p.Book(), true, false)
 	if err == nil || !errors.Is(err, placers.ErrDoesNotFit) {
 		return plan, err
@@ -55,7 +55,7 @@ func placeByLifetime(ctx context.Context, p *graphalg.Problem, f placeRun) (*eng
 	devs := est.Cluster.Devices
 	limit := make([]int64, len(devs))
 	for d := range devs {
-		limit[d] = devs[d].Memory - graphalg.Reserve(p.Req.Graph, est, devs[d].Memory)
+		limit[d] = devs[d].Memory - Reserve(p.Req.Graph, est, devs[d].Memory)
 	}
 	worst := ""
 	for _, a := range overcommit {
@@ -73,7 +73,7 @@ func placeByLifetime(ctx context.Context, p *graphalg.Problem, f placeRun) (*eng
 			}
 			return nil, err
 		}
-		peak := lifetimePeaks(p, s)
+		peak := LifetimePeaks(p, s)
 		over := -1
 		for d := range peak {
 			if peak[d] > limit[d] && (over < 0 || peak[d]-limit[d] > peak[over]-limit[over]) {
@@ -91,15 +91,30 @@ func placeByLifetime(ctx context.Context, p *graphalg.Problem, f placeRun) (*eng
 	return nil, fmt.Errorf("%w; no relaxed plan fits by lifetime either (last: %s)", static, worst)
 }
 
+// METFByLifetime is m-ETF (ETF with the problem's b-levels breaking ties,
+// memory-aware) with memory charged by lifetime when the static book
+// refuses the graph (PlaceByLifetime): Baechi's m-etf and Pesto's op-level
+// m-ETF start both run it. The plan carries the schedule's start times as
+// priorities.
+func METFByLifetime(ctx context.Context, p *Problem) (*engine.Plan, error) {
+	return PlaceByLifetime(ctx, p, func(ctx context.Context, p *Problem, b *Book, aware, sched bool) (*engine.Plan, *Schedule, error) {
+		s := p.Schedule()
+		if err := ETF(ctx, s, b, ETFConfig{Level: p.BLevel(), MemoryAware: aware}); err != nil {
+			return nil, nil, err
+		}
+		return s.Plan(), s, nil
+	})
+}
+
 func gib(b int64) string { return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30)) }
 
-// lifetimePeaks is each device's peak memory over schedule s (complete):
+// LifetimePeaks is each device's peak memory over schedule s (complete):
 // parameters all along; an op's output on its device from its start until
 // the last of its readers there ends (its own end when it has none there:
 // sent copies leave when sent); on every other device holding a reader, a
 // copy of the largest edge's bytes from the producer's end until the last
 // reader there ends; an op's workspace from its start to its end.
-func lifetimePeaks(p *graphalg.Problem, s *graphalg.Schedule) []int64 {
+func LifetimePeaks(p *Problem, s *Schedule) []int64 {
 	est := p.Req.Estimates
 	dag := s.DAG
 	nDev := len(s.Lines)
