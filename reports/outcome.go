@@ -60,6 +60,9 @@ type outcomeJSON struct {
 	Fallback      string                    `json:"fallback,omitempty"`
 	Relaxed       []string                  `json:"relaxed,omitempty"`
 	Rewritten     string                    `json:"rewritten,omitempty"`
+	// LLM is a large-model iteration's figures (train, simulate
+	// --layout, compare --layout).
+	LLM *runresult.LLMFigures `json:"llm,omitempty"`
 }
 
 // newOutcomeJSON is o as outcomeJSON writes it.
@@ -70,7 +73,7 @@ func newOutcomeJSON(o *runresult.Record) *outcomeJSON {
 		PlaceTime: o.PlaceTime, BytesMoved: o.BytesMoved, Transfers: o.Transfers, Error: o.Error,
 		Devices: res.Devices, Links: res.Links, Pipeline: res.Pipeline, DataParallel: res.DataParallel,
 		MaxLoad: o.MaxLoad, RegimeNote: o.RegimeNote, NotComparable: o.NotComparable,
-		Fallback: o.Fallback, Relaxed: o.Relaxed, Rewritten: o.Rewritten}
+		Fallback: o.Fallback, Relaxed: o.Relaxed, Rewritten: o.Rewritten, LLM: o.LLM}
 }
 
 // SortOutcomes orders rows for a comparison: by regime, then within a

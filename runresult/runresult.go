@@ -7,8 +7,8 @@
 // renders them, check reads them back. It also holds the other results
 // the CLI prints (Placement, WorkloadStats), so that study makes them and
 // reports renders them with one definition. It imports only the engine's
-// and the workloads' types, so that every layer can read and write
-// results.
+// (engine, engine/llm) and the workloads' types, so that every layer can
+// read and write results.
 package runresult
 
 import (
@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"placesim/engine"
+	"placesim/engine/llm"
 	"placesim/workloads"
 )
 
@@ -118,7 +119,10 @@ type Record struct {
 }
 
 // LLMFigures are a large-model training record's figures beyond step
-// time and throughput (sequences/s).
+// time and throughput (sequences/s): a layout search's candidate, a
+// layout scenario's point, train's and simulate --layout's iteration, a
+// sweep --layout point. Fields after Stages are written only where a
+// command fills them (absent in older files: additive, same Version).
 type LLMFigures struct {
 	// Layout is the parallel layout (parallel.Parse syntax).
 	Layout string `json:"layout"`
@@ -134,6 +138,38 @@ type LLMFigures struct {
 	ExposedComm map[string]float64 `json:"exposedComm,omitempty"`
 	// Stages is the layers of each virtual stage.
 	Stages []int `json:"stages,omitempty"`
+	// System is the cluster the point ran on, by name, after its
+	// settings (a sweep's system.KEY value), when it differs from the
+	// point's cluster spec or the command reports it.
+	System string `json:"system,omitempty"`
+	// GPUs and GlobalBatch (sequences per iteration) are the layout's.
+	GPUs        int `json:"gpus,omitempty"`
+	GlobalBatch int `json:"globalBatch,omitempty"`
+	// ExposedByLink is where the exposed DP and PP time went, per link
+	// class (train, simulate --layout).
+	ExposedByLink *LinkExposure `json:"exposedByLink,omitempty"`
+	// Memory is each pipeline rank's memory breakdown (train, simulate
+	// --layout); PeakMemory and Capacity hold its peaks and capacities.
+	Memory []llm.Memory `json:"memory,omitempty"`
+	// Notes are the simulation's notes (a data-parallel group spread
+	// unevenly over NVLink domains, the stage planner's notes).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// LinkExposure is engine/llm's LinkExposure as results write it: the
+// pipeline rank whose exposure is reported, the exposed DP and PP
+// seconds per link class (nvlink, adapters, leafUplinks), the class of
+// the rank's data-parallel groups and of its pipeline sends, whether PP
+// was found transfer by transfer; Error when it could not be found.
+type LinkExposure struct {
+	Rank     int                `json:"rank"`
+	DP       map[string]float64 `json:"DP,omitempty"`
+	PP       map[string]float64 `json:"PP,omitempty"`
+	Exact    bool               `json:"exact"`
+	DPGroups string             `json:"dpGroups,omitempty"`
+	PPFrom   string             `json:"ppFrom,omitempty"`
+	PPTo     string             `json:"ppTo,omitempty"`
+	Error    string             `json:"error,omitempty"`
 }
 
 // MarshalJSON writes the record with stepTime and throughput null when

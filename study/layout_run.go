@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"placesim/devices"
-	"placesim/engine"
 	"placesim/engine/llm"
 	"placesim/parallel"
 	"placesim/placers"
@@ -135,9 +134,10 @@ func parseLayoutRegime(s string) (Regime, error) {
 // point's workload (a decoder-only preset) played under the layout on the
 // point's cluster (a one-line system such as dgx-h100:nodes=8, a preset
 // or a file), its placer planning the stages (PlannerEven: Megatron's
-// split). Its record holds the iteration time as the step time, global
-// batch sequences per second as the throughput, the largest pipeline
-// rank's peak memory and an out-of-memory verdict.
+// split). Its record is LayoutRecord's: the iteration time as the step
+// time, global batch sequences per second as the throughput, each
+// pipeline rank's peak memory, an out-of-memory verdict and the layout's
+// figures.
 func runLayoutPoint(ctx context.Context, p Point, regime Regime, reg *placers.Registry) Record {
 	rec := Record{Point: p}
 	if len(p.Settings) > 0 {
@@ -149,15 +149,7 @@ func runLayoutPoint(ctx context.Context, p Point, regime Regime, reg *placers.Re
 		rec.Error = err.Error()
 		return rec
 	}
-	rec.StepTime = r.IterationTime
-	rec.Throughput = float64(j.Layout.GlobalBatch) / r.IterationTime
-	rec.PeakMemory = []int64{r.PeakMemory} // the largest pipeline rank's
-	if n := len(j.Cluster.Devices); n > 0 {
-		rec.Capacity = []int64{j.Cluster.Devices[0].Kind.Memory}
-	}
-	if o := r.OOM; o != nil {
-		rec.OOM = &engine.OOM{Device: o.Rank, DeviceName: o.Device, OpName: o.Op, What: "layout memory", Requested: o.Bytes, Capacity: o.Capacity}
-	}
+	rec = LayoutRecord(p, j, r)
 	if err := checkFinite(rec.StepTime, rec.Throughput); err != nil {
 		rec = Record{Point: p, Error: err.Error()}
 	}

@@ -553,19 +553,11 @@ func simulateCandidate(ctx context.Context, r *SearchRequest, c Candidate, p Poi
 		rec.Error = err.Error()
 		return rec
 	}
-	rec.PeakMemory, rec.Capacity = memPeaks(out.Memory)
-	if out.OOM != nil {
-		rec.OOM = &engine.OOM{Device: out.OOM.Rank, DeviceName: out.OOM.Device, Op: -1, OpName: out.OOM.Op, What: "simulated peak",
-			Requested: out.OOM.Bytes, Capacity: out.OOM.Capacity}
-	}
+	rec = LayoutRecord(p, j, out)
 	if err := checkPlausible(out.IterationTime, r.Workload, r.Cluster.Name); err != nil {
+		rec.StepTime, rec.Throughput, rec.LLM = 0, 0, nil
 		rec.Error = err.Error()
-		return rec
 	}
-	rec.StepTime = out.IterationTime
-	rec.Throughput = float64(c.Layout.GlobalBatch) / out.IterationTime
-	rec.LLM = &LLMFigures{Layout: c.Layout.String(), TokensPerSecPerGPU: out.TokensPerSecPerGPU, ModelTFLOPsPerGPU: out.ModelTFLOPsPerGPU,
-		MFU: out.MFU, HFU: out.HFU, Bubble: out.Bubble, ExposedComm: out.ExposedByKind(), Stages: out.Stages}
 	return rec
 }
 

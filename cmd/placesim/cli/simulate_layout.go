@@ -44,5 +44,5 @@ func simulateLayoutRun(opts *SimulateOptions) error {
 	if err = timeoutError(ctx, opts.Timeout, err); err != nil {
 		return flagNamed(err, names)
 	}
-	return writeLayoutResult(opts.Out, opts.JSON, j, r)
+	return writeLayoutResult(opts.Out, opts.JSON, layoutPoint(opts.Run.workload, opts.Run.cluster, planner, regime), j, r)
 }

@@ -19,15 +19,21 @@ func TestSimulateLayout(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("train exit %d: %s", code, errs)
 	}
-	var a, b map[string]any
+	type record struct {
+		StepTime *float64 `json:"stepTime"`
+		LLM      struct {
+			Layout string `json:"layout"`
+		} `json:"llm"`
+	}
+	var a, b record
 	if err := json.Unmarshal([]byte(sim), &a); err != nil {
 		t.Fatal(err)
 	}
 	if err := json.Unmarshal([]byte(train), &b); err != nil {
 		t.Fatal(err)
 	}
-	if a["stepTime"] != b["stepTime"] || a["layout"] != b["layout"] || a["stepTime"] == nil {
-		t.Errorf("simulate %v %v, train %v %v", a["stepTime"], a["layout"], b["stepTime"], b["layout"])
+	if a.StepTime == nil || b.StepTime == nil || *a.StepTime != *b.StepTime || a.LLM.Layout == "" || a.LLM.Layout != b.LLM.Layout {
+		t.Errorf("simulate %v %q, train %v %q", a.StepTime, a.LLM.Layout, b.StepTime, b.LLM.Layout)
 	}
 	for _, c := range []struct {
 		name string

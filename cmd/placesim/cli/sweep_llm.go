@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"encoding/json"
+	"bytes"
 	"fmt"
 	"io"
 	"maps"
@@ -20,22 +20,28 @@ import (
 	"placesim/study"
 )
 
-// LLMSweepRow is one point of a large-model sweep (sweep --layout).
-type LLMSweepRow struct {
-	Cluster            string  `json:"cluster"`
-	System             string  `json:"system"`
-	Param              string  `json:"param"`
-	Value              string  `json:"value"`
-	Layout             string  `json:"layout"`
-	StepTime           float64 `json:"stepTime"`
-	TokensPerSecPerGPU float64 `json:"tokensPerSecPerGPU"`
-	MFU                float64 `json:"mfu"`
-	// GPUs and GlobalBatch are the point's (a gpus sweep changes them).
-	GPUs        int                `json:"gpus,omitempty"`
-	GlobalBatch int                `json:"globalBatch,omitempty"`
-	ExposedComm map[string]float64 `json:"exposedComm"`
-	OOM         string             `json:"oom,omitempty"`
-	Error       string             `json:"error,omitempty"`
+// A point of a large-model sweep (sweep --layout) is a study.Record:
+// its point the workload, the cluster as given (-c), the swept parameter
+// and value as its one setting, the stage planner (study.PlannerEven) and
+// the layout's regime; its figures study.LayoutRecord's, with under llm
+// the layout as swept, the system it ran on by name (after a system.KEY
+// setting), its GPUs and global batch, also where the point failed.
+
+// sweepSystem is the system record r ran on, by name.
+func sweepSystem(r *study.Record) string {
+	if r.LLM != nil && r.LLM.System != "" {
+		return r.LLM.System
+	}
+	return r.Cluster
+}
+
+// sweepFigures are r's iteration time, tokens/s/GPU and MFU (0 when it
+// failed).
+func sweepFigures(r *study.Record) (step, tokens, mfu float64) {
+	if r.LLM == nil || r.Error != "" {
+		return 0, 0, 0
+	}
+	return r.StepTime, r.LLM.TokensPerSecPerGPU, r.LLM.MFU
 }
 
 // sweepLLMRun is sweep --layout: one iteration of a large model (as
@@ -90,41 +96,44 @@ func sweepLLMRun(opts *SweepOptions, format string) error {
 	if len(clusters) == 0 {
 		return fmt.Errorf("--cluster: empty")
 	}
-	var rows []LLMSweepRow
+	var rows []study.Record
 	failed := 0
 	for _, cs := range clusters {
 		for _, v := range values {
-			row := LLMSweepRow{Cluster: cs, System: cs, Param: param, Value: v, Layout: opts.Layout}
+			system, layout, gpus, gbs := cs, opts.Layout, 0, 0
 			var err error
 			switch {
 			case isSystem:
-				row.System, err = devices.SetSystemSetting(cs, key, v)
+				system, err = devices.SetSystemSetting(cs, key, v)
 			case isGPUs:
-				row.Layout, row.GPUs, row.GlobalBatch, err = scaledLayout(opts.Layout, base, v, opts.Scaling == "weak")
+				layout, gpus, gbs, err = scaledLayout(opts.Layout, base, v, opts.Scaling == "weak")
 			default:
-				row.Layout = setLayoutKey(opts.Layout, lkey, v)
+				layout = setLayoutKey(opts.Layout, lkey, v)
 			}
-			var r *llm.Result
+			pt := study.Point{Index: len(rows), Workload: opts.Workload, Cluster: cs, Settings: []study.Setting{{Param: param, Value: v}},
+				Placer: study.PlannerEven, Regime: "layout:" + layout}
+			var rec study.Record
 			if err == nil {
 				var j *llm.Job
-				if j, err = layoutJob(opts.Workload, row.System, row.Layout, layoutFlagNames("--placers")); err == nil {
-					row.System = j.Cluster.Name
-					r, err = llm.Simulate(j)
+				if j, err = layoutJob(opts.Workload, system, layout, layoutFlagNames("--placers")); err == nil {
+					system = j.Cluster.Name
+					var r *llm.Result
+					if r, err = llm.Simulate(j); err == nil {
+						pt.Regime = "layout:" + j.Layout.String()
+						rec = study.LayoutRecord(pt, j, r)
+						gpus, gbs = r.GPUs, j0GBS(layout)
+					}
 				}
 			}
-			switch {
-			case err != nil:
-				row.Error = err.Error()
+			if err != nil {
+				rec = study.Record{Point: pt, Error: err.Error()}
 				failed++
-			case r.OOM != nil:
-				row.OOM = r.OOM.Err.Error()
-			default:
-				row.StepTime, row.TokensPerSecPerGPU, row.MFU, row.ExposedComm = r.IterationTime, r.TokensPerSecPerGPU, r.MFU, r.ExposedByKind()
 			}
-			if err == nil && r != nil {
-				row.GPUs, row.GlobalBatch = r.GPUs, j0GBS(row.Layout)
+			if rec.LLM == nil {
+				rec.LLM = &study.LLMFigures{}
 			}
-			rows = append(rows, row)
+			rec.LLM.Layout, rec.LLM.System, rec.LLM.GPUs, rec.LLM.GlobalBatch = layout, system, gpus, gbs
+			rows = append(rows, rec)
 		}
 	}
 	if err := writeLLMSweep(opts, format, param, clusters, values, rows); err != nil {
@@ -133,7 +142,7 @@ func sweepLLMRun(opts *SweepOptions, format string) error {
 	if failed > 0 && !opts.AllowFailures {
 		for _, r := range rows {
 			if r.Error != "" {
-				return fmt.Errorf("sweep: %d of %d points failed; first: %s=%s on %s: %s", failed, len(rows), param, r.Value, r.Cluster, r.Error)
+				return fmt.Errorf("sweep: %d of %d points failed; first: %s=%s on %s: %s", failed, len(rows), param, r.Settings[0].Value, r.Cluster, r.Error)
 			}
 		}
 	}
@@ -195,7 +204,7 @@ func setLayoutKey(layout, key, v string) string {
 	return strings.Join(append(kept, key+"="+v), ",")
 }
 
-func writeLLMSweep(opts *SweepOptions, format, param string, clusters, values []string, rows []LLMSweepRow) error {
+func writeLLMSweep(opts *SweepOptions, format, param string, clusters, values []string, rows []study.Record) error {
 	var tab strings.Builder
 	tw := tabwriter.NewWriter(&tab, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "cluster \\ %s", param)
@@ -207,25 +216,33 @@ func writeLLMSweep(opts *SweepOptions, format, param string, clusters, values []
 	for _, c := range clusters {
 		fmt.Fprint(tw, c)
 		for range values {
-			r := rows[i]
+			r := &rows[i]
 			i++
 			switch {
 			case r.Error != "":
 				fmt.Fprint(tw, "\terror")
-			case r.OOM != "":
+			case r.OOM != nil:
 				fmt.Fprint(tw, "\tOOM")
 			default:
-				fmt.Fprintf(tw, "\t%.3f s (%.0f tok/s/GPU)", r.StepTime, r.TokensPerSecPerGPU)
+				step, tokens, _ := sweepFigures(r)
+				fmt.Fprintf(tw, "\t%.3f s (%.0f tok/s/GPU)", step, tokens)
 			}
 		}
 		fmt.Fprintln(tw, "\t")
 	}
 	tw.Flush()
 	writeScalingTable(&tab, param, clusters, values, rows)
-	js, err := json.MarshalIndent(map[string]any{"workload": opts.Workload, "layout": opts.Layout, "vary": opts.Vary, "rows": rows}, "", "  ")
-	if err != nil {
+	// results.json: the one results schema (runresult.File), a record
+	// per point
+	_, rng, _ := strings.Cut(opts.Vary, "=")
+	res := &study.Results{Stamp: llmSweepStamp(opts), Records: rows, Scenario: &study.Scenario{Name: "sweep-layout",
+		Description: fmt.Sprintf("sweep --layout %s --vary %s", opts.Layout, opts.Vary), Workloads: []string{opts.Workload},
+		Clusters: clusters, Placers: []string{study.PlannerEven}, Vary: &study.Vary{Param: param, Range: rng}, Layout: opts.Layout}}
+	var jsb bytes.Buffer
+	if err := study.EncodeResults(&jsb, res); err != nil {
 		return err
 	}
+	js := bytes.TrimSuffix(jsb.Bytes(), []byte("\n"))
 	// stdout: the table, results.json's content or a CSV line per row;
 	// what was written goes with the table, on stderr otherwise
 	wrote := opts.ErrOut
@@ -273,11 +290,12 @@ func writeLLMSweep(opts *SweepOptions, format, param string, clusters, values []
 	for ci, c := range clusters {
 		series[ci].Placer = c
 		for k := range values {
-			r := rows[ci*len(values)+k]
-			pt := reports.SweepPoint{X: xs[k], StepTime: r.StepTime}
+			r := &rows[ci*len(values)+k]
+			step, _, _ := sweepFigures(r)
+			pt := reports.SweepPoint{X: xs[k], StepTime: step}
 			if r.Error != "" {
 				pt.Failed = "error"
-			} else if r.OOM != "" {
+			} else if r.OOM != nil {
 				pt.Failed = "OOM"
 			}
 			series[ci].Points = append(series[ci].Points, pt)
@@ -294,11 +312,12 @@ func writeLLMSweep(opts *SweepOptions, format, param string, clusters, values []
 	for ci, c := range clusters {
 		scaling[ci].Name = systemLegend(c)
 		for k := range values {
-			r := rows[ci*len(values)+k]
-			pt := reports.ScalingPoint{X: xs[k], TokensPerSecPerGPU: r.TokensPerSecPerGPU, MFU: r.MFU}
+			r := &rows[ci*len(values)+k]
+			_, tokens, mfu := sweepFigures(r)
+			pt := reports.ScalingPoint{X: xs[k], TokensPerSecPerGPU: tokens, MFU: mfu}
 			if r.Error != "" {
 				pt.Failed = "error"
-			} else if r.OOM != "" {
+			} else if r.OOM != nil {
 				pt.Failed = "OOM"
 			}
 			scaling[ci].Points = append(scaling[ci].Points, pt)
@@ -321,14 +340,14 @@ func writeLLMSweep(opts *SweepOptions, format, param string, clusters, values []
 // writeScalingTable lists, per cluster and value, GPUs, global batch,
 // iteration time, tokens/s/GPU, MFU and the scaling efficiency (tokens/s/GPU
 // against the cluster's first point that ran).
-func writeScalingTable(w io.Writer, param string, clusters, values []string, rows []LLMSweepRow) {
+func writeScalingTable(w io.Writer, param string, clusters, values []string, rows []study.Record) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "\ncluster\t%s\tGPUs\tgbs\titeration s\ttokens/s/GPU\tMFU %%\tefficiency %%\t\n", param)
 	for ci, c := range clusters {
 		first := 0.0
 		for k, v := range values {
-			r := rows[ci*len(values)+k]
-			if r.Error != "" || r.OOM != "" {
+			r := &rows[ci*len(values)+k]
+			if r.Error != "" || r.OOM != nil {
 				what := "error"
 				if r.Error == "" {
 					what = "OOM"
@@ -336,10 +355,11 @@ func writeScalingTable(w io.Writer, param string, clusters, values []string, row
 				fmt.Fprintf(tw, "%s\t%s\t\t\t%s\t\t\t\t\n", c, v, what)
 				continue
 			}
+			step, tokens, mfu := sweepFigures(r)
 			if first == 0 {
-				first = r.TokensPerSecPerGPU
+				first = tokens
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.3f\t%.0f\t%.1f\t%.1f\t\n", c, v, r.GPUs, r.GlobalBatch, r.StepTime, r.TokensPerSecPerGPU, 100*r.MFU, 100*r.TokensPerSecPerGPU/first)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.3f\t%.0f\t%.1f\t%.1f\t\n", c, v, r.LLM.GPUs, r.LLM.GlobalBatch, step, tokens, 100*mfu, 100*tokens/first)
 		}
 	}
 	tw.Flush()
@@ -350,11 +370,13 @@ func writeScalingTable(w io.Writer, param string, clusters, values []string, row
 // batch, iteration time (s), tokens/s/GPU, MFU, the exposed communication
 // per kind (s; column exposed:KIND, in sorted order), the OOM and the
 // error. A row that failed or ran out of memory has empty figures.
-func writeLLMSweepCSV(w io.Writer, rows []LLMSweepRow) error {
+func writeLLMSweepCSV(w io.Writer, rows []study.Record) error {
 	kinds := map[string]bool{}
 	for _, r := range rows {
-		for k := range r.ExposedComm {
-			kinds[k] = true
+		if r.LLM != nil {
+			for k := range r.LLM.ExposedComm {
+				kinds[k] = true
+			}
 		}
 	}
 	ks := slices.Sorted(maps.Keys(kinds))
@@ -365,20 +387,27 @@ func writeLLMSweepCSV(w io.Writer, rows []LLMSweepRow) error {
 	header = append(header, "oom", "error")
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	var recs [][]string
-	for _, r := range rows {
-		rec := []string{r.Cluster, r.System, r.Param, r.Value, r.Layout, strconv.Itoa(r.GPUs), strconv.Itoa(r.GlobalBatch), "", "", ""}
-		ok := r.Error == "" && r.OOM == ""
+	for i := range rows {
+		r := &rows[i]
+		set := r.Settings[0]
+		rec := []string{r.Cluster, sweepSystem(r), set.Param, set.Value, r.LLM.Layout, strconv.Itoa(r.LLM.GPUs), strconv.Itoa(r.LLM.GlobalBatch), "", "", ""}
+		ok := r.Error == "" && r.OOM == nil
 		if ok {
-			rec[7], rec[8], rec[9] = f(r.StepTime), f(r.TokensPerSecPerGPU), f(r.MFU)
+			step, tokens, mfu := sweepFigures(r)
+			rec[7], rec[8], rec[9] = f(step), f(tokens), f(mfu)
 		}
 		for _, k := range ks {
 			cell := ""
-			if v, has := r.ExposedComm[k]; ok && has {
+			if v, has := r.LLM.ExposedComm[k]; ok && has {
 				cell = f(v)
 			}
 			rec = append(rec, cell)
 		}
-		recs = append(recs, append(rec, r.OOM, r.Error))
+		oom := ""
+		if r.OOM != nil {
+			oom = r.OOM.Err().Error()
+		}
+		recs = append(recs, append(rec, oom, r.Error))
 	}
 	return reports.WriteCSV(w, header, recs)
 }

@@ -2,12 +2,13 @@ package cli_test
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"placesim/study"
 )
 
 func TestSweepLLM(t *testing.T) {
@@ -20,20 +21,17 @@ func TestSweepLLM(t *testing.T) {
 	if !strings.Contains(out, "dgx-a100-80gb:nodes=2") || !strings.Contains(out, "tok/s/GPU") {
 		t.Fatalf("table:\n%s", out)
 	}
-	var res struct {
-		Rows []struct {
-			System   string
-			StepTime float64
-		}
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "results.json"))
-	if err != nil || json.Unmarshal(data, &res) != nil || len(res.Rows) != 4 {
-		t.Fatalf("results.json: %v %s", err, data)
+	// results.json is in the one results schema: a record per point
+	res, err := study.ReadResults(filepath.Join(dir, "results.json"))
+	if err != nil || len(res.Records) != 4 {
+		t.Fatalf("results.json: %v %+v", err, res)
 	}
 	// slower adapters never make an iteration faster
+	rs := res.Records
 	for i := 0; i < 4; i += 2 {
-		if !(res.Rows[i].StepTime >= res.Rows[i+1].StepTime) || !strings.Contains(res.Rows[i].System, "adapter-speed=100Gb/s") {
-			t.Fatalf("rows %d, %d: %+v", i, i+1, res.Rows)
+		if rs[i].LLM == nil || !(rs[i].StepTime >= rs[i+1].StepTime) || !strings.Contains(rs[i].LLM.System, "adapter-speed=100Gb/s") ||
+			rs[i].Settings[0].Param != "system.adapter-speed" || rs[i].Settings[0].Value != "100Gb/s" {
+			t.Fatalf("records %d, %d: %+v %+v", i, i+1, rs[i], rs[i+1])
 		}
 	}
 	for _, f := range []string{"sweep_step_time.png", "sweep_step_time.svg", "table.txt"} {
@@ -45,7 +43,7 @@ func TestSweepLLM(t *testing.T) {
 	args := []string{"sweep", "-w", "zoo:llama3.1-8b", "-c", "dgx-h100:nodes=2", "--layout", "tp=2,pp=2,dp=4,sp,zero=1,mbs=1,gbs=32", "--vary", "system.adapter-speed=100Gb/s,400Gb/s"}
 	jdir := t.TempDir()
 	code, out, errs = run(t, append(args, "--out", jdir, "--format", "json")...)
-	data, _ = os.ReadFile(filepath.Join(jdir, "results.json"))
+	data, _ := os.ReadFile(filepath.Join(jdir, "results.json"))
 	if code != 0 || out != string(data) || !strings.Contains(errs, "wrote ") {
 		t.Fatalf("--format json: exit %d, stdout is not results.json:\n%s\nstderr %s", code, out, errs)
 	}

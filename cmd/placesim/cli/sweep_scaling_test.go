@@ -1,11 +1,12 @@
 package cli_test
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"placesim/study"
 )
 
 // TestSweepGPUsScaling: --vary gpus with --layout: weak scaling grows the
@@ -25,24 +26,15 @@ func TestSweepGPUsScaling(t *testing.T) {
 			if !strings.Contains(out, "efficiency %") {
 				t.Errorf("no scaling table:\n%s", out)
 			}
-			b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+			res, err := study.ReadResults(filepath.Join(dir, "results.json"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			var res struct {
-				Rows []struct {
-					GPUs, GlobalBatch       int
-					Layout                  string
-					TokensPerSecPerGPU, MFU float64
-				} `json:"rows"`
+			if len(res.Records) != 3 {
+				t.Fatalf("%d records", len(res.Records))
 			}
-			if err := json.Unmarshal(b, &res); err != nil {
-				t.Fatal(err)
-			}
-			if len(res.Rows) != 3 {
-				t.Fatalf("%d rows", len(res.Rows))
-			}
-			for i, r := range res.Rows {
+			for i, rec := range res.Records {
+				r := rec.LLM
 				if r.GPUs != 4<<i || r.GlobalBatch != tc.gbs[i] || !strings.Contains(r.Layout, "dp=") {
 					t.Errorf("row %d: %d GPUs, gbs %d, layout %s (want %d GPUs, gbs %d)", i, r.GPUs, r.GlobalBatch, r.Layout, 4<<i, tc.gbs[i])
 				}

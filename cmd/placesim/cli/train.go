@@ -129,15 +129,17 @@ func trainRun(opts *TrainOptions) error {
 			return fmt.Errorf("--trace: %w", err)
 		}
 	}
-	return writeLayoutResult(opts.Out, opts.Format == formatJSON, j, r)
+	return writeLayoutResult(opts.Out, opts.Format == formatJSON, layoutPoint(opts.Workload, opts.Cluster, opts.Planner, regime), j, r)
 }
 
 // writeLayoutResult writes one large-model iteration (train, simulate
-// --layout): trainJSON's object or printTrain's text; an out-of-memory
-// verdict is exit code ExitOOM after the output.
-func writeLayoutResult(w io.Writer, asJSON bool, j *llm.Job, r *llm.Result) error {
+// --layout) of point p: its record (layoutRecord) as simulate --format
+// json writes a run, or printTrain's text; an out-of-memory verdict is
+// exit code ExitOOM after the output.
+func writeLayoutResult(w io.Writer, asJSON bool, p study.Point, j *llm.Job, r *llm.Result) error {
 	if asJSON {
-		if err := writeJSON(w, trainJSON(j, r)); err != nil {
+		rec := layoutRecord(p, j, r)
+		if err := reports.OutcomeJSON(w, &rec); err != nil {
 			return err
 		}
 	} else {
@@ -149,24 +151,26 @@ func writeLayoutResult(w io.Writer, asJSON bool, j *llm.Job, r *llm.Result) erro
 	return nil
 }
 
-// trainJSON is train's JSON object: the results schema's fields where
-// they apply (stepTime, throughput in sequences/s, peakMemory, oom) and
-// the field's units.
-func trainJSON(j *llm.Job, r *llm.Result) map[string]any {
-	var oom any
-	if r.OOM != nil {
-		oom = map[string]any{"device": r.OOM.Device, "rank": r.OOM.Rank, "op": r.OOM.Op, "bytes": r.OOM.Bytes, "capacity": r.OOM.Capacity, "error": r.OOM.Err.Error()}
-	}
-	planner := j.Planner
+// layoutPoint is the point of a large-model iteration: the workload and
+// cluster as given, the stage planner (study.PlannerEven when none) as
+// its placer, the layout's regime.
+func layoutPoint(workload, cluster, planner string, regime study.Regime) study.Point {
 	if planner == "" {
 		planner = study.PlannerEven
 	}
-	return map[string]any{
-		"model": j.Model.Name, "cluster": j.Cluster.Name, "layout": j.Layout.String(), "planner": planner, "gpus": r.GPUs, "stages": r.Stages,
-		"stepTime": r.IterationTime, "throughput": float64(j.Layout.GlobalBatch) / r.IterationTime,
-		"tokensPerSecPerGPU": r.TokensPerSecPerGPU, "modelTFLOPsPerGPU": r.ModelTFLOPsPerGPU, "mfu": r.MFU, "hfu": r.HFU,
-		"bubble": r.Bubble, "exposedComm": r.ExposedByKind(), "exposedByLink": exposedByLinkJSON(j, r), "peakMemory": r.PeakMemory, "memory": r.Memory, "oom": oom, "notes": r.Notes,
-	}
+	return study.Point{Workload: workload, Cluster: cluster, Placer: planner, Regime: regime.String()}
+}
+
+// layoutRecord is the record of a large-model iteration with the detail
+// train reports (study.LayoutRecord, study.AddLayoutDetail): the results
+// schema's fields (stepTime, throughput in sequences/s, peakMemory and
+// capacity per pipeline rank, oom) and, under llm, the layout's figures,
+// each rank's memory, the exposed communication per kind and per link
+// class and the notes.
+func layoutRecord(p study.Point, j *llm.Job, r *llm.Result) study.Record {
+	rec := study.LayoutRecord(p, j, r)
+	study.AddLayoutDetail(&rec, j, r)
+	return rec
 }
 
 func printTrain(w io.Writer, j *llm.Job, r *llm.Result) {
@@ -229,18 +233,25 @@ func compareLLMRun(opts *CompareOptions, layout string) error {
 	}
 	plans := study.CompareStagePlanners(ctx, reg, names, j)
 	if opts.Format == "json" {
-		var rows []map[string]any
-		for _, p := range plans {
-			row := map[string]any{"planner": p.Planner, "stages": p.Stages, "placeTime": p.PlaceTime, "notes": p.Notes, "failure": p.Failure}
-			if p.Result != nil {
-				for k, v := range trainJSON(j, p.Result) {
-					row[k] = v
-				}
-				row["planner"] = p.Planner
-			}
-			rows = append(rows, row)
+		// one record per planner, in compare's JSON ({"results": [...]})
+		regime, err := study.LayoutRegime(layout)
+		if err != nil {
+			return flagNamed(err, layoutFlagNames("--placers"))
 		}
-		return writeJSON(opts.Out, map[string]any{"results": rows})
+		rows := make([]*study.Record, len(plans))
+		for i, p := range plans {
+			pt := layoutPoint(opts.Run.workload, opts.Run.cluster, p.Planner, regime)
+			rec := study.Record{Point: pt, Error: p.Failure}
+			if p.Result != nil {
+				rec = layoutRecord(pt, j, p.Result)
+				rec.LLM.Stages = p.Stages
+				rec.LLM.Notes = append(rec.LLM.Notes, p.Notes...)
+			}
+			t := p.PlaceTime
+			rec.PlaceTime = &t
+			rows[i] = &rec
+		}
+		return reports.JSON(opts.Out, rows)
 	}
 	w := opts.Out
 	fmt.Fprintf(w, "%s on %s, %d GPUs, layout %s: stage planners (baseline: Megatron's even split)\n", j.Model.Name, j.Cluster.Name, j.Layout.GPUs(), j.Layout)

@@ -8,20 +8,6 @@ import (
 	"placesim/engine/llm"
 )
 
-// exposedByLinkJSON is train's "exposedByLink" field: the exposed DP and
-// PP seconds per link class ({"DP": {"nvlink": s, "adapters": s,
-// "leafUplinks": s}, "PP": {...}}), with the rank they belong to and
-// whether PP was found wait by wait ("exact").
-func exposedByLinkJSON(j *llm.Job, r *llm.Result) map[string]any {
-	e, err := r.ExposedByLink(j)
-	if err != nil {
-		return map[string]any{"error": err.Error()}
-	}
-	m := e.Map()
-	return map[string]any{"rank": e.Rank, "DP": m["DP"], "PP": m["PP"], "exact": e.Exact,
-		"dpGroups": e.DPClass.Key(), "ppFrom": e.PPFrom.Key(), "ppTo": e.PPTo.Key()}
-}
-
 // printExposedByLink prints where the exposed DP and PP time went, per
 // link class: "  DP by link  NVLink 0.000 s, adapters 0.027 s, leaf
 // uplinks 0.000 s (groups cross adapters)".

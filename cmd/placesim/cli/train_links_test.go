@@ -26,17 +26,20 @@ func TestTrainExposedByLink(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var v struct {
-		Exposed map[string]float64 `json:"exposedComm"`
-		ByLink  struct {
-			DP, PP   map[string]float64
-			DPGroups string `json:"dpGroups"`
-			Exact    bool   `json:"exact"`
-		} `json:"exposedByLink"`
+	var rec struct {
+		LLM struct {
+			Exposed map[string]float64 `json:"exposedComm"`
+			ByLink  struct {
+				DP, PP   map[string]float64
+				DPGroups string `json:"dpGroups"`
+				Exact    bool   `json:"exact"`
+			} `json:"exposedByLink"`
+		} `json:"llm"`
 	}
-	if err := json.Unmarshal([]byte(out), &v); err != nil {
+	if err := json.Unmarshal([]byte(out), &rec); err != nil {
 		t.Fatal(err)
 	}
+	v := rec.LLM
 	const tol = 1e-9 // seconds
 	for _, kind := range []string{"DP", "PP"} {
 		m := v.ByLink.DP

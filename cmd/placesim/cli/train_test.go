@@ -39,11 +39,12 @@ func TestTrainOOMExit2(t *testing.T) {
 	if code != 2 {
 		t.Fatalf("exit %d, want 2 (OOM): %s", code, errs)
 	}
+	// the record's oom, as every command's results write it
 	var v struct {
 		OOM struct {
-			Device string `json:"device"`
-			Op     string `json:"op"`
-			Bytes  int64  `json:"bytes"`
+			Device string `json:"deviceName"`
+			Op     string `json:"opName"`
+			Bytes  int64  `json:"requested"`
 		} `json:"oom"`
 	}
 	if err := json.Unmarshal([]byte(out), &v); err != nil {
@@ -94,6 +95,27 @@ func TestCompareStagePlanners(t *testing.T) {
 	for _, want := range []string{"even", "tarnawski-dp", "pipedream", "order-place", "MFU", "peak memory GB"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// --format json: compare's results, a record per planner
+	code, out, errs = run(t, "compare", "-w", "zoo:llama3.1-8b?layers=30&seq=4096", "-c", "dgx-h100", "--layout", "tp=2,pp=4,sp,gbs=8",
+		"--placers", "tarnawski-dp,pipedream", "--format", "json")
+	var v struct {
+		Results []struct {
+			Placer   string   `json:"placer"`
+			StepTime *float64 `json:"stepTime"`
+			LLM      *struct {
+				Layout string `json:"layout"`
+				Stages []int  `json:"stages"`
+			} `json:"llm"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); code != 0 || err != nil || len(v.Results) != 3 {
+		t.Fatalf("--format json: exit %d, %v, %d records:\n%s\n%s", code, err, len(v.Results), out, errs)
+	}
+	for _, r := range v.Results {
+		if r.StepTime == nil || r.LLM == nil || r.LLM.Layout == "" || len(r.LLM.Stages) == 0 {
+			t.Errorf("record of %s lacks the step time or the layout's figures: %s", r.Placer, out)
 		}
 	}
 }
