@@ -37,6 +37,9 @@ type LLMRow struct {
 	// that ran the row (llm.Job.RecomputeModules), when its recompute is
 	// not stated and the model's published recipe sets them.
 	RecomputeModules []string
+	// BF16Grads: the framework that ran the row reduces gradients in BF16
+	// (llm.Job.BF16Grads).
+	BF16Grads bool
 }
 
 // LLMRowResult is a row's outcome.
@@ -205,8 +208,31 @@ func ReadLLMValidation(path string) ([]LLMRow, error) {
 				return nil, bad(line, "recompute", "%v", err)
 			}
 		}
+		// Megatron-Bridge's performance scripts, which ran the rows of
+		// its performance summary, keep and reduce the gradients in BF16
+		// (NVIDIA-NeMo/Megatron-Bridge@39d02fe scripts/performance/configs/
+		// llama/llama3_llm_pretrain.py and gpt_oss/gpt_oss_llm_pretrain.py:
+		// mixed_precision and ddp grad_reduce_in_fp32 = False), where
+		// NeMo's recipes reduce them in FP32
+		if strings.Contains(r.Source, "Megatron-Bridge") && l.Precision != parallel.FP16 {
+			r.BF16Grads = true
+			r.Defaults = append(r.Defaults, "gradients reduced in BF16 (Megatron-Bridge's performance scripts: grad_reduce_in_fp32=False)")
+		}
 		if err := l.Validate(); err != nil {
 			return nil, bad(line, "", "layout: %v", err)
+		}
+		// the MoE runs of Megatron-Bridge's performance summary
+		// "force-balance the token distribution among experts"
+		// (docs/performance-summary-archive.md): random router logits,
+		// balanced on average, with the busiest expert rank's excess
+		// (llm.RandomRoutingImbalance)
+		if r.Model.MoE() && strings.Contains(r.Source, "Megatron-Bridge") && l.EP > 1 {
+			imb, err := llm.RandomRoutingImbalance(r.Model.Experts, r.Model.TopK, l.EP, l.MicroBatch*r.Model.Seq/(l.CP*l.TP))
+			if err != nil {
+				return nil, bad(line, "experts", "%v", err)
+			}
+			r.Model.Imbalance = imb
+			r.Defaults = append(r.Defaults, fmt.Sprintf("expert load %.4f x balanced (force-balanced routing: random router logits, busiest of %d expert ranks)", imb, l.EP))
 		}
 		if l.GPUs() != r.GPUs {
 			return nil, bad(line, "gpus", "%d, but tp*pp*cp*dp = %d", r.GPUs, l.GPUs())
@@ -290,7 +316,7 @@ func simulateLLMRow(r LLMRow) (*llm.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return llm.Simulate(&llm.Job{Model: r.Model, Layout: r.Layout, Cluster: c, RecomputeModules: r.RecomputeModules})
+	return llm.Simulate(&llm.Job{Model: r.Model, Layout: r.Layout, Cluster: c, RecomputeModules: r.RecomputeModules, BF16Grads: r.BF16Grads})
 }
 
 // LLMExplanation takes one row of a large-model validation file apart:
@@ -334,7 +360,7 @@ func ExplainLLM(rows []LLMRow, id string) (*LLMExplanation, error) {
 		if err != nil {
 			return nil, err
 		}
-		j := &llm.Job{Model: r.Model, Layout: r.Layout, Cluster: c, RecomputeModules: r.RecomputeModules}
+		j := &llm.Job{Model: r.Model, Layout: r.Layout, Cluster: c, RecomputeModules: r.RecomputeModules, BF16Grads: r.BF16Grads}
 		res, err := llm.Simulate(j)
 		if err != nil {
 			return nil, err

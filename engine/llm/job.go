@@ -39,6 +39,13 @@ type Job struct {
 	// in the backward. Their saved activations are still counted
 	// (memory is not reduced: an upper bound).
 	RecomputeModules []string
+	// BF16Grads: gradients are accumulated and reduced in BF16, as
+	// Megatron-core does with grad_reduce_in_fp32=False (what
+	// Megatron-Bridge's performance scripts set), not in FP32 (NeMo's
+	// recipes, the default here): 2 bytes a parameter instead of 4 in the
+	// gradient buffer and in the data-parallel reduction. It changes
+	// nothing under FP16, whose gradients are 2 bytes already.
+	BF16Grads bool
 }
 
 // EvenStages is Megatron-LM's split of layers over n virtual stages: equal

@@ -68,6 +68,49 @@ func bytesPerParam(p parallel.Precision) (w, g, o int64) {
 	return 2, 4, 12
 }
 
+// stateBytes is bytesPerParam for j: its gradients in BF16 when
+// j.BF16Grads says so.
+func (j *Job) stateBytes() (w, g, o int64) {
+	w, g, o = bytesPerParam(j.Layout.Precision)
+	if j.BF16Grads {
+		g = min(g, 2)
+	}
+	return w, g, o
+}
+
+// optimizerStepBytes is the memory traffic of the optimizer step per
+// parameter of the GPU's optimizer state, as Megatron-core's mixed
+// precision optimizers run it without the precision-aware optimizer
+// (NVIDIA/Megatron-LM@87eb3c2b megatron/core/optimizer/optimizer.py and
+// distrib_optimizer.py; Megatron-Bridge's GPT-OSS recipe sets
+// use_precision_aware_optimizer False, NeMo's Llama recipes leave it off),
+// each step its own multi-tensor kernel:
+//   - the main (FP32) gradients: BF16 gradients are copied to FP32
+//     (_copy_model_grads_to_main_grads, shard_model_grad.float(): read 2,
+//     write 4; an FP32 gradient is used in place); under FP16 the scaled
+//     gradients are unscaled and checked for infinities
+//     (_amp_foreach_non_finite_check_and_unscale_: read 4, write 4);
+//   - the gradient norm for clipping (get_grad_norm_fp32: read 4);
+//   - Adam (multi-tensor fused Adam: reads the FP32 weights, both
+//     moments and the gradient, writes the first three: 28);
+//   - the updated FP32 weights copied to the BF16/FP16 model weights
+//     (_copy_main_params_to_model_params: read 4, write 2).
+//
+// The caller adds the zeroing of the gradient buffer the next iteration
+// starts with (param_and_grad_buffer.py reset: grad_data.zero_()), one
+// write of the GPU's gradient bytes.
+func (j *Job) optimizerStepBytes() float64 {
+	_, g, _ := j.stateBytes()
+	main := 0.0
+	switch {
+	case j.Layout.Precision == parallel.FP16:
+		main = 8
+	case g < 4:
+		main = 6
+	}
+	return main + 4 + 28 + 6
+}
+
 // shard divides state by the data-parallel size d as the sharding says.
 func shardState(s parallel.Sharding, d int64, w, g, o int64) (int64, int64, int64) {
 	switch s {
@@ -146,7 +189,7 @@ func (j *Job) memory(stages []int) ([]Memory, error) {
 	if l.SequenceParallel {
 		boundary /= int64(l.TP)
 	}
-	wb, gb, ob := bytesPerParam(l.Precision)
+	wb, gb, ob := j.stateBytes()
 	d := int64(l.DP * l.CP)
 	de := max(1, d/int64(l.EP))
 	out := make([]Memory, l.PP)

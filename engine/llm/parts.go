@@ -54,7 +54,7 @@ func PartTimesOf(j *Job) (PartTimes, error) {
 	}
 	pt.Embedding, pt.Head = times[zoo.PartEmbedding], times[zoo.PartHead]
 	pt.Layer = times[zoo.PartAttention] + times[zoo.PartMLP]
-	wb, gb, ob := bytesPerParam(l.Precision)
+	wb, gb, ob := j.stateBytes()
 	d := int64(l.DP * l.CP)
 	state := func(p zoo.Part) int64 {
 		dense, expert := m.Params(p, c.sh)

@@ -308,16 +308,14 @@ func Simulate(j *Job) (*Result, error) {
 					}
 					chunks[g][ch].layers, chunks[g][ch].first, chunks[g][ch].last = cc.layers, cc.first, cc.last
 				}
-				// optimizer step over the GPU's (sharded) state: Adam
-				// reads FP32 master weights, both moments and the
-				// gradient and writes the first three and the BF16/FP16
-				// weights: 30 bytes and about 12 FLOPs per parameter
-				// (apex/Megatron fused multi-tensor Adam); the parameters
-				// this GPU updates are its share of the optimizer state
-				// (dense over dp*cp, experts over dp*cp/ep when sharded)
+				// optimizer step over the GPU's (sharded) state
+				// (optimizerStepBytes): the parameters this GPU updates
+				// are its share of the optimizer state (dense over
+				// dp*cp, experts over dp*cp/ep when sharded)
 				_, _, ob := bytesPerParam(l.Precision)
 				n := float64(res.Memory[r].Optimizer) / float64(ob)
-				op := workloads.Op{Name: "adam", Type: "apply-adam", FLOPs: 12 * n, BytesAccessed: int64(30 * n), Precision: workloads.FP32}
+				op := workloads.Op{Name: "adam", Type: "apply-adam", FLOPs: 12 * n,
+					BytesAccessed: int64(j.optimizerStepBytes()*n) + res.Memory[r].Grads, Precision: workloads.FP32}
 				ot, err := devices.OpTime(&op, k)
 				if err != nil {
 					return nil, err
@@ -335,7 +333,7 @@ func Simulate(j *Job) (*Result, error) {
 	}
 	// data-parallel work per chunk
 	sh := costers0.sh
-	wb, gb, _ := bytesPerParam(l.Precision)
+	wb, gb, _ := j.stateBytes()
 	dpg := make([][][]int, P)
 	edpg := make([][][]int, P)
 	for r := range dpg {
