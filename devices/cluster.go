@@ -80,13 +80,10 @@ func (c *Cluster) computeRoutes() error {
 		return nil
 	}
 	for i := range c.Devices {
-		row, err := c.routes.row(i)
-		if err != nil {
-			return fmt.Errorf("cluster %q: %w", c.Name, err)
-		}
-		for j := range row {
-			if j != i && row[j] == nil {
-				_, err := c.Topology.RouteIn(c.routes.trees[i].via, c.Devices[i].Endpoint, c.Devices[j].Endpoint)
+		row := c.routes.row(i)
+		for j := range c.Devices {
+			if !c.routes.reaches(row, i, j) {
+				_, err := c.Topology.RouteIn(row.via, c.Devices[i].Endpoint, c.Devices[j].Endpoint)
 				return fmt.Errorf("cluster %q: %w", c.Name, err)
 			}
 		}
@@ -95,39 +92,37 @@ func (c *Cluster) computeRoutes() error {
 }
 
 // Route is the route from device src to device dst (empty when equal).
-// The routes from src are computed on first use, once (safe for
-// concurrent use).
+// The routes from src are found on first use, once, and each route is
+// read out of them on its first use (safe for concurrent use).
 func (c *Cluster) Route(src, dst int) links.Route {
 	if src == dst {
 		return links.Route{}
 	}
-	row, err := c.routes.row(src)
-	if err != nil {
-		panic(err) // NewCluster checked every pair: only a bug gets here
-	}
-	return row[dst]
+	return c.routes.route(src, dst)
 }
 
 // CrossesNIC reports whether the route from device a to b passes a
 // network adapter (NIC): a and b are then in different nodes (servers).
 func (c *Cluster) CrossesNIC(a, b int) bool {
-	top := c.Topology
-	for _, lid := range c.Route(a, b) {
-		l := top.Links[lid]
-		if top.Endpoints[l.From].Type == links.NIC || top.Endpoints[l.To].Type == links.NIC {
-			return true
-		}
-	}
-	return false
+	return c.routes.crossesNIC(a, b)
 }
 
 // TransferTime is the uncontended time to move b bytes from device src to
-// device dst (0 when they are the same device).
+// device dst (0 when they are the same device):
+// links.Topology.TransferTime of their route.
 func (c *Cluster) TransferTime(src, dst int, b int64) float64 {
 	if src == dst {
 		return 0
 	}
-	return c.Topology.TransferTime(c.Route(src, dst), b)
+	return c.routes.transferTime(src, dst, b)
+}
+
+// TransferTimesFrom writes into out[j] the uncontended time to move b
+// bytes from device src to each device j, TransferTime(src, j, b) for
+// every j at once (one walk down src's route tree); out must hold one
+// entry per device.
+func (c *Cluster) TransferTimesFrom(src int, b int64, out []float64) {
+	c.routes.transferTimes(src, b, out[:len(c.Devices)])
 }
 
 // OpTime is the true compute time of op on device d.

@@ -1,66 +1,437 @@
 package devices
 
 import (
+	"math"
+	"slices"
 	"sync"
+	"sync/atomic"
 
 	"placesim/links"
 )
 
-// routeTable holds a cluster's routes, computed per source device on first
-// use: one Dijkstra run (links.Topology.RouteTree) gives every route from
-// that device. A simulation that sends from k devices costs k runs, not
-// the n^2 of computing every pair up front.
+// routeTable holds a cluster's routes. The shortest-path tree of a source
+// device (one Dijkstra run: every route from it) is found on its first
+// use and kept as one link per endpoint (8.7 kB for a 1,024-GPU DGX
+// cluster, where the routes it holds, read out, took 100 kB); a route is
+// read out of its tree the first time it is asked for, and kept. A
+// simulation that sends from k devices costs k runs, not the n^2 of
+// computing every pair up front, and a question about a route (its
+// transfer time, whether it crosses an adapter) is answered from the
+// tree without reading the route out: the nearest-neighbour ring over
+// 1,024 GPUs asks a million of them.
 type routeTable struct {
 	topo  *links.Topology
 	devs  []Device
+	ep    []links.EndpointID // by device: its endpoint
+	once  sync.Once
+	fab   *fabric // the topology as routing reads it, made on first use
 	trees []routeRow
 }
 
 type routeRow struct {
-	once   sync.Once
-	via    []links.LinkID
-	routes []links.Route
-	err    error
+	once sync.Once
+	via  []links.LinkID // via[e]: the last link of the route to endpoint e
+	// routes[j] is the route to device j once read out (nil until then)
+	routes []atomic.Pointer[links.Route]
 }
 
 func newRouteTable(t *links.Topology, devs []Device) *routeTable {
-	return &routeTable{topo: t, devs: devs, trees: make([]routeRow, len(devs))}
+	ep := make([]links.EndpointID, len(devs))
+	for i := range devs {
+		ep[i] = devs[i].Endpoint
+	}
+	return &routeTable{topo: t, devs: devs, ep: ep, trees: make([]routeRow, len(devs))}
 }
 
-// row returns the routes from device src to every device (nil for itself
-// and for a device it cannot reach).
-func (rt *routeTable) row(src int) ([]links.Route, error) {
+// fabric is a topology laid out for Dijkstra's inner loop: each
+// endpoint's outgoing links as consecutive entries (in Topology.Out
+// order, which decides ties) with their heads and hop times, and the
+// endpoint facts the search and the route readers ask, without copying a
+// Link or comparing type names per link. It is made from the topology
+// on the table's first route, so a cloned cluster whose links were
+// changed before Rebuild routes on its own figures.
+type fabric struct {
+	first []int32 // endpoint e's links are edges[first[e]:first[e+1]]
+	edges []edge
+	gpu   []bool // by endpoint: a GPU (a leaf of every route tree)
+	saf   []bool // by endpoint: store-and-forward (Endpoint.StoreAndForward)
+	nic   []bool // by endpoint: a network adapter
+	links []hop  // by link
+}
+
+// hop is a link's figures as the transfer time reads them.
+type hop struct {
+	from    links.EndpointID
+	lat, bw float64
+}
+
+// edge is a link as routing reads it.
+type edge struct {
+	w    float64 // Link.HopTime(links.RouteRefBytes), the routing weight
+	to   int32
+	link int32
+}
+
+func (rt *routeTable) fabric() *fabric {
+	rt.once.Do(func() {
+		t := rt.topo
+		n := len(t.Endpoints)
+		f := &fabric{first: make([]int32, n+1), edges: make([]edge, 0, len(t.Links)),
+			gpu: make([]bool, n), saf: make([]bool, n), nic: make([]bool, n)}
+		for e := range n {
+			ep := t.Endpoints[e]
+			f.gpu[e], f.saf[e], f.nic[e] = ep.Type == links.GPU, ep.StoreAndForward(), ep.Type == links.NIC
+			for _, lid := range t.Out(links.EndpointID(e)) {
+				l := &t.Links[lid]
+				f.edges = append(f.edges, edge{w: l.HopTime(links.RouteRefBytes), to: int32(l.To), link: int32(lid)})
+			}
+			f.first[e+1] = int32(len(f.edges))
+		}
+		f.links = make([]hop, len(t.Links))
+		for i, l := range t.Links {
+			f.links[i] = hop{l.From, l.Latency, l.Bandwidth}
+		}
+		rt.fab = f
+	})
+	return rt.fab
+}
+
+// The queue of tree holds the endpoints to settle in buckets of one key
+// (distance, hops): a relaxation that reaches many endpoints at one
+// distance (a network switch's thousand adapters) fills one bucket, and
+// the heap orders buckets, not endpoints. The endpoints of the least key
+// are settled in endpoint order, as links.RouteTree's queue, ordered by
+// (distance, hops, endpoint), pops them; a bucket is complete when it is
+// taken, for every key pushed later is larger (a hop adds a positive
+// time and one hop), so the endpoints are settled in RouteTree's order
+// and every tie is broken as it breaks it. On a 1,024-GPU DGX cluster a
+// tree takes a third of the instructions of the heap of endpoints.
+
+// bucket is the endpoints queued at one key.
+type bucket struct {
+	d      float64
+	h      int32
+	sorted bool // items ascending
+	items  []int32
+}
+
+// bucketRef is a heap entry: a bucket's key and index.
+type bucketRef struct {
+	d   float64
+	h   int32
+	idx int32
+}
+
+func refBefore(a, b *bucketRef) bool {
+	if a.d != b.d {
+		return a.d < b.d
+	}
+	return a.h < b.h
+}
+
+// label is an endpoint's distance and hops from the source, as far as
+// the search knows, and whether it is a GPU.
+type label struct {
+	d   float64
+	h   int32
+	gpu bool
+}
+
+// treeScratch is what one tree run works in, kept for the next.
+type treeScratch struct {
+	labels  []label
+	buckets []bucket
+	free    []int32 // buckets to reuse
+	heap    []bucketRef
+}
+
+var treeWork = sync.Pool{New: func() any { return &treeScratch{} }}
+
+// newBucket returns an empty bucket of key (d, h) in the heap.
+func (w *treeScratch) newBucket(d float64, h int32) int32 {
+	var idx int32
+	if n := len(w.free); n > 0 {
+		idx = w.free[n-1]
+		w.free = w.free[:n-1]
+	} else {
+		if len(w.buckets) < cap(w.buckets) {
+			w.buckets = w.buckets[:len(w.buckets)+1] // its items' array kept
+		} else {
+			w.buckets = append(w.buckets, bucket{})
+		}
+		idx = int32(len(w.buckets) - 1)
+	}
+	b := &w.buckets[idx]
+	b.d, b.h, b.sorted, b.items = d, h, true, b.items[:0]
+	// push: the hole moves up from the end
+	it := bucketRef{d, h, idx}
+	w.heap = append(w.heap, it)
+	hp := w.heap
+	i := len(hp) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !refBefore(&it, &hp[p]) {
+			break
+		}
+		hp[i] = hp[p]
+		i = p
+	}
+	hp[i] = it
+	return idx
+}
+
+// popBucket removes the heap's least entry and returns its bucket.
+func (w *treeScratch) popBucket() int32 {
+	hp := w.heap
+	top := hp[0]
+	last := len(hp) - 1
+	x := hp[last]
+	hp = hp[:last]
+	w.heap = hp
+	if last > 0 {
+		i := 0
+		for {
+			c := 2*i + 1
+			if c >= last {
+				break
+			}
+			if r := c + 1; r < last && refBefore(&hp[r], &hp[c]) {
+				c = r
+			}
+			if !refBefore(&hp[c], &x) {
+				break
+			}
+			hp[i] = hp[c]
+			i = c
+		}
+		hp[i] = x
+	}
+	return top.idx
+}
+
+// tree writes the shortest-path tree from endpoint src into via (one
+// entry per endpoint): links.Topology.RouteTree's algorithm on the
+// fabric's arrays, with the same weights, the same order of links and
+// the same order of settling, hence the same tree, tie for tie
+// (TestRouteTreeMatchesTopology holds it to RouteTree).
+func (f *fabric) tree(src int32, via []links.LinkID) {
+	n := len(f.gpu)
+	w := treeWork.Get().(*treeScratch)
+	defer treeWork.Put(w)
+	if cap(w.labels) < n {
+		w.labels = make([]label, n)
+	}
+	lab := w.labels[:n]
+	inf := math.Inf(1)
+	for i, g := range f.gpu {
+		lab[i] = label{inf, 0, g}
+	}
+	for i := range via {
+		via[i] = -1
+	}
+	lab[src].d = 0
+	w.heap, w.buckets, w.free = w.heap[:0], w.buckets[:0], w.free[:0]
+	open := w.newBucket(0, 0) // the bucket pushes of its key go to
+	w.buckets[open].items = append(w.buckets[open].items, src)
+	first, edges := f.first, f.edges
+	for len(w.heap) > 0 {
+		idx := w.popBucket()
+		d, h := w.buckets[idx].d, w.buckets[idx].h
+		// buckets of the same key are one
+		for len(w.heap) > 0 && w.heap[0].d == d && w.heap[0].h == h {
+			other := w.popBucket()
+			w.buckets[idx].items = append(w.buckets[idx].items, w.buckets[other].items...)
+			w.buckets[idx].sorted = false
+			w.free = append(w.free, other)
+			if open == other {
+				open = -1
+			}
+		}
+		if open == idx {
+			open = -1
+		}
+		items := w.buckets[idx].items
+		if !w.buckets[idx].sorted {
+			slices.Sort(items)
+		}
+		nh := h + 1
+		for _, e := range items {
+			if l := &lab[e]; d > l.d || (d == l.d && h > l.h) || (e != src && l.gpu) {
+				continue // a stale entry; no routing through another accelerator
+			}
+			for _, k := range edges[first[e]:first[e+1]] {
+				l := &lab[k.to]
+				nd := d + k.w
+				if nd < l.d || (nd == l.d && nh < l.h) {
+					l.d, l.h = nd, nh
+					via[k.to] = links.LinkID(k.link)
+					if !l.gpu {
+						if open < 0 || w.buckets[open].d != nd || w.buckets[open].h != nh {
+							open = w.newBucket(nd, nh)
+						}
+						b := &w.buckets[open]
+						if len(b.items) > 0 && b.items[len(b.items)-1] > k.to {
+							b.sorted = false
+						}
+						b.items = append(b.items, k.to)
+					}
+				}
+			}
+		}
+		w.free = append(w.free, idx)
+	}
+	via[src] = -1
+}
+
+// row returns src's route tree, found on first use (safe for concurrent
+// use).
+func (rt *routeTable) row(src int) *routeRow {
 	r := &rt.trees[src]
 	r.once.Do(func() {
-		from := rt.devs[src].Endpoint
-		r.via, r.err = rt.topo.RouteTree(from)
-		if r.err != nil {
-			return
-		}
-		// every route of the row in one backing array
-		hops := 0
-		count := make([]int32, len(rt.devs)) // each route's links
-		for j, d := range rt.devs {
-			if j != src {
-				count[j] = int32(rt.topo.Hops(r.via, from, d.Endpoint))
-				hops += int(count[j])
-			}
-		}
-		backing := make([]links.LinkID, hops)
-		r.routes = make([]links.Route, len(rt.devs))
-		for j, d := range rt.devs {
-			if j == src {
-				continue
-			}
-			if k := int(count[j]); k > 0 {
-				route := links.Route(backing[:k:k])
-				backing = backing[k:]
-				rt.topo.FillRoute(r.via, d.Endpoint, route)
-				r.routes[j] = route
-			}
-		}
+		f := rt.fabric()
+		r.via = make([]links.LinkID, len(f.gpu))
+		f.tree(int32(rt.ep[src]), r.via)
+		r.routes = make([]atomic.Pointer[links.Route], len(rt.devs))
 	})
-	return r.routes, r.err
+	return r
+}
+
+// reaches reports whether the tree of row r (from device src) reaches
+// device dst.
+func (rt *routeTable) reaches(r *routeRow, src, dst int) bool {
+	return src == dst || r.via[rt.ep[dst]] >= 0
+}
+
+// route is the route from device src to dst read out of src's tree (once:
+// it is kept); nil when dst is unreachable.
+func (rt *routeTable) route(src, dst int) links.Route {
+	r := rt.row(src)
+	if p := r.routes[dst].Load(); p != nil {
+		return *p
+	}
+	if !rt.reaches(r, src, dst) {
+		return nil
+	}
+	from, to := rt.ep[src], rt.ep[dst]
+	route := make(links.Route, rt.topo.Hops(r.via, from, to))
+	rt.topo.FillRoute(r.via, to, route)
+	r.routes[dst].CompareAndSwap(nil, &route)
+	return *r.routes[dst].Load()
+}
+
+// crossesNIC reports whether the route from device a to b passes a
+// network adapter, read from a's tree.
+func (rt *routeTable) crossesNIC(a, b int) bool {
+	f := rt.fabric()
+	r := rt.row(a)
+	if a == b || !rt.reaches(r, a, b) {
+		return false
+	}
+	from, e := rt.ep[a], rt.ep[b]
+	if f.nic[e] {
+		return true
+	}
+	for e != from {
+		e = f.links[r.via[e]].from
+		if f.nic[e] {
+			return true
+		}
+	}
+	return false
+}
+
+// transferTime is links.Topology.TransferTime of the route from device
+// src to dst, read from src's tree into a buffer on the stack instead of
+// out into a kept route: the same hops in the same order through the
+// same arithmetic, so the same float64 (TestRouteTreeMatchesTopology).
+func (rt *routeTable) transferTime(src, dst int, b int64) float64 {
+	r := rt.row(src)
+	if p := r.routes[dst].Load(); p != nil {
+		return rt.topo.TransferTime(*p, b)
+	}
+	var buf [16]links.LinkID
+	route := buf[:0]
+	if !rt.reaches(r, src, dst) {
+		return rt.topo.TransferTime(nil, b)
+	}
+	from, e := rt.ep[src], rt.ep[dst]
+	for e != from {
+		lid := r.via[e]
+		route = append(route, lid)
+		e = rt.fabric().links[lid].from
+	}
+	for i, j := 0, len(route)-1; i < j; i, j = i+1, j-1 {
+		route[i], route[j] = route[j], route[i]
+	}
+	return rt.topo.TransferTime(route, b)
+}
+
+// timesScratch is what transferTimes works in: each endpoint's hop
+// start and finish, valid where stamp holds the call's number.
+type timesScratch struct {
+	start, finish []float64
+	stamp         []uint32
+	call          uint32
+	stack         []links.EndpointID
+}
+
+var timesWork = sync.Pool{New: func() any { return &timesScratch{} }}
+
+// transferTimes writes into out[j] the transfer time of b bytes from
+// device src to every device j: links.Topology.TransferTime's recurrence
+// (each hop's start and finish from the previous hop's) run once down
+// src's tree instead of once per route, each endpoint's hop computed from
+// its parent's by the same arithmetic, so out[j] is transferTime(src, j,
+// b) bit for bit (TestRouteTreeMatchesTopology).
+func (rt *routeTable) transferTimes(src int, b int64, out []float64) {
+	r := rt.row(src)
+	f := rt.fabric()
+	n := len(f.gpu)
+	w := timesWork.Get().(*timesScratch)
+	defer timesWork.Put(w)
+	if len(w.stamp) < n {
+		w.start, w.finish, w.stamp, w.call = make([]float64, n), make([]float64, n), make([]uint32, n), 0
+	}
+	w.call++
+	if w.call == 0 { // wrapped: no stamp may look current
+		clear(w.stamp)
+		w.call = 1
+	}
+	start, finish, stamp, call := w.start, w.finish, w.stamp, w.call
+	from := rt.ep[src]
+	start[from], finish[from], stamp[from] = 0, 0, call
+	via, hops, saf := r.via, f.links, f.saf
+	for j, dst := range rt.ep {
+		if j == src || via[dst] < 0 {
+			out[j] = 0 // as TransferTime of the empty route
+			continue
+		}
+		// up to an endpoint already timed, then its hops down in order
+		stack := w.stack[:0]
+		for e := dst; stamp[e] != call; e = hops[via[e]].from {
+			stack = append(stack, e)
+		}
+		for i := len(stack) - 1; i >= 0; i-- {
+			x := stack[i]
+			l := &hops[via[x]]
+			u := l.from
+			hop := l.lat + float64(b)/l.bw // Link.HopTime(b)
+			switch {
+			case u == from: // the first hop
+				start[x] = finish[u]
+				finish[x] = start[x] + hop
+			case !saf[u]: // cut-through: the head leaves after the previous hop's latency
+				s := start[u] + hops[via[u]].lat
+				start[x], finish[x] = s, math.Max(s+hop, finish[u]+l.lat)
+			default:
+				start[x] = finish[u]
+				finish[x] = start[x] + hop
+			}
+			stamp[x] = call
+		}
+		w.stack = stack
+		out[j] = finish[dst]
+	}
 }
 
 // joinedByOneFabric reports whether one connected group of non-GPU

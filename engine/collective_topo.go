@@ -121,13 +121,15 @@ func ringOrder(c *devices.Cluster, devs []int, members []int) []int {
 		greedy := []int{members[0]}
 		used := make([]bool, len(devs)) // by replica
 		used[members[0]] = true
+		times := make([]float64, len(c.Devices)) // from the current member, by device
 		for len(greedy) < n {
 			cur, next, nextT := greedy[len(greedy)-1], -1, math.Inf(1)
+			c.TransferTimesFrom(devs[cur], ringRefBytes, times)
 			for _, m := range members {
 				if used[m] {
 					continue
 				}
-				if t := c.TransferTime(devs[cur], devs[m], ringRefBytes); t < nextT {
+				if t := times[devs[m]]; t < nextT {
 					next, nextT = m, t
 				}
 			}

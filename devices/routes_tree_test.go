@@ -1,0 +1,166 @@
+package devices
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"placesim/links"
+)
+
+// tiedClusterYAML is a cluster file full of equal routes: every GPU on two
+// PCIe switches of equal links, both switches on two equal network
+// switches, and a node pair joined twice by links of one kind, so that
+// every route between nodes is one of several of equal time and hops and
+// the tie-breaking alone picks it.
+func tiedClusterYAML() []byte {
+	var b strings.Builder
+	b.WriteString("name: ties\ndevices:\n")
+	for n := 0; n < 3; n++ {
+		for g := 0; g < 4; g++ {
+			fmt.Fprintf(&b, "  - {name: n%d-g%d, kind: V100-16GB}\n", n, g)
+		}
+	}
+	b.WriteString("endpoints:\n  - {name: core0, type: net-switch}\n  - {name: core1, type: net-switch}\n")
+	for n := 0; n < 3; n++ {
+		fmt.Fprintf(&b, "  - {name: n%d-sw0, type: pcie-switch}\n  - {name: n%d-sw1, type: pcie-switch}\n", n, n)
+	}
+	b.WriteString("links:\n")
+	for n := 0; n < 3; n++ {
+		for g := 0; g < 4; g++ {
+			fmt.Fprintf(&b, "  - {between: [n%d-g%d, n%d-sw0], kind: pcie3, width: 16}\n", n, g, n)
+			fmt.Fprintf(&b, "  - {between: [n%d-g%d, n%d-sw1], kind: pcie3, width: 16}\n", n, g, n)
+		}
+		for s := 0; s < 2; s++ {
+			fmt.Fprintf(&b, "  - {between: [n%d-sw%d, core0], kind: ib-edr}\n", n, s)
+			fmt.Fprintf(&b, "  - {between: [n%d-sw%d, core1], kind: ib-edr}\n", n, s)
+		}
+	}
+	b.WriteString("  - {between: [n0-sw0, n1-sw1], kind: ib-edr}\n  - {between: [n0-sw0, n1-sw1], kind: ib-edr}\n")
+	return []byte(b.String())
+}
+
+// routeTestClusters: every preset, systems of each fabric (a fat-tree's
+// spines give equal routes), a cluster file of ties and one of the
+// benchmark's DGX shape.
+func routeTestClusters(t *testing.T) []*Cluster {
+	var cs []*Cluster
+	for _, p := range Presets() {
+		c, err := NewPreset(p.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs = append(cs, c)
+	}
+	for _, s := range []string{
+		"dgx-h100:nodes=8,fabric=fat-tree,oversubscription=4",
+		"dgx-h100:nodes=6,fabric=fat-tree,leaf=8,oversubscription=2",
+		"system:nodes=4,gpus-per-node=4,adapters=2,fabric=fat-tree,leaf=2",
+		"dgx-h100:nodes=3,fabric=single",
+		"dgx-h100:nodes=4",
+		"mi300x:nodes=2",
+		"gb200-nvl72:racks=1",
+	} {
+		c, err := NewSystem(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs = append(cs, c)
+	}
+	c, err := ParseCluster(tiedClusterYAML())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs = append(cs, c)
+	return cs
+}
+
+// checkRouteTable holds a route table to links.Topology: every source's
+// tree is RouteTree's, link for link; every route is the one read out of
+// it (RouteIn); the transfer time is Topology.TransferTime of that route,
+// bit for bit, asked one by one or all at once; an adapter is crossed exactly when one of the route's
+// links leaves or enters one.
+func checkRouteTable(t *testing.T, name string, top *links.Topology, devs []Device) {
+	t.Helper()
+	rt := newRouteTable(top, devs)
+	times := make([]float64, len(devs))
+	for i, d := range devs {
+		want, err := top.RouteTree(d.Endpoint)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rt.row(i).via; !slices.Equal(got, want) {
+			t.Fatalf("%s: tree of %s differs from RouteTree's", name, top.Endpoints[d.Endpoint].Name)
+		}
+		rt.transferTimes(i, 64<<20, times)
+		for j, e := range devs {
+			wantR, err := top.RouteIn(want, d.Endpoint, e.Endpoint)
+			if w := top.TransferTime(wantR, 64<<20); times[j] != w {
+				t.Fatalf("%s: transfer times from %d: to %d %v, the route's %v", name, i, j, times[j], w)
+			}
+			if err != nil {
+				if i != j && rt.route(i, j) != nil {
+					t.Fatalf("%s: %d -> %d unreachable, yet routed", name, i, j)
+				}
+				continue
+			}
+			if i == j {
+				continue
+			}
+			for k, b := range []int64{1, 1 << 20, 64 << 20} {
+				// ask the time before and after the route is read out
+				if k == 1 {
+					if got := rt.route(i, j); !slices.Equal(got, wantR) {
+						t.Fatalf("%s: route %d -> %d %v, RouteIn %v", name, i, j, got, wantR)
+					}
+				}
+				if got, w := rt.transferTime(i, j, b), top.TransferTime(wantR, b); got != w {
+					t.Fatalf("%s: transfer time %d -> %d of %d bytes %v, the route's %v", name, i, j, b, got, w)
+				}
+			}
+			nic := false
+			for _, lid := range wantR {
+				l := top.Links[lid]
+				nic = nic || top.Endpoints[l.From].Type == links.NIC || top.Endpoints[l.To].Type == links.NIC
+			}
+			if got := rt.crossesNIC(i, j); got != nic {
+				t.Fatalf("%s: crossesNIC(%d, %d) = %v, the route says %v", name, i, j, got, nic)
+			}
+		}
+	}
+}
+
+// TestRouteTreeMatchesTopology: the route table's own Dijkstra (the
+// fabric's arrays) gives links.RouteTree's trees and the routes read out
+// of them, on the presets, systems, a cluster file of ties and random
+// fabrics with many equal-distance ties.
+func TestRouteTreeMatchesTopology(t *testing.T) {
+	for _, c := range routeTestClusters(t) {
+		checkRouteTable(t, c.Name, c.Topology, c.Devices)
+	}
+	for seed := uint64(1); seed <= 8; seed++ {
+		r := rand.New(rand.NewPCG(seed, 11))
+		top := links.NewTopology()
+		var ids []links.EndpointID
+		var devs []Device
+		kinds := []links.Kind{links.PCIe4, links.NVLink3, links.IBHDR}
+		for i := 0; i < 60; i++ {
+			typ := []links.EndpointType{links.GPU, links.PCIeSwitch, links.NIC, links.NetSwitch, links.CPU}[r.IntN(5)]
+			id := top.MustEndpoint(fmt.Sprintf("e%d", i), typ)
+			ids = append(ids, id)
+			if typ == links.GPU || typ == links.CPU {
+				devs = append(devs, Device{ID: len(devs), Endpoint: id})
+			}
+		}
+		for i := 1; i < len(ids); i++ {
+			for k := 0; k < 1+r.IntN(3); k++ {
+				if err := top.Connect(ids[i], ids[r.IntN(i)], kinds[r.IntN(len(kinds))], 1+r.IntN(2)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		checkRouteTable(t, fmt.Sprint("random seed ", seed), top, devs)
+	}
+}
