@@ -48,6 +48,20 @@ func OpTime(op *workloads.Op, k *Kind) (float64, error) {
 		return 0, nil
 	}
 	r := k.Kernels[class]
+	c, mem := tableTerms(op, k, class)
+	cast := 0.0
+	if class.UsesTensorCores() {
+		cast = fp8CastTime(op, k, r.MemEff)
+	}
+	return math.Max(c, mem) + cast + r.Overhead, nil
+}
+
+// tableTerms are OpTime's two roofline terms for op of class on kind k
+// with a kernel table: its FLOPs at the row's efficiency for the
+// precision (tensor-core, TF32 or FP8 where they apply) and its bytes at
+// the row's share of the memory bandwidth.
+func tableTerms(op *workloads.Op, k *Kind, class workloads.KernelClass) (compute, mem float64) {
+	r := k.Kernels[class]
 	tensor := class.UsesTensorCores()
 	peak := k.Peak(op.Precision, tensor)
 	eff := r.Eff
@@ -60,13 +74,7 @@ func OpTime(op *workloads.Op, k *Kind) (float64, error) {
 			eff = r.FP8Eff
 		}
 	}
-	c := op.FLOPs / (peak * eff)
-	mem := float64(op.BytesAccessed) / (k.MemBandwidth * r.MemEff)
-	cast := 0.0
-	if tensor {
-		cast = fp8CastTime(op, k, r.MemEff)
-	}
-	return math.Max(c, mem) + cast + r.Overhead, nil
+	return op.FLOPs / (peak * eff), float64(op.BytesAccessed) / (k.MemBandwidth * r.MemEff)
 }
 
 // MeasuredTime is op's measured time on kind k, if it has one: the entry of
@@ -100,4 +108,28 @@ func MeasuredTime(op *workloads.Op, k *Kind) (float64, bool) {
 		t *= k.MeasuredScale
 	}
 	return t, ok
+}
+
+// MemoryBound reports whether op's kernel on kind k is bound by memory
+// bandwidth rather than by arithmetic: OpTime's roofline term for its
+// bytes is at least its term for its FLOPs (a batched GEMM of attention's
+// scores can be; a pointwise kernel always is). An op with a measured
+// time, or of no kernel class, has no roofline: every class but matrix
+// products and convolutions counts as memory-bound then.
+func MemoryBound(op *workloads.Op, k *Kind) bool {
+	class := workloads.KernelClassOf(op)
+	if _, ok := MeasuredTime(op, k); ok || class == workloads.KernelNone {
+		return !class.UsesTensorCores()
+	}
+	var c, mem float64
+	if k.Kernels != nil {
+		c, mem = tableTerms(op, k, class)
+	} else {
+		c = op.FLOPs / (k.Peak(op.Precision, class.UsesTensorCores()) * k.ComputeEfficiency)
+		mem = float64(op.BytesAccessed) / (k.MemBandwidth * k.MemEfficiency)
+	}
+	if math.IsNaN(c) || math.IsNaN(mem) {
+		return !class.UsesTensorCores()
+	}
+	return mem >= c
 }

@@ -277,6 +277,13 @@ func (u *unrolled) contention(m *CollectiveModel, st, mb int, buckets [][]gradie
 		pos[v] = i
 	}
 	extra := make([]float64, len(bwd))
+	var memBound []bool
+	if m.Resources {
+		memBound = make([]bool, len(bwd))
+		for i, v := range bwd {
+			memBound[i] = u.memoryBound(v, devs[0])
+		}
+	}
 	var open float64
 	for b, bucket := range buckets {
 		ready := end[pos[bucket[len(bucket)-1].op]]
@@ -286,7 +293,7 @@ func (u *unrolled) contention(m *CollectiveModel, st, mb int, buckets [][]gradie
 		lo := math.Max(ready, open)
 		hi := lo + times[b]
 		open = hi
-		for i, v := range bwd {
+		for i := range bwd {
 			start := 0.0
 			if i > 0 {
 				start = end[i-1]
@@ -300,7 +307,7 @@ func (u *unrolled) contention(m *CollectiveModel, st, mb int, buckets [][]gradie
 				sm[b] += m.Contention * ov
 				continue
 			}
-			x, byHBM := shares[b].stolen(ov, memoryBound(&u.g.Ops[v]))
+			x, byHBM := shares[b].stolen(ov, memBound[i])
 			extra[i] += x
 			if byHBM {
 				hbm[b] += x

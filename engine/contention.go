@@ -5,7 +5,6 @@ import (
 
 	"placesim/collectives"
 	"placesim/devices"
-	"placesim/workloads"
 )
 
 // resourceShare is what one bucket's all-reduce kernel holds of a GPU
@@ -27,16 +26,11 @@ func (s resourceShare) stolen(ov float64, memBound bool) (extra float64, byHBM b
 	return collectives.Stolen(ov, s.sm), false
 }
 
-// memoryBound reports whether op's kernels are bound by memory bandwidth
-// rather than by the SMs' arithmetic: every kernel class but matrix
-// products and convolutions (the classes devices prices by their
-// streaming bandwidth, workloads.KernelClass).
-func memoryBound(op *workloads.Op) bool {
-	switch workloads.KernelClassOf(op) {
-	case workloads.KernelGEMM, workloads.KernelConv:
-		return false
-	}
-	return true
+// memoryBound reports whether op's kernels on device d are bound by
+// memory bandwidth rather than by the SMs' arithmetic
+// (devices.MemoryBound: its roofline's bytes term is the larger).
+func (u *unrolled) memoryBound(op int32, d int) bool {
+	return devices.MemoryBound(&u.g.Ops[op], &u.c.Devices[d].Kind)
 }
 
 // resourceShares is, per bucket of sizes[b] bytes all-reduced in times[b]
