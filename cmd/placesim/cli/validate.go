@@ -55,8 +55,9 @@ worst |error| is above the threshold (fractions: 0.1 = 10 %);
 --explain ID simulates that row alone and takes its iteration apart on
 one GPU (the slowest replica's under data parallelism): compute time by
 role (forward, backward) and kernel class, the optimizer, what the
-all-reduce model charged the compute stream (DDP's bucket copies, NCCL's
-contention with overlapped compute), the slowest GPU's slowdown, the time
+all-reduce model charged the compute stream (DDP's bucket copies, and
+apart the overlapped compute slowed by the SMs and by the memory
+bandwidth NCCL's kernels held), the slowest GPU's slowdown, the time
 the GPU idled with gradients in flight (exposed communication) and any
 other idle time; the parts sum to the iteration.`,
 		Example: `  placesim validate validation/published.tsv
