@@ -162,6 +162,21 @@ func (c *nodeCtx) attrInt(name string, def int64) (int64, error) {
 	return a.i, nil
 }
 
+// attrAxis reads the INT attribute "axis" (def when absent) as an axis of
+// a tensor of the given rank, negative axes counted from the end; out of
+// range is an error naming the attribute.
+func (c *nodeCtx) attrAxis(def int64, rank int) (int, error) {
+	axis, err := c.attrInt("axis", def)
+	if err != nil {
+		return 0, err
+	}
+	a, err := normAxis(axis, rank)
+	if err != nil {
+		return 0, fmt.Errorf("attribute axis: %v", err)
+	}
+	return a, nil
+}
+
 // attrInts reads an INTS attribute (ok false when absent).
 func (c *nodeCtx) attrInts(name string) ([]int64, bool, error) {
 	a := c.attr(name)

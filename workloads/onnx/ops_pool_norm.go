@@ -111,13 +111,9 @@ func inferLayerNorm(c *nodeCtx) error {
 		return err
 	}
 	x := c.in[0].shape
-	axis, err := c.attrInt("axis", -1)
+	a, err := c.attrAxis(-1, len(x))
 	if err != nil {
 		return err
-	}
-	a, err := normAxis(axis, len(x))
-	if err != nil {
-		return fmt.Errorf("attribute axis: %v", err)
 	}
 	for i := 1; i < 3; i++ {
 		if v := c.opt(i); v != nil {

@@ -1,7 +1,5 @@
 package onnx
 
-import "fmt"
-
 func addReduce(h map[string]handler) {
 	for _, name := range []string{"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
 		"ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSumExp"} {
@@ -64,13 +62,9 @@ func inferArg(c *nodeCtx) error {
 		return err
 	}
 	x := c.in[0]
-	axis, err := c.attrInt("axis", 0)
+	a, err := c.attrAxis(0, len(x.shape))
 	if err != nil {
 		return err
-	}
-	a, err := normAxis(axis, len(x.shape))
-	if err != nil {
-		return fmt.Errorf("attribute axis: %v", err)
 	}
 	keep, err := c.attrInt("keepdims", 1)
 	if err != nil {

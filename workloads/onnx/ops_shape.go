@@ -235,14 +235,10 @@ func inferConcat(c *nodeCtx) error {
 	if c.attr("axis") == nil {
 		return fmt.Errorf("attribute axis is required")
 	}
-	axis, err := c.attrInt("axis", 0)
+	first := c.in[0].shape
+	a, err := c.attrAxis(0, len(first))
 	if err != nil {
 		return err
-	}
-	first := c.in[0].shape
-	a, err := normAxis(axis, len(first))
-	if err != nil {
-		return fmt.Errorf("attribute axis: %v", err)
 	}
 	out := clone(first)
 	out[a] = 0
@@ -285,13 +281,9 @@ func inferSplit(c *nodeCtx) error {
 		return err
 	}
 	x := c.in[0]
-	axis, err := c.attrInt("axis", 0)
+	a, err := c.attrAxis(0, len(x.shape))
 	if err != nil {
 		return err
-	}
-	a, err := normAxis(axis, len(x.shape))
-	if err != nil {
-		return fmt.Errorf("attribute axis: %v", err)
 	}
 	n := int64(len(c.out))
 	dim := x.shape[a]
@@ -428,13 +420,9 @@ func inferGather(c *nodeCtx) error {
 	if !isInt(idx.dtype) || idx.dtype == dtBool {
 		return fmt.Errorf("indices %q have data type %d (valid: an integer type)", idx.name, idx.dtype)
 	}
-	axis, err := c.attrInt("axis", 0)
+	a, err := c.attrAxis(0, len(data.shape))
 	if err != nil {
 		return err
-	}
-	a, err := normAxis(axis, len(data.shape))
-	if err != nil {
-		return fmt.Errorf("attribute axis: %v", err)
 	}
 	dim := data.shape[a]
 	for _, i := range idx.vals {
