@@ -7,7 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"placesim/placers"
 	"placesim/reports"
+	"placesim/runresult"
 	"placesim/study"
 )
 
@@ -71,17 +73,9 @@ func placeRun(opts *PlaceOptions) error {
 		return err
 	}
 	spec.Placer = opts.Placer
-	reg, err := opts.Registry()
-	if err != nil {
-		return err
-	}
-	ctx, cancel, err := withTimeout(opts.Ctx, opts.Timeout)
-	if err != nil {
-		return err
-	}
-	defer cancel()
-	out, err := study.Place(ctx, reg, study.PlaceRequest{Inputs: in, Spec: spec})
-	err = timeoutError(ctx, opts.Timeout, err)
+	out, err := runWithin(opts.Ctx, opts.Factory, opts.Timeout, func(ctx context.Context, reg *placers.Registry) (*runresult.Placement, error) {
+		return study.Place(ctx, reg, study.PlaceRequest{Inputs: in, Spec: spec})
+	})
 	if err != nil {
 		return err
 	}

@@ -146,16 +146,59 @@ type RunOptions struct {
 	Ctx      context.Context
 	Scenario string
 	OutDir   string
-	Quiet    bool
-	Workers  int
-	Shard    shardFlags
-	Opts     []string
+	scenarioFlags
+}
+
+// scenarioFlags are the flags run and sweep share: how a scenario's
+// points run (--quiet, --workers, --shard, --opt, --max-memory), whether a
+// failed point fails the command (--allow-failures) and what it prints
+// (--format).
+type scenarioFlags struct {
+	Quiet   bool
+	Workers int
+	Shard   shardFlags
+	Opts    []string
 	// AllowFailures: exit 0 even when points fail.
 	AllowFailures bool
 	// MaxMemory is --max-memory.
 	MaxMemory string
-	// Format is --format: what run prints on stdout.
+	// Format is --format: what the command prints on stdout.
 	Format formatFlag
+}
+
+// register adds the flags to cmd, formatHelp saying what --format prints.
+func (sf *scenarioFlags) register(cmd *cobra.Command, formatHelp string) {
+	cmd.Flags().BoolVarP(&sf.Quiet, "quiet", "q", false, "no progress bar")
+	cmd.Flags().IntVar(&sf.Workers, "workers", 0, "points run in parallel (default: number of cores)")
+	sf.Shard.register(cmd)
+	registerLocalOpts(cmd, &sf.Opts)
+	registerMaxMemory(cmd, &sf.MaxMemory)
+	cmd.Flags().BoolVar(&sf.AllowFailures, "allow-failures", false, "exit 0 even when points fail (default: exit 1, naming how many failed and why; a point that runs out of memory is a result, not a failure)")
+	sf.Format.register(cmd, formatHelp, formatTable, formatJSON, formatCSV)
+}
+
+// run plays scenario s as command (run, sweep) into outDir, this
+// process's shard of it, then prints the results in format (table: the
+// table func's view of them) and says how many points failed (an error
+// unless --allow-failures).
+func (sf *scenarioFlags) run(ctx context.Context, f *Factory, command string, s *study.Scenario, outDir, format string, table func(*study.Results)) error {
+	sh, err := sf.Shard.resolve()
+	if err != nil {
+		return err
+	}
+	release, err := claimOutDir("--out", outDir, command, sh)
+	if err != nil {
+		return err
+	}
+	defer release()
+	res, err := runScenario(ctx, f, command, s, outDir, sh, sf.Quiet, sf.Workers, sf.Opts, sf.MaxMemory)
+	if err != nil {
+		return err
+	}
+	if err := writeResults(f.Out, format, res, func() { table(res) }); err != nil {
+		return err
+	}
+	return failedPoints(f.ErrOut, command, res, sf.AllowFailures, sf.Quiet)
 }
 
 // NewCmdRun builds run; runF, when not nil, replaces runRun.
@@ -186,13 +229,7 @@ second, exit 130, with the finished points journaled and no results file.`,
 		},
 	}
 	cmd.Flags().StringVarP(&opts.OutDir, "out", "o", "", "output directory (default: out/run/NAME, NAME the scenario file's name without its extension)")
-	cmd.Flags().BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress bar")
-	cmd.Flags().IntVar(&opts.Workers, "workers", 0, "points run in parallel (default: number of cores)")
-	opts.Shard.register(cmd)
-	registerLocalOpts(cmd, &opts.Opts)
-	registerMaxMemory(cmd, &opts.MaxMemory)
-	cmd.Flags().BoolVar(&opts.AllowFailures, "allow-failures", false, "exit 0 even when points fail (default: exit 1, naming how many failed and why; a point that runs out of memory is a result, not a failure)")
-	opts.Format.register(cmd, resultsFormatHelp, formatTable, formatJSON, formatCSV)
+	opts.scenarioFlags.register(cmd, resultsFormatHelp)
 	return cmd
 }
 
@@ -211,26 +248,10 @@ func runRun(opts *RunOptions) error {
 	if opts.OutDir == "" {
 		opts.OutDir = defaultRunDir(opts.Scenario)
 	}
-	sh, err := opts.Shard.resolve()
-	if err != nil {
-		return err
-	}
-	release, err := claimOutDir("--out", opts.OutDir, "run", sh)
-	if err != nil {
-		return err
-	}
-	defer release()
-	res, err := runScenario(opts.Ctx, opts.Factory, "run", s, opts.OutDir, sh, opts.Quiet, opts.Workers, opts.Opts, opts.MaxMemory)
-	if err != nil {
-		return err
-	}
-	if err := writeResults(opts.Out, format, res, func() {
+	return opts.scenarioFlags.run(opts.Ctx, opts.Factory, "run", s, opts.OutDir, format, func(res *study.Results) {
 		study.WriteRecordsTable(opts.Out, res)
 		printScoreboard(opts.Out, res)
-	}); err != nil {
-		return err
-	}
-	return failedPoints(opts.ErrOut, "run", res, opts.AllowFailures, opts.Quiet)
+	})
 }
 
 // defaultRunDir is run's output folder for a scenario file: out/run/NAME,
@@ -253,14 +274,7 @@ type SweepOptions struct {
 	// Timeout is --timeout, per placement.
 	Timeout time.Duration
 	Seeds   []uint
-	Quiet   bool
-	Workers int
-	Shard   shardFlags
-	Opts    []string
-	// AllowFailures: exit 0 even when points fail.
-	AllowFailures bool
-	// MaxMemory is --max-memory.
-	MaxMemory string
+	scenarioFlags
 	// Pipeline and Regimes are the regime flags (see compare).
 	Pipeline pipelineFlags
 	Regimes  string
@@ -271,8 +285,6 @@ type SweepOptions struct {
 	// Scaling is --scaling (weak or strong) for --vary gpus=... with
 	// --layout.
 	Scaling string
-	// Format is --format: what sweep prints on stdout.
-	Format formatFlag
 }
 
 // NewCmdSweep builds sweep; runF, when not nil, replaces sweepRun.
@@ -313,13 +325,7 @@ values) or a list "a,b,c".
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 10*time.Minute, "time limit per placement (> 0)")
 	cmd.Flags().UintSliceVar(&opts.Seeds, "seeds", []uint{1}, "seeds")
 	cmd.Flags().StringVarP(&opts.OutDir, "out", "o", "out/sweep", "output directory")
-	cmd.Flags().BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress bar")
-	cmd.Flags().IntVar(&opts.Workers, "workers", 0, "points run in parallel (default: number of cores)")
-	opts.Shard.register(cmd)
-	registerLocalOpts(cmd, &opts.Opts)
-	registerMaxMemory(cmd, &opts.MaxMemory)
-	cmd.Flags().BoolVar(&opts.AllowFailures, "allow-failures", false, "exit 0 even when points fail (default: exit 1, naming how many failed and why; a point that runs out of memory is a result, not a failure)")
-	opts.Format.register(cmd, resultsFormatHelp+"; with --layout, json: the rows of its results.json, csv: one line per row", formatTable, formatJSON, formatCSV)
+	opts.scenarioFlags.register(cmd, resultsFormatHelp+"; with --layout, json: its results.json, a record per point, csv: one line per point")
 	_ = cmd.MarkFlagRequired("workload")
 	_ = cmd.MarkFlagRequired("vary")
 	return cmd
@@ -358,23 +364,7 @@ func sweepRun(opts *SweepOptions) error {
 		return err
 	}
 	s.Regimes, s.AllReduce = study.RegimeList(rs), ar
-	sh, err := opts.Shard.resolve()
-	if err != nil {
-		return err
-	}
-	release, err := claimOutDir("--out", opts.OutDir, "sweep", sh)
-	if err != nil {
-		return err
-	}
-	defer release()
-	res, err := runScenario(opts.Ctx, opts.Factory, "sweep", s, opts.OutDir, sh, opts.Quiet, opts.Workers, opts.Opts, opts.MaxMemory)
-	if err != nil {
-		return err
-	}
-	if err := writeResults(opts.Out, format, res, func() { study.WriteSweepSummary(opts.Out, res) }); err != nil {
-		return err
-	}
-	return failedPoints(opts.ErrOut, "sweep", res, opts.AllowFailures, opts.Quiet)
+	return opts.scenarioFlags.run(opts.Ctx, opts.Factory, "sweep", s, opts.OutDir, format, func(res *study.Results) { study.WriteSweepSummary(opts.Out, res) })
 }
 
 // writeResults prints a scenario's results on w in format: table (a

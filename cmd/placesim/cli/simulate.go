@@ -7,7 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"placesim/placers"
 	"placesim/reports"
+	"placesim/runresult"
 	"placesim/study"
 )
 
@@ -96,17 +98,9 @@ func simulateRun(opts *SimulateOptions) error {
 	}
 	// without regime flags the plan plays as its placer made it
 	spec.PlacerRegime = true
-	reg, err := opts.Registry()
-	if err != nil {
-		return err
-	}
-	ctx, cancel, err := withTimeout(opts.Ctx, opts.Timeout)
-	if err != nil {
-		return err
-	}
-	defer cancel()
-	o, err := study.Simulate(ctx, reg, study.SimulateRequest{Inputs: in, Spec: spec})
-	err = timeoutError(ctx, opts.Timeout, err)
+	o, err := runWithin(opts.Ctx, opts.Factory, opts.Timeout, func(ctx context.Context, reg *placers.Registry) (*runresult.Record, error) {
+		return study.Simulate(ctx, reg, study.SimulateRequest{Inputs: in, Spec: spec})
+	})
 	if err != nil {
 		return flagNamed(err, regimeFlagNames(nil))
 	}

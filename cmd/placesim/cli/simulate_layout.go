@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"placesim/engine/llm"
+	"placesim/placers"
 	"placesim/study"
 )
 
@@ -27,22 +29,17 @@ func simulateLayoutRun(opts *SimulateOptions) error {
 	if opts.Changed != nil && opts.Changed("placer") {
 		planner = opts.Placer
 	}
-	registry, err := opts.Registry()
+	type played struct {
+		j *llm.Job
+		r *llm.Result
+	}
+	out, err := runWithin(opts.Ctx, opts.Factory, opts.Timeout, func(ctx context.Context, reg *placers.Registry) (played, error) {
+		j, r, err := study.SimulateLayout(ctx, reg, study.LayoutRequest{Workload: opts.Run.workload, Cluster: opts.Run.cluster, Regime: regime, Planner: planner})
+		return played{j, r}, err
+	})
 	if err != nil {
-		return err
-	}
-	ctx := opts.Ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, cancel, err := withTimeout(ctx, opts.Timeout)
-	if err != nil {
-		return err
-	}
-	defer cancel()
-	j, r, err := study.SimulateLayout(ctx, registry, study.LayoutRequest{Workload: opts.Run.workload, Cluster: opts.Run.cluster, Regime: regime, Planner: planner})
-	if err = timeoutError(ctx, opts.Timeout, err); err != nil {
 		return flagNamed(err, names)
 	}
+	j, r := out.j, out.r
 	return writeLayoutResult(opts.Out, opts.JSON, layoutPoint(opts.Run.workload, opts.Run.cluster, planner, regime), j, r)
 }

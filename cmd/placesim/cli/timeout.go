@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"placesim/placers"
 )
 
 // defaultTimeout is place's and simulate's --timeout: as sweep's, the
@@ -42,6 +44,28 @@ func timeoutError(ctx context.Context, d time.Duration, err error) error {
 		return fmt.Errorf("stopped after --timeout %v (placement and simulation did not finish; raise --timeout or use a faster placer): %w", d, err)
 	}
 	return err
+}
+
+// runWithin runs one placement or simulation of place, simulate or
+// simulate --layout: run gets the placer registry and ctx limited to
+// timeout (--timeout; 0: none), and a run the limit stopped is an error
+// naming it (timeoutError).
+func runWithin[T any](ctx context.Context, f *Factory, timeout time.Duration, run func(context.Context, *placers.Registry) (T, error)) (T, error) {
+	var zero T
+	reg, err := f.Registry()
+	if err != nil {
+		return zero, err
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, cancel, err := withTimeout(ctx, timeout)
+	if err != nil {
+		return zero, err
+	}
+	defer cancel()
+	out, err := run(ctx, reg)
+	return out, timeoutError(ctx, timeout, err)
 }
 
 // interruptGrace is how long Main waits, after SIGINT or SIGTERM, for the
