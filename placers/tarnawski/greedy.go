@@ -2,7 +2,6 @@ package tarnawski
 
 import (
 	"context"
-	"fmt"
 
 	"placesim/engine"
 	"placesim/placers"
@@ -34,10 +33,7 @@ func (p *Greedy) Place(ctx context.Context, req *placers.Request) (*engine.Plan,
 
 // PlaceReport implements placers.Reporter.
 func (p *Greedy) PlaceReport(_ context.Context, req *placers.Request) (*engine.Plan, *placers.Report, error) {
-	if _, err := req.Graph.TopoOrder(); err != nil {
-		return nil, nil, fmt.Errorf("greedy: %w", err)
-	}
-	m, err := prepare(req)
+	m, err := prepare(p.Name(), req)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -49,10 +49,7 @@ func (p *PipeDream) Place(ctx context.Context, req *placers.Request) (*engine.Pl
 
 // PlaceReport implements placers.Reporter.
 func (p *PipeDream) PlaceReport(ctx context.Context, req *placers.Request) (*engine.Plan, *placers.Report, error) {
-	if _, err := req.Graph.TopoOrder(); err != nil {
-		return nil, nil, fmt.Errorf("pipedream: %w", err)
-	}
-	m, err := prepare(req)
+	m, err := prepare(p.Name(), req)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -62,13 +62,7 @@ func (p *DP) Place(ctx context.Context, req *placers.Request) (*engine.Plan, err
 
 // PlaceReport implements placers.Reporter: the plan and its max-load.
 func (p *DP) PlaceReport(ctx context.Context, req *placers.Request) (*engine.Plan, *placers.Report, error) {
-	if req.Graph == nil {
-		return nil, nil, fmt.Errorf("%s: no graph", p.Name())
-	}
-	if _, err := req.Graph.TopoOrder(); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", p.Name(), err)
-	}
-	m, err := prepare(req)
+	m, err := prepare(p.Name(), req)
 	if err != nil {
 		return nil, nil, err
 	}

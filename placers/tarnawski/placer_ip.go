@@ -67,16 +67,10 @@ func (p *IP) Place(ctx context.Context, req *placers.Request) (*engine.Plan, err
 // PlaceReport implements placers.Reporter. A solve stopped by the time
 // limit returns its best incumbent and says so in the report's notes.
 func (p *IP) PlaceReport(ctx context.Context, req *placers.Request) (*engine.Plan, *placers.Report, error) {
-	if req.Graph == nil {
-		return nil, nil, fmt.Errorf("%s: no graph", p.Name())
-	}
-	if _, err := req.Graph.TopoOrder(); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", p.Name(), err)
-	}
 	if _, err := mip.LookPath(p.mipOpts.Binary); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", p.Name(), err)
 	}
-	m, err := prepare(req)
+	m, err := prepare(p.Name(), req)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -12,9 +12,16 @@ import (
 // pipelineOpts says how a split becomes a pipelined plan.
 type pipelineOpts = maxload.PipelineOptions
 
-// prepare builds the model of req and refuses inputs no split can serve:
-// a CPU-only op without CPUs.
-func prepare(req *placers.Request) (*maxload.Model, error) {
+// prepare builds the model of req for the placer called name and
+// refuses inputs no split can serve: no graph, a graph with a cycle, a
+// CPU-only op without CPUs.
+func prepare(name string, req *placers.Request) (*maxload.Model, error) {
+	if req.Graph == nil {
+		return nil, fmt.Errorf("%s: no graph", name)
+	}
+	if _, err := req.Graph.TopoOrder(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	m, err := maxload.New(req)
 	if err != nil {
 		return nil, err
