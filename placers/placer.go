@@ -102,6 +102,17 @@ func (r *Registry) Add(e Entry) error {
 	return nil
 }
 
+// AddAll registers each of es in turn (Add), stopping at the first
+// error: a family's Register lists its entries and adds them with it.
+func (r *Registry) AddAll(es ...Entry) error {
+	for _, e := range es {
+		if err := r.Add(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Merge adds every entry of other; any duplicate is an error and nothing
 // is added.
 func (r *Registry) Merge(other *Registry) error {

@@ -68,16 +68,32 @@ func (x *cArgs) Declare(d *placers.Decls) {
 func testRegistry(t *testing.T) *placers.Registry {
 	t.Helper()
 	r := placers.NewRegistry()
-	for _, e := range []placers.Entry{
+	if err := r.AddAll(
 		placers.Define("a", "a", factory[aArgs]("a")),
 		placers.Define("b", "b", factory[bArgs]("b")),
 		placers.Define("c", "c", factory[cArgs]("c")),
-	} {
-		if err := r.Add(e); err != nil {
-			t.Fatal(err)
-		}
+	); err != nil {
+		t.Fatal(err)
 	}
 	return r
+}
+
+// TestRegistryAddAll: AddAll adds its entries in turn and stops at the
+// first refused one (a duplicate), keeping those before it.
+func TestRegistryAddAll(t *testing.T) {
+	t.Parallel()
+	r := placers.NewRegistry()
+	err := r.AddAll(
+		placers.Define("a", "a", factory[aArgs]("a")),
+		placers.Define("a", "a again", factory[aArgs]("a")),
+		placers.Define("b", "b", factory[bArgs]("b")),
+	)
+	if !errors.Is(err, placers.ErrDuplicate) {
+		t.Fatalf("AddAll with a duplicate: %v, want ErrDuplicate", err)
+	}
+	if got := r.Names(); len(got) != 1 || got[0] != "a" {
+		t.Fatalf("registered %v, want [a] (the entries before the duplicate)", got)
+	}
 }
 
 func TestRegistryNewFillsDefaultsAndRefusesBadInput(t *testing.T) {

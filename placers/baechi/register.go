@@ -43,14 +43,9 @@ func (a *SCTArgs) Declare(d *placers.Decls) {
 
 // Register adds this package's placers to r.
 func Register(r *placers.Registry) error {
-	for _, e := range []placers.Entry{
+	return r.AddAll(
 		placers.Define("m-topo", "Baechi m-TOPO: topological order, each device filled up to a memory share", NewMTopo),
 		placers.Define("m-etf", "Baechi m-ETF: earliest start first with communication, memory-aware", NewMETF),
 		placers.Define("m-sct", "Baechi m-SCT: m-ETF with LP-relaxation favourite children", NewMSCT),
-	} {
-		if err := r.Add(e); err != nil {
-			return err
-		}
-	}
-	return nil
+	)
 }

@@ -82,7 +82,7 @@ func (a *ScotchArgs) Declare(d *placers.Decls) { a.declare(d, "scotch_gpart") }
 
 // Register adds this package's placers to r.
 func Register(r *placers.Registry) error {
-	for _, e := range []placers.Entry{
+	return r.AddAll(
 		placers.Define("single", "every op on one device", NewSingle),
 		placers.Define("round-robin", "colocation units dealt to the accelerators in turn, topological order", NewRoundRobin),
 		placers.Define("random", "each colocation unit on a seeded random accelerator", NewRandom),
@@ -92,10 +92,5 @@ func Register(r *placers.Registry) error {
 		placers.Define("local-search", "random split, best single-unit moves on the max-load, seeded restarts (Tarnawski et al. baseline)", NewLocalSearch),
 		placers.Define("metis", "METIS k-way partition (gpmetis) of the units weighted by compute and communication", NewMETIS),
 		placers.Define("scotch", "Scotch partition (scotch_gpart) of the units weighted by compute and communication", NewScotch),
-	} {
-		if err := r.Add(e); err != nil {
-			return err
-		}
-	}
-	return nil
+	)
 }

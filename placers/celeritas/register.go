@@ -35,13 +35,8 @@ func (a Args) options() options {
 
 // Register adds this package's placers to r.
 func Register(r *placers.Registry) error {
-	for _, e := range []placers.Entry{
+	return r.AddAll(
 		placers.Define("order-place", "Celeritas Order-Place: fused graph in CPD-TOPO order, each device filled to its memory in turn", NewOrderPlace),
 		placers.Define("celeritas", "Celeritas: operation fusion (R=200, M=0.25) then Adjusting Placement (EST with insertion, back_cost rule)", NewCeleritas),
-	} {
-		if err := r.Add(e); err != nil {
-			return err
-		}
-	}
-	return nil
+	)
 }

@@ -74,15 +74,10 @@ func (a *OSDPOSArgs) Declare(d *placers.Decls) {
 
 // Register adds FastT's placers and the data-parallel baseline to r.
 func Register(r *placers.Registry) error {
-	for _, e := range []placers.Entry{
+	return r.AddAll(
 		placers.Define("fastt-dpos", "FastT DPOS: upward-rank list scheduling from the data-parallel graph, critical path on its own device, order enforcement", NewDPOS),
 		placers.Define("fastt-os-dpos", "FastT OS-DPOS: DPOS plus splitting critical-path ops along batch or channel while the estimated step time drops", NewOSDPOS),
 		placers.Define("data-parallel", "data parallelism: a replica per accelerator, ring all-reduce in buckets overlapped with the backward pass", NewDataParallel),
 		placers.Define("data-parallel-tf1", "data parallelism as TensorFlow 1.x slim ran it (FastT's baseline): in-graph replicas, variables, gradient sums and updates on a parameter device", NewDataParallelTF1),
-	} {
-		if err := r.Add(e); err != nil {
-			return err
-		}
-	}
-	return nil
+	)
 }

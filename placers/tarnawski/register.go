@@ -99,17 +99,12 @@ func (a *IPNonContigArgs) Declare(d *placers.Decls) {
 
 // Register adds this package's placers to r.
 func Register(r *placers.Registry) error {
-	for _, e := range []placers.Entry{
+	return r.AddAll(
 		placers.Define("tarnawski-dp", "Tarnawski et al.: max-load DP over ideals, optimal contiguous split on k accelerators + l CPUs, pipelined", NewDP),
 		placers.Define("tarnawski-dpl", "Tarnawski et al.: the DP on a DFS-linearised graph (DPL), |V|+1 ideals", NewDPL),
 		placers.Define("tarnawski-ip", "Tarnawski et al.: max-load (or latency) IP, contiguous splits, CBC", NewIP),
 		placers.Define("tarnawski-ip-noncontig", "Tarnawski et al.: max-load (or latency) IP, non-contiguous splits, CBC", NewIPNonContig),
 		placers.Define("pipedream", "PipeDream's optimizer (SOSP'19) on the graph with branchings contracted to a path", NewPipeDream),
 		placers.Define("greedy", "Tarnawski et al. appendix F: topological order, fill each accelerator to its memory, the rest on a CPU", NewGreedy),
-	} {
-		if err := r.Add(e); err != nil {
-			return err
-		}
-	}
-	return nil
+	)
 }
