@@ -38,7 +38,7 @@ type ExplainPart struct {
 	// engine.DataParallelStats), slowest-gpu, exposed-comm, idle, or the
 	// row's program's work beyond the kernels (HostCost): gradient-pass,
 	// host-gather, host-issue-wait, host-reduce-loss, optimizer-issue-wait,
-	// buffer-broadcast, unscale; Role (forward, backward, recompute) and Class
+	// buffer-broadcast, unscale, slowest-batch; Role (forward, backward, recompute) and Class
 	// (workloads.KernelClass) say which compute.
 	Part    string  `json:"part"`
 	Role    string  `json:"role,omitempty"`
@@ -100,6 +100,7 @@ func Explain(ctx context.Context, reg *placers.Registry, rows []ValidationRow, i
 			{Part: "optimizer-issue-wait", Seconds: h.OptimizerIssueWait},
 			{Part: "buffer-broadcast", Seconds: h.BufferBroadcast},
 			{Part: "unscale", Seconds: h.Unscale},
+			{Part: "slowest-batch", Seconds: h.SlowestBatch},
 		} {
 			if p.Seconds > 0 {
 				e.Parts = append(e.Parts, p)

@@ -71,6 +71,13 @@ type HostProgram struct {
 	// 1.13): one pass over the gradients and one blocking read, on any
 	// number of GPUs.
 	Unscale bool
+	// TokenBatchMultiple: the program batches sentences by a token budget
+	// per GPU and cuts every batch to a multiple of this many sentences
+	// (fairseq's make_batches with train.py's required_batch_size_multiple
+	// = 8), so on more than one GPU the step waits for the GPU whose batch
+	// kept the most padded tokens (SlowestBatchFraction); 0: fixed-size
+	// batches.
+	TokenBatchMultiple int
 	// BucketElements is the data-parallel wrapper's gradient bucket in
 	// elements when it is not PyTorch DDP's 25 MiB (DDPBucketBytes): apex's
 	// DistributedDataParallel closes a bucket once it holds message_size =
@@ -83,7 +90,7 @@ type HostProgram struct {
 var HostPrograms = map[string]HostProgram{
 	"fairseq": {Name: "fairseq",
 		Source:         "NVIDIA/DeepLearningExamples PyTorch/Translation/Transformer/fairseq/ddp_trainer.py, DDPTrainer.train_step (pytorch-22.06: torch.cuda.amp, apex DistributedDataParallel, FP32 gradients)",
-		GradientDivide: true, GatherList: true, Unscale: true, BucketElements: 10_000_000},
+		GradientDivide: true, GatherList: true, Unscale: true, TokenBatchMultiple: 8, BucketElements: 10_000_000},
 	"dle-convnets": {Name: "dle-convnets",
 		Source:     "NVIDIA/DeepLearningExamples@7bdfc81d (the pytorch-21.03 results' release) PyTorch/Classification/ConvNets/image_classification/training.py get_train_step (torch.cuda.amp GradScaler, utils.reduce_tensor of the loss, torch.cuda.synchronize() every step) and optimizers.py (torch.optim.SGD)",
 		ReduceLoss: true, ZeroGrad: true, ScaledSGD: true, Unscale: true, BroadcastBuffers: true},
@@ -117,6 +124,9 @@ type HostCost struct {
 	// synchronisation: the loop's wall time less the simulated update
 	// ops' time.
 	OptimizerIssueWait float64 `json:"optimizerIssueWait,omitempty"`
+	// SlowestBatch is the extra compute of the GPU whose token batch kept
+	// the most padded tokens (TokenBatchMultiple, more than one GPU).
+	SlowestBatch float64 `json:"slowestBatch,omitempty"`
 	// Unscale is the loss scaler's unscaling pass over the gradients and
 	// its found_inf read (Unscale; mixed precision only).
 	Unscale float64 `json:"unscale,omitempty"`
@@ -128,7 +138,7 @@ type HostCost struct {
 
 // Total is the iteration's extra time.
 func (h HostCost) Total() float64 {
-	return h.GradientPassGPU + h.GatherList + h.IssueWait + h.ReduceLoss + h.OptimizerIssueWait + h.BufferBroadcast + h.Unscale
+	return h.GradientPassGPU + h.GatherList + h.IssueWait + h.ReduceLoss + h.OptimizerIssueWait + h.BufferBroadcast + h.Unscale + h.SlowestBatch
 }
 
 // Cost is the program's per-iteration cost for graph g (one replica's

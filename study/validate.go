@@ -345,6 +345,15 @@ func simulateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 		if err != nil {
 			return out, nil, nil, err
 		}
+		if p.TokenBatchMultiple > 0 && r.GPUs > 1 && r.Unit == "tokens/s" && o.Result != nil {
+			// the row's sentences are tokens_per_sample long, its budget
+			// per GPU the per-GPU batch of them
+			frac, err := SlowestBatchFraction(p.TokenBatchMultiple, r.TokensPerSample, r.TokensPerSample*float64(g.Batch/r.GPUs), r.GPUs)
+			if err != nil {
+				return out, nil, nil, fmt.Errorf("program %s: %w", p.Name, err)
+			}
+			h.SlowestBatch = frac * stepCompute(o.Result, g)
+		}
 		out.Program, out.Host = p.Name, &h
 		// the step takes the program's extra time longer: every GPU waits
 		// for it at the same point (after the all-reduce, before the update)

@@ -188,6 +188,7 @@ var explainNames = map[string]string{
 	"optimizer-issue-wait": "program: GPU waits for the host to issue SGD and zero_grad",
 	"buffer-broadcast":     "program: DDP broadcast of batch-norm buffers",
 	"unscale":              "program: loss scaler's unscale pass and found_inf read",
+	"slowest-batch":        "program: the GPU whose token batch kept the most tokens",
 }
 
 func printExplanation(w io.Writer, e *study.Explanation) {
