@@ -340,6 +340,8 @@ type LLMExplanation struct {
 	// the pipeline rank holding the most layers (its layers' ops times
 	// the micro-batches), in seconds.
 	Mechanisms map[string]float64 `json:"mechanisms"`
+	// Optimizer is the slowest rank's optimizer step in seconds.
+	Optimizer float64 `json:"optimizer"`
 }
 
 // ExplainLLM simulates the row with the given id alone and takes it
@@ -376,6 +378,17 @@ func ExplainLLM(rows []LLMRow, id string) (*LLMExplanation, error) {
 		}
 		if out.Ops, err = llm.OpCosts(j); err != nil {
 			return nil, err
+		}
+		for _, rr := range res.Ranks {
+			out.Optimizer = max(out.Optimizer, rr.Optimizer)
+		}
+		meta, err := llm.DispatchMetadataOf(j)
+		if err != nil {
+			return nil, err
+		}
+		if meta > 0 {
+			// every layer of an MoE model has experts
+			out.Mechanisms["dispatcher metadata"] = meta * float64(most*out.MicroBatches)
 		}
 		for _, op := range out.Ops {
 			if op.Part != "attention" && op.Part != "mlp" {

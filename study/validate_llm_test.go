@@ -63,7 +63,7 @@ func TestExplainLLMShowsMoEMechanisms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range []string{"sort by expert", "eager expert bias", "attention head dim"} {
+	for _, m := range []string{"sort by expert", "eager expert bias", "attention head dim", "unfused YaRN rotary", "dispatcher metadata"} {
 		if !(e.Mechanisms[m] > 0) || !(e.Mechanisms[m] < e.IterationTime) {
 			t.Errorf("%s: %g s of a %g s iteration", m, e.Mechanisms[m], e.IterationTime)
 		}
@@ -74,6 +74,9 @@ func TestExplainLLMShowsMoEMechanisms(t *testing.T) {
 	}
 	if len(d.Mechanisms) != 0 {
 		t.Errorf("dense Llama row: mechanisms %v", d.Mechanisms)
+	}
+	if !(e.Optimizer > 0 && d.Optimizer > 0) || !(e.Optimizer < e.IterationTime) {
+		t.Errorf("optimizer step: GPT-OSS %g s, Llama %g s", e.Optimizer, d.Optimizer)
 	}
 	if _, err := ExplainLLM(rows, "nope"); err == nil || !bytes.Contains([]byte(err.Error()), []byte("mbr-gptoss-120b-bf16-h100-64")) {
 		t.Errorf("unknown id: %v", err)

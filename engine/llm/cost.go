@@ -326,3 +326,20 @@ func (c *coster) dispatchMetadata() (dispatchMeta, error) {
 	}
 	return dispatchMeta{fwd: counts + 2*hostIssue + probs, bwd: probs}, nil
 }
+
+// DispatchMetadataOf is the time the all-to-all token dispatcher's
+// metadata (dispatchMetadata) adds to one MoE layer's forward and
+// backward of one micro-batch on pipeline rank 0's representative: 0
+// without experts or expert parallelism.
+func DispatchMetadataOf(j *Job) (float64, error) {
+	if !j.Model.MoE() || j.Layout.EP <= 1 {
+		return 0, nil
+	}
+	check := *j
+	check.Stages = nil
+	if _, err := check.check(); err != nil {
+		return 0, err
+	}
+	m, err := newCoster(j, 0, newCollMemo(j.Cluster)).dispatchMetadata()
+	return m.fwd + m.bwd, err
+}

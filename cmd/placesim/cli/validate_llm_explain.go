@@ -35,6 +35,7 @@ func explainLLMRun(opts *ValidateOptions, rows []study.LLMRow) error {
 		fmt.Fprintf(w, " %s %.3f s", k, e.Exposed[k])
 	}
 	fmt.Fprintln(w)
+	fmt.Fprintf(w, "optimizer step (slowest rank): %.3f s\n", e.Optimizer)
 	fmt.Fprintf(w, "\nkernels on pipeline rank 0's GPU, one micro-batch (layer parts: per layer; backward without recomputation):\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "part\top\tforward us\tbackward us\tmechanism\tadds us")
