@@ -15,4 +15,10 @@
 // (the balanced form of the paper, or hard limits). Its solution gives the
 // placement and a per-device order, which the plan carries as Plan.Order
 // so that the engine plays Pesto's schedule.
+//
+// Within the time limit CBC rarely improves on its start, so the placer
+// plays its plan with its estimates beside its starts (m-ETF, Expert, one
+// GPU) and the plan of a layer search (whole layers moved and swapped
+// between the GPUs, list-scheduled by upward rank), keeps the fastest and
+// refines it by placement-group moves (guard.go, layers.go, search.go).
 package pesto

@@ -86,9 +86,9 @@ func (p *Pesto) guard(ctx context.Context, req *placers.Request, pr *problem, re
 		if ok {
 			res.LayerTime = ls.time
 			res.StartTimes = append(res.StartTimes, fmt.Sprintf("layer search %.6gs", ls.time))
-			cands = append(cands, candidate{"layer search", ls.plan, ls.time})
+			cands = append(cands, candidate{keptLayerSearch, ls.plan, ls.time})
 			if ls.time < best*(1-1e-9) {
-				best, res.Plan, res.Kept = ls.time, ls.plan, "layer search"
+				best, res.Plan, res.Kept = ls.time, ls.plan, keptLayerSearch
 			}
 		}
 	}

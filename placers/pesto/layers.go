@@ -22,6 +22,9 @@ import (
 // placement. A count, not a clock, keeps the result deterministic.
 const DefaultLayerSearch = 400
 
+// keptLayerSearch is Result.Kept when the plan is the layer search's.
+const keptLayerSearch = "layer search"
+
 // layerUnits groups g's ops into the units the layer search moves: the
 // model's layers (Op.Layer; an op without one is a unit with its
 // colocation group), merged where a colocation group spans layers. It

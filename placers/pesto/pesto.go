@@ -435,7 +435,7 @@ func (r *Result) Report() *placers.Report {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("simulated with the estimates: the ILP's plan %.6gs; starts: %s", r.Simulated, strings.Join(r.StartTimes, ", ")))
 	}
 	if r.Kept != "" {
-		rep.Fallback = fmt.Sprintf("%s start: it simulates faster with the estimates than the ILP's plan (%.6gs against %.6gs)", r.Kept, r.KeptTime, r.Simulated)
+		rep.Fallback = fmt.Sprintf("%s: it simulates faster with the estimates than the ILP's plan (%.6gs against %.6gs)", keptName(r.Kept), r.KeptTime, r.Simulated)
 	}
 	if r.LayerEvals > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("layer search: %d layers, %d simulations, %.6gs with the estimates", r.LayerUnits, r.LayerEvals, r.LayerTime))
@@ -443,7 +443,7 @@ func (r *Result) Report() *placers.Report {
 	if r.SearchEvals > 0 {
 		from := "the ILP's plan"
 		if r.Kept != "" {
-			from = "the " + r.Kept + " start"
+			from = "the " + keptName(r.Kept)
 		}
 		if r.SearchMoves == 0 {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("placement-group search: no move of %d candidates gives a faster plan (%d simulations)", r.SearchStarts, r.SearchEvals))
@@ -451,7 +451,7 @@ func (r *Result) Report() *placers.Report {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("placement-group search: %d moves of %s, %.6gs with the estimates (%d simulations from %d candidates)", r.SearchMoves, from, r.SearchTime, r.SearchEvals, r.SearchStarts))
 			switch {
 			case r.Kept != "":
-				rep.Fallback = fmt.Sprintf("%s start improved by %d placement-group moves: it simulates faster with the estimates than the ILP's plan (%.6gs against %.6gs)", r.Kept, r.SearchMoves, r.SearchTime, r.Simulated)
+				rep.Fallback = fmt.Sprintf("%s improved by %d placement-group moves: it simulates faster with the estimates than the ILP's plan (%.6gs against %.6gs)", keptName(r.Kept), r.SearchMoves, r.SearchTime, r.Simulated)
 			case rep.Fallback != "":
 				rep.Fallback += fmt.Sprintf("; improved by %d placement-group moves (%.6gs against %.6gs with the estimates)", r.SearchMoves, r.SearchTime, r.Simulated)
 			}
@@ -469,6 +469,15 @@ func (r *Result) Report() *placers.Report {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("op-level replay with the estimates: vertices back to back %.6gs, order as priorities %.6gs: plan order from %s", r.BlockTime, r.ListTime, pick))
 	}
 	return rep
+}
+
+// keptName names a plan the guard kept instead of the ILP's: "<start>
+// start", or the layer search's plan.
+func keptName(kept string) string {
+	if kept == keptLayerSearch {
+		return "layer search's plan (whole layers on the GPUs)"
+	}
+	return kept + " start"
 }
 
 // String summarises the result on one line.
