@@ -15,9 +15,13 @@ import (
 // tiles in waves of one tile per streaming multiprocessor: the last wave
 // of a product that does not fill the GPU leaves SMs idle (wave
 // quantization; NVIDIA, "Matrix Multiplication Background User's Guide",
-// section "Wave Quantization"). A large dense GEMM has so many tiles that
-// its last wave hardly matters, which the kernel table's TensorEff
-// already covers; a grouped GEMM pays it once per expert, and its launch
+// section "Wave Quantization"). A tile is computed whole, so an output
+// dimension that is not a multiple of the tile also computes the padding
+// of its last row or column of tiles (tile quantization, the same guide's
+// "Tile Quantization": GPT-OSS's 2,880 = 22.5 tiles of 128 runs 23). A
+// large dense GEMM has so many tiles that its last wave and partial
+// tiles hardly matter, which the kernel table's TensorEff already
+// covers; a grouped GEMM pays them once per expert, and its launch
 // overhead once per expert.
 
 // gemmTile is the output tile of a tensor-core GEMM kernel: 128 x 128
@@ -47,15 +51,18 @@ func StreamingMultiprocessors(k *Kind) (int, bool) {
 	return n, ok
 }
 
-// waveEfficiency is the share of the SM-slots of its waves a GEMM with an
-// m x n output keeps busy: tiles / (waves x SMs).
+// waveEfficiency is the share of the SM-tile slots of its waves a GEMM
+// with an m x n output fills with useful work: its m*n/tile^2
+// tile-equivalents of output over waves x SMs slots, where the waves
+// are those of its ceil(m/tile) x ceil(n/tile) whole tiles (wave and
+// tile quantization together).
 func waveEfficiency(m, n float64, sms int) float64 {
 	tiles := math.Ceil(m/gemmTile) * math.Ceil(n/gemmTile)
 	if tiles <= 0 {
 		return 1
 	}
 	waves := math.Ceil(tiles / float64(sms))
-	return tiles / (waves * float64(sms))
+	return m * n / (gemmTile * gemmTile) / (waves * float64(sms))
 }
 
 // GroupedGEMM is a grouped matrix product: Groups products of
@@ -106,7 +113,8 @@ func GroupedGEMMTime(op *workloads.Op, k *Kind, g GroupedGEMM, backward bool) (f
 		mem := float64(one.BytesAccessed) / (k.MemBandwidth * r.MemEff)
 		flopsTime := math.Max(comp, 0)
 		if flopsTime > mem {
-			// compute bound: the idle SM-slots of the last wave
+			// compute bound: the idle SM-slots of the last wave and
+			// the padding of partial tiles
 			flopsTime = math.Max(flopsTime/waveEfficiency(sh[0], sh[1], sms), mem)
 		}
 		t += groups * (base - math.Max(comp, 0) + flopsTime)

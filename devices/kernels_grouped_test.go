@@ -12,7 +12,8 @@ import (
 // H100: each expert's 1024 x 5760 output is 8 x 45 = 360 tiles of
 // 128 x 128, three waves of 132 SMs (396 slots), so each product runs at
 // 360/396 of the dense rate and pays its own launch; the down projection
-// (1024 x 2880: 184 tiles, two waves) at 184/264.
+// (1024 x 2880: 8 x 23 = 184 tiles, two waves, of which the last column
+// is half padding: 180 tile-equivalents of output) at 180/264.
 func TestGroupedGEMMWaves(t *testing.T) {
 	const tol = 1e-9
 	k := H100_80GB
@@ -24,10 +25,11 @@ func TestGroupedGEMMWaves(t *testing.T) {
 		waveShares []float64 // wave efficiency of each product of a group
 	}{
 		{"fc13 forward", GroupedGEMM{Groups: 16, M: 1024, N: 5760, K: 2880}, false, []float64{360.0 / 396}},
-		{"fc2 forward", GroupedGEMM{Groups: 16, M: 1024, N: 2880, K: 2880}, false, []float64{184.0 / 264}},
-		// backward: data gradient 1024 x 2880 (184 tiles), weight
-		// gradient 2880 x 5760 (23 x 45 = 1035 tiles, 8 waves)
-		{"fc13 backward", GroupedGEMM{Groups: 16, M: 1024, N: 5760, K: 2880}, true, []float64{184.0 / 264, 1035.0 / 1056}},
+		{"fc2 forward", GroupedGEMM{Groups: 16, M: 1024, N: 2880, K: 2880}, false, []float64{180.0 / 264}},
+		// backward: data gradient 1024 x 2880 (184 tiles, 180 of
+		// output), weight gradient 2880 x 5760 (23 x 45 = 1035 tiles,
+		// 8 waves, 22.5 x 45 = 1012.5 of output)
+		{"fc13 backward", GroupedGEMM{Groups: 16, M: 1024, N: 5760, K: 2880}, true, []float64{180.0 / 264, 1012.5 / 1056}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			perProduct := 2 * c.g.M * c.g.N * c.g.K
