@@ -83,8 +83,7 @@ func (c *Cluster) computeRoutes() error {
 		row := c.routes.row(i)
 		for j := range c.Devices {
 			if !c.routes.reaches(row, i, j) {
-				_, err := c.Topology.RouteIn(row.via, c.Devices[i].Endpoint, c.Devices[j].Endpoint)
-				return fmt.Errorf("cluster %q: %w", c.Name, err)
+				return fmt.Errorf("cluster %q: %w from %s to %s", c.Name, links.ErrNoRoute, c.Devices[i].Name, c.Devices[j].Name)
 			}
 		}
 	}
@@ -117,12 +116,15 @@ func (c *Cluster) TransferTime(src, dst int, b int64) float64 {
 	return c.routes.transferTime(src, dst, b)
 }
 
-// TransferTimesFrom writes into out[j] the uncontended time to move b
-// bytes from device src to each device j, TransferTime(src, j, b) for
-// every j at once (one walk down src's route tree); out must hold one
-// entry per device.
-func (c *Cluster) TransferTimesFrom(src int, b int64, out []float64) {
-	c.routes.transferTimes(src, b, out[:len(c.Devices)])
+// Nearest returns the index in cands (device IDs) of the first device
+// with the least TransferTime(src, cand, b), and that time; -1 and +Inf
+// when cands is empty. It is what timing every candidate in order and
+// keeping strict improvements gives, without timing those that cannot
+// win: a candidate src reaches only through a network adapter is not
+// timed when one it reaches without is faster than the fastest link
+// touching an adapter.
+func (c *Cluster) Nearest(src int, b int64, cands []int) (int, float64) {
+	return c.routes.nearest(src, b, cands)
 }
 
 // OpTime is the true compute time of op on device d.

@@ -30,8 +30,10 @@ type routeTable struct {
 
 type routeRow struct {
 	once sync.Once
-	via  []links.LinkID // via[e]: the last link of the route to endpoint e
-	// routes[j] is the route to device j once read out (nil until then)
+	via  []int32 // via[e]: the last link of the route to endpoint e, -1 for none
+	// routes[j] is the route to device j once read out (nil until then;
+	// the slice made on the first)
+	kept   sync.Once
 	routes []atomic.Pointer[links.Route]
 }
 
@@ -57,11 +59,14 @@ type fabric struct {
 	saf   []bool // by endpoint: store-and-forward (Endpoint.StoreAndForward)
 	nic   []bool // by endpoint: a network adapter
 	links []hop  // by link
+	// nicLinks: the figures of the links touching an adapter, each pair
+	// of figures once
+	nicLinks []hop
 }
 
 // hop is a link's figures as the transfer time reads them.
 type hop struct {
-	from    links.EndpointID
+	from    int32
 	lat, bw float64
 }
 
@@ -88,8 +93,13 @@ func (rt *routeTable) fabric() *fabric {
 			f.first[e+1] = int32(len(f.edges))
 		}
 		f.links = make([]hop, len(t.Links))
+		seen := map[[2]float64]bool{}
 		for i, l := range t.Links {
-			f.links[i] = hop{l.From, l.Latency, l.Bandwidth}
+			f.links[i] = hop{int32(l.From), l.Latency, l.Bandwidth}
+			if key := [2]float64{l.Latency, l.Bandwidth}; (f.nic[l.From] || f.nic[l.To]) && !seen[key] {
+				seen[key] = true
+				f.nicLinks = append(f.nicLinks, hop{lat: l.Latency, bw: l.Bandwidth})
+			}
 		}
 		rt.fab = f
 	})
@@ -214,7 +224,7 @@ func (w *treeScratch) popBucket() int32 {
 // fabric's arrays, with the same weights, the same order of links and
 // the same order of settling, hence the same tree, tie for tie
 // (TestRouteTreeMatchesTopology holds it to RouteTree).
-func (f *fabric) tree(src int32, via []links.LinkID) {
+func (f *fabric) tree(src int32, via []int32) {
 	n := len(f.gpu)
 	w := treeWork.Get().(*treeScratch)
 	defer treeWork.Put(w)
@@ -264,7 +274,7 @@ func (f *fabric) tree(src int32, via []links.LinkID) {
 				nd := d + k.w
 				if nd < l.d || (nd == l.d && nh < l.h) {
 					l.d, l.h = nd, nh
-					via[k.to] = links.LinkID(k.link)
+					via[k.to] = k.link
 					if !l.gpu {
 						if open < 0 || w.buckets[open].d != nd || w.buckets[open].h != nh {
 							open = w.newBucket(nd, nh)
@@ -289,9 +299,8 @@ func (rt *routeTable) row(src int) *routeRow {
 	r := &rt.trees[src]
 	r.once.Do(func() {
 		f := rt.fabric()
-		r.via = make([]links.LinkID, len(f.gpu))
+		r.via = make([]int32, len(f.gpu))
 		f.tree(int32(rt.ep[src]), r.via)
-		r.routes = make([]atomic.Pointer[links.Route], len(rt.devs))
 	})
 	return r
 }
@@ -306,15 +315,24 @@ func (rt *routeTable) reaches(r *routeRow, src, dst int) bool {
 // it is kept); nil when dst is unreachable.
 func (rt *routeTable) route(src, dst int) links.Route {
 	r := rt.row(src)
+	r.kept.Do(func() { r.routes = make([]atomic.Pointer[links.Route], len(rt.devs)) })
 	if p := r.routes[dst].Load(); p != nil {
 		return *p
 	}
 	if !rt.reaches(r, src, dst) {
 		return nil
 	}
-	from, to := rt.ep[src], rt.ep[dst]
-	route := make(links.Route, rt.topo.Hops(r.via, from, to))
-	rt.topo.FillRoute(r.via, to, route)
+	f := rt.fabric()
+	from, to := int32(rt.ep[src]), int32(rt.ep[dst])
+	n := 0
+	for e := to; e != from; e = f.links[r.via[e]].from {
+		n++
+	}
+	route := make(links.Route, n)
+	for e := to; e != from; e = f.links[r.via[e]].from {
+		n--
+		route[n] = links.LinkID(r.via[e])
+	}
 	r.routes[dst].CompareAndSwap(nil, &route)
 	return *r.routes[dst].Load()
 }
@@ -327,7 +345,7 @@ func (rt *routeTable) crossesNIC(a, b int) bool {
 	if a == b || !rt.reaches(r, a, b) {
 		return false
 	}
-	from, e := rt.ep[a], rt.ep[b]
+	from, e := int32(rt.ep[a]), int32(rt.ep[b])
 	if f.nic[e] {
 		return true
 	}
@@ -341,97 +359,127 @@ func (rt *routeTable) crossesNIC(a, b int) bool {
 }
 
 // transferTime is links.Topology.TransferTime of the route from device
-// src to dst, read from src's tree into a buffer on the stack instead of
-// out into a kept route: the same hops in the same order through the
-// same arithmetic, so the same float64 (TestRouteTreeMatchesTopology).
+// src to dst (0 when unreachable, as of the empty route), read from src's
+// tree into a buffer on the stack instead of out into a kept route, and
+// timed on the fabric's copy of the links' figures: the same hops in the
+// same order through the same arithmetic, so the same float64
+// (TestRouteTreeMatchesTopology).
 func (rt *routeTable) transferTime(src, dst int, b int64) float64 {
 	r := rt.row(src)
-	if p := r.routes[dst].Load(); p != nil {
-		return rt.topo.TransferTime(*p, b)
-	}
-	var buf [16]links.LinkID
-	route := buf[:0]
 	if !rt.reaches(r, src, dst) {
-		return rt.topo.TransferTime(nil, b)
+		return 0
 	}
-	from, e := rt.ep[src], rt.ep[dst]
-	for e != from {
+	f := rt.fabric()
+	var buf [16]int32
+	route := buf[:0]
+	for from, e := int32(rt.ep[src]), int32(rt.ep[dst]); e != from; {
 		lid := r.via[e]
 		route = append(route, lid)
-		e = rt.fabric().links[lid].from
+		e = f.links[lid].from
 	}
-	for i, j := 0, len(route)-1; i < j; i, j = i+1, j-1 {
-		route[i], route[j] = route[j], route[i]
-	}
-	return rt.topo.TransferTime(route, b)
-}
-
-// timesScratch is what transferTimes works in: each endpoint's hop
-// start and finish, valid where stamp holds the call's number.
-type timesScratch struct {
-	start, finish []float64
-	stamp         []uint32
-	call          uint32
-	stack         []links.EndpointID
-}
-
-var timesWork = sync.Pool{New: func() any { return &timesScratch{} }}
-
-// transferTimes writes into out[j] the transfer time of b bytes from
-// device src to every device j: links.Topology.TransferTime's recurrence
-// (each hop's start and finish from the previous hop's) run once down
-// src's tree instead of once per route, each endpoint's hop computed from
-// its parent's by the same arithmetic, so out[j] is transferTime(src, j,
-// b) bit for bit (TestRouteTreeMatchesTopology).
-func (rt *routeTable) transferTimes(src int, b int64, out []float64) {
-	r := rt.row(src)
-	f := rt.fabric()
-	n := len(f.gpu)
-	w := timesWork.Get().(*timesScratch)
-	defer timesWork.Put(w)
-	if len(w.stamp) < n {
-		w.start, w.finish, w.stamp, w.call = make([]float64, n), make([]float64, n), make([]uint32, n), 0
-	}
-	w.call++
-	if w.call == 0 { // wrapped: no stamp may look current
-		clear(w.stamp)
-		w.call = 1
-	}
-	start, finish, stamp, call := w.start, w.finish, w.stamp, w.call
-	from := rt.ep[src]
-	start[from], finish[from], stamp[from] = 0, 0, call
-	via, hops, saf := r.via, f.links, f.saf
-	for j, dst := range rt.ep {
-		if j == src || via[dst] < 0 {
-			out[j] = 0 // as TransferTime of the empty route
+	var start, finish float64 // of the current hop
+	for i := len(route) - 1; i >= 0; i-- {
+		l := &f.links[route[i]]
+		hop := l.lat + float64(b)/l.bw // Link.HopTime(b)
+		if i < len(route)-1 && !f.saf[l.from] {
+			// cut-through: the head arrives after the previous hop's latency
+			s := start + f.links[route[i+1]].lat
+			start, finish = s, math.Max(s+hop, finish+l.lat)
 			continue
 		}
-		// up to an endpoint already timed, then its hops down in order
-		stack := w.stack[:0]
-		for e := dst; stamp[e] != call; e = hops[via[e]].from {
-			stack = append(stack, e)
-		}
-		for i := len(stack) - 1; i >= 0; i-- {
-			x := stack[i]
-			l := &hops[via[x]]
-			u := l.from
-			hop := l.lat + float64(b)/l.bw // Link.HopTime(b)
-			switch {
-			case u == from: // the first hop
-				start[x] = finish[u]
-				finish[x] = start[x] + hop
-			case !saf[u]: // cut-through: the head leaves after the previous hop's latency
-				s := start[u] + hops[via[u]].lat
-				start[x], finish[x] = s, math.Max(s+hop, finish[u]+l.lat)
-			default:
-				start[x] = finish[u]
-				finish[x] = start[x] + hop
-			}
-			stamp[x] = call
-		}
-		w.stack = stack
-		out[j] = finish[dst]
+		start = finish
+		finish = start + hop
 	}
+	return finish
+}
+
+// nearScratch is what nearest works in: the endpoints reached without
+// an adapter, marked with the call's number.
+type nearScratch struct {
+	mark  []uint32
+	call  uint32
+	queue []int32
+}
+
+var nearWork = sync.Pool{New: func() any { return &nearScratch{} }}
+
+// nicBound is the least time any one link touching a network adapter
+// (leaving or entering one) takes to carry b bytes, Link.HopTime(b):
+// +Inf when the topology has no adapter.
+func (f *fabric) nicBound(b int64) float64 {
+	lb := math.Inf(1)
+	for _, l := range f.nicLinks {
+		lb = math.Min(lb, l.lat+float64(b)/l.bw)
+	}
+	return lb
+}
+
+// nearest returns the index in cands (devices) of the first with the
+// least transfer time of b bytes from device src, and that time (-1 and
+// +Inf when cands is empty): what a scan of every candidate in order,
+// keeping strict improvements, returns. It times first the candidates
+// src reaches without a network adapter (a search from src that enters
+// no adapter and leaves no other GPU) and any it cannot reach (time 0,
+// as transferTime says); when the least of them is below
+// the time of the fastest link touching an adapter (nicBound), it is the
+// answer: every route to another candidate crosses an adapter, and a
+// transfer takes at least as long as each of its hops (in floating point
+// too: the finish of a hop, in links.Topology.TransferTime, is at least
+// that hop's HopTime and never earlier than the previous hop's), so no
+// other candidate is as fast. Otherwise every candidate is timed. On a
+// DGX cluster a GPU's nearest peer is then found among its node's.
+func (rt *routeTable) nearest(src int, b int64, cands []int) (int, float64) {
+	f := rt.fabric()
+	n := len(f.gpu)
+	w := nearWork.Get().(*nearScratch)
+	defer nearWork.Put(w)
+	if len(w.mark) < n {
+		w.mark, w.call = make([]uint32, n), 0
+	}
+	w.call++
+	if w.call == 0 {
+		clear(w.mark)
+		w.call = 1
+	}
+	mark, call := w.mark, w.call
+	from := int32(rt.ep[src])
+	queue := append(w.queue[:0], from)
+	mark[from] = call
+	for i := 0; i < len(queue); i++ {
+		e := queue[i]
+		if e != from && f.gpu[e] {
+			continue // routes pass no other GPU
+		}
+		for _, k := range f.edges[f.first[e]:f.first[e+1]] {
+			if mark[k.to] != call && !f.nic[k.to] {
+				mark[k.to] = call
+				queue = append(queue, k.to)
+			}
+		}
+	}
+	w.queue = queue
+	best, bestT := -1, math.Inf(1)
+	if !f.nic[from] {
+		via := rt.row(src).via
+		for i, d := range cands {
+			if e := rt.ep[d]; mark[e] != call && via[e] >= 0 {
+				continue // reached through an adapter only (an unreachable one times 0)
+			}
+			if t := rt.transferTime(src, d, b); t < bestT {
+				best, bestT = i, t
+			}
+		}
+		if best >= 0 && bestT < f.nicBound(b) {
+			return best, bestT
+		}
+	}
+	best, bestT = -1, math.Inf(1)
+	for i, d := range cands {
+		if t := rt.transferTime(src, d, b); t < bestT {
+			best, bestT = i, t
+		}
+	}
+	return best, bestT
 }
 
 // joinedByOneFabric reports whether one connected group of non-GPU

@@ -2,6 +2,7 @@ package devices
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -80,26 +81,25 @@ func routeTestClusters(t *testing.T) []*Cluster {
 // checkRouteTable holds a route table to links.Topology: every source's
 // tree is RouteTree's, link for link; every route is the one read out of
 // it (RouteIn); the transfer time is Topology.TransferTime of that route,
-// bit for bit, asked one by one or all at once; an adapter is crossed exactly when one of the route's
+// bit for bit; an adapter is crossed exactly when one of the route's
 // links leaves or enters one.
 func checkRouteTable(t *testing.T, name string, top *links.Topology, devs []Device) {
 	t.Helper()
 	rt := newRouteTable(top, devs)
-	times := make([]float64, len(devs))
 	for i, d := range devs {
 		want, err := top.RouteTree(d.Endpoint)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := rt.row(i).via; !slices.Equal(got, want) {
+		got := make([]links.LinkID, len(want))
+		for e, l := range rt.row(i).via {
+			got[e] = links.LinkID(l)
+		}
+		if !slices.Equal(got, want) {
 			t.Fatalf("%s: tree of %s differs from RouteTree's", name, top.Endpoints[d.Endpoint].Name)
 		}
-		rt.transferTimes(i, 64<<20, times)
 		for j, e := range devs {
 			wantR, err := top.RouteIn(want, d.Endpoint, e.Endpoint)
-			if w := top.TransferTime(wantR, 64<<20); times[j] != w {
-				t.Fatalf("%s: transfer times from %d: to %d %v, the route's %v", name, i, j, times[j], w)
-			}
 			if err != nil {
 				if i != j && rt.route(i, j) != nil {
 					t.Fatalf("%s: %d -> %d unreachable, yet routed", name, i, j)
@@ -127,6 +127,45 @@ func checkRouteTable(t *testing.T, name string, top *links.Topology, devs []Devi
 			}
 			if got := rt.crossesNIC(i, j); got != nic {
 				t.Fatalf("%s: crossesNIC(%d, %d) = %v, the route says %v", name, i, j, got, nic)
+			}
+		}
+	}
+	checkNearest(t, name, rt, len(devs))
+}
+
+// checkNearest holds nearest to a scan of every candidate in order
+// keeping strict improvements, from every source, over all devices, the
+// devices in reverse and random subsets in random orders, for a small,
+// a ring-sized and a large message.
+func checkNearest(t *testing.T, name string, rt *routeTable, n int) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(uint64(n), 5))
+	var lists [][]int
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	lists = append(lists, all, nil)
+	rev := slices.Clone(all)
+	slices.Reverse(rev)
+	lists = append(lists, rev)
+	for k := 0; k < 4; k++ {
+		sub := slices.Clone(all)
+		r.Shuffle(len(sub), func(i, j int) { sub[i], sub[j] = sub[j], sub[i] })
+		lists = append(lists, sub[:r.IntN(n+1)])
+	}
+	for src := 0; src < n; src++ {
+		for _, b := range []int64{1, 64 << 20, 1 << 34} {
+			for _, cands := range lists {
+				want, wantT := -1, math.Inf(1)
+				for i, d := range cands {
+					if t := rt.transferTime(src, d, b); t < wantT {
+						want, wantT = i, t
+					}
+				}
+				if got, gotT := rt.nearest(src, b, cands); got != want || gotT != wantT {
+					t.Fatalf("%s: nearest from %d of %v (%d bytes): %d (%v), the scan's %d (%v)", name, src, cands, b, got, gotT, want, wantT)
+				}
 			}
 		}
 	}

@@ -121,18 +121,19 @@ func ringOrder(c *devices.Cluster, devs []int, members []int) []int {
 		greedy := []int{members[0]}
 		used := make([]bool, len(devs)) // by replica
 		used[members[0]] = true
-		times := make([]float64, len(c.Devices)) // from the current member, by device
+		var cands, candDevs []int // the members not yet in the ring
 		for len(greedy) < n {
-			cur, next, nextT := greedy[len(greedy)-1], -1, math.Inf(1)
-			c.TransferTimesFrom(devs[cur], ringRefBytes, times)
+			cur := greedy[len(greedy)-1]
+			cands, candDevs = cands[:0], candDevs[:0]
 			for _, m := range members {
-				if used[m] {
-					continue
-				}
-				if t := times[devs[m]]; t < nextT {
-					next, nextT = m, t
+				if !used[m] {
+					cands = append(cands, m)
+					candDevs = append(candDevs, devs[m])
 				}
 			}
+			// the first of the least transfer time
+			i, _ := c.Nearest(devs[cur], ringRefBytes, candDevs)
+			next := cands[i]
 			used[next] = true
 			greedy = append(greedy, next)
 		}
