@@ -55,13 +55,21 @@ type Params struct {
 	used map[string]bool
 }
 
-// Int reads a model-specific integer parameter within [lo, hi].
-func (p *Params) Int(key string, def, lo, hi int) (int, error) {
+// lookup is the value of model-specific parameter key (ok false when
+// not given), recording that the model reads key (unknown keys are
+// refused).
+func (p *Params) lookup(key string) (v string, ok bool) {
 	if p.used == nil {
 		p.used = map[string]bool{}
 	}
 	p.used[key] = true
-	v, ok := p.Extra[key]
+	v, ok = p.Extra[key]
+	return v, ok
+}
+
+// Int reads a model-specific integer parameter within [lo, hi].
+func (p *Params) Int(key string, def, lo, hi int) (int, error) {
+	v, ok := p.lookup(key)
 	if !ok {
 		return def, nil
 	}
@@ -74,11 +82,7 @@ func (p *Params) Int(key string, def, lo, hi int) (int, error) {
 
 // String reads a model-specific parameter that must be one of valid.
 func (p *Params) String(key, def string, valid ...string) (string, error) {
-	if p.used == nil {
-		p.used = map[string]bool{}
-	}
-	p.used[key] = true
-	v, ok := p.Extra[key]
+	v, ok := p.lookup(key)
 	if !ok {
 		return def, nil
 	}
@@ -92,11 +96,7 @@ func (p *Params) String(key, def string, valid ...string) (string, error) {
 
 // Bool reads a model-specific true/false parameter.
 func (p *Params) Bool(key string, def bool) (bool, error) {
-	if p.used == nil {
-		p.used = map[string]bool{}
-	}
-	p.used[key] = true
-	v, ok := p.Extra[key]
+	v, ok := p.lookup(key)
 	if !ok {
 		return def, nil
 	}
