@@ -410,6 +410,26 @@ func gainOf(a, b float64, lower bool) (float64, bool) {
 	return x - 1, why == ""
 }
 
+// meanGain is the mean of a's gain over b (gainOf) over the rows both
+// hold, and the number of rows it is taken over (0: no mean); a gain
+// beyond float64 leaves its row out. Rows are summed in key order, so
+// that the mean is the same to the last bit on every run.
+func meanGain(a, b map[string]float64, lower bool) (float64, int) {
+	sum, n := 0.0, 0
+	for _, k := range slices.Sorted(maps.Keys(a)) {
+		if y, ok := b[k]; ok {
+			if g, ok := gainOf(a[k], y, lower); ok {
+				sum += g
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return sum / float64(n), n
+}
+
 func checkClaim(res *Results, p *Paper, c PaperClaim) ClaimVerdict {
 	v := ClaimVerdict{PaperClaim: c, Verdict: "no data"}
 	lower := p.lowerIsBetter()
@@ -460,20 +480,10 @@ func checkClaim(res *Results, p *Paper, c PaperClaim) ClaimVerdict {
 			v.Verdict = "fails"
 		}
 	case ClaimGain:
-		base := values(res, p, c, c.Baseline, c.baseRegime())
-		sum, n := 0.0, 0
-		for k, a := range mine {
-			if b, ok := base[k]; ok {
-				if g, ok := gainOf(a, b, lower); ok {
-					sum += g
-					n++
-				}
-			}
-		}
+		g, n := meanGain(mine, values(res, p, c, c.Baseline, c.baseRegime()), lower)
 		if n == 0 {
 			return v
 		}
-		g := sum / float64(n)
 		v.Detail = fmt.Sprintf("mean gain of %s over %s: paper %+.1f %%, simulated %+.1f %% over %d rows", c.Placer, c.Baseline, 100*c.Gain, 100*g, n)
 		switch {
 		case (g > 0) == (c.Gain > 0) && math.Abs(g) >= math.Abs(c.Gain)/2:
@@ -485,7 +495,6 @@ func checkClaim(res *Results, p *Paper, c PaperClaim) ClaimVerdict {
 		}
 	case ClaimRobust:
 		loss := func(placer, regime string) (float64, int) {
-			sum, n := 0.0, 0
 			from, to := map[string]float64{}, map[string]float64{}
 			for i := range res.Records {
 				r := &res.Records[i]
@@ -504,18 +513,8 @@ func checkClaim(res *Results, p *Paper, c PaperClaim) ClaimVerdict {
 					to[k] = val
 				}
 			}
-			for k, f := range from {
-				if t, ok := to[k]; ok {
-					if g, ok := gainOf(t, f, lower); ok {
-						sum += -g
-						n++
-					}
-				}
-			}
-			if n == 0 {
-				return 0, 0
-			}
-			return sum / float64(n), n
+			g, n := meanGain(to, from, lower)
+			return -g, n
 		}
 		a, na := loss(c.Placer, c.Regime)
 		b, nb := loss(c.Baseline, c.baseRegime())
