@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"placesim/engine/llm"
 	"placesim/placers"
@@ -29,17 +30,23 @@ func simulateLayoutRun(opts *SimulateOptions) error {
 	if opts.Changed != nil && opts.Changed("placer") {
 		planner = opts.Placer
 	}
+	j, r, err := simulateLayout(opts.Ctx, opts.Factory, opts.Timeout, study.LayoutRequest{Workload: opts.Run.workload, Cluster: opts.Run.cluster, Regime: regime, Planner: planner})
+	if err != nil {
+		return flagNamed(err, names)
+	}
+	return writeLayoutResult(opts.Out, opts.JSON, layoutPoint(opts.Run.workload, opts.Run.cluster, planner, regime), j, r)
+}
+
+// simulateLayout is study.SimulateLayout of req within timeout (0: none;
+// runWithin), for simulate --layout and train.
+func simulateLayout(ctx context.Context, f *Factory, timeout time.Duration, req study.LayoutRequest) (*llm.Job, *llm.Result, error) {
 	type played struct {
 		j *llm.Job
 		r *llm.Result
 	}
-	out, err := runWithin(opts.Ctx, opts.Factory, opts.Timeout, func(ctx context.Context, reg *placers.Registry) (played, error) {
-		j, r, err := study.SimulateLayout(ctx, reg, study.LayoutRequest{Workload: opts.Run.workload, Cluster: opts.Run.cluster, Regime: regime, Planner: planner})
+	out, err := runWithin(ctx, f, timeout, func(ctx context.Context, reg *placers.Registry) (played, error) {
+		j, r, err := study.SimulateLayout(ctx, reg, req)
 		return played{j, r}, err
 	})
-	if err != nil {
-		return flagNamed(err, names)
-	}
-	j, r := out.j, out.r
-	return writeLayoutResult(opts.Out, opts.JSON, layoutPoint(opts.Run.workload, opts.Run.cluster, planner, regime), j, r)
+	return out.j, out.r, err
 }

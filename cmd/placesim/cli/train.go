@@ -12,6 +12,7 @@ import (
 
 	"placesim/engine/llm"
 	"placesim/parallel"
+	"placesim/placers"
 	"placesim/reports"
 	"placesim/study"
 	"placesim/workloads/zoo"
@@ -108,15 +109,7 @@ func trainRun(opts *TrainOptions) error {
 	if err != nil {
 		return flagNamed(err, names)
 	}
-	reg, err := opts.Registry()
-	if err != nil {
-		return err
-	}
-	ctx := opts.Ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	j, r, err := study.SimulateLayout(ctx, reg, study.LayoutRequest{Workload: opts.Workload, Cluster: opts.Cluster, Regime: regime, Planner: opts.Planner})
+	j, r, err := simulateLayout(opts.Ctx, opts.Factory, 0, study.LayoutRequest{Workload: opts.Workload, Cluster: opts.Cluster, Regime: regime, Planner: opts.Planner})
 	if err != nil {
 		return flagNamed(err, names)
 	}
@@ -223,15 +216,12 @@ func compareLLMRun(opts *CompareOptions, layout string) error {
 			}
 		}
 	}
-	reg, err := opts.Registry()
+	plans, err := runWithin(opts.Ctx, opts.Factory, 0, func(ctx context.Context, reg *placers.Registry) ([]study.StagePlan, error) {
+		return study.CompareStagePlanners(ctx, reg, names, j), nil
+	})
 	if err != nil {
 		return err
 	}
-	ctx := opts.Ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	plans := study.CompareStagePlanners(ctx, reg, names, j)
 	if opts.Format == "json" {
 		// one record per planner, in compare's JSON ({"results": [...]})
 		regime, err := study.LayoutRegime(layout)
