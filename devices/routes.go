@@ -59,6 +59,10 @@ type fabric struct {
 	saf   []bool // by endpoint: store-and-forward (Endpoint.StoreAndForward)
 	nic   []bool // by endpoint: a network adapter
 	links []hop  // by link
+	// unreached and noVia are a tree's labels and links before the
+	// search: every endpoint at +Inf, no link
+	unreached []label
+	noVia     []int32
 	// nicLinks: the figures of the links touching an adapter, each pair
 	// of figures once
 	nicLinks []hop
@@ -91,6 +95,11 @@ func (rt *routeTable) fabric() *fabric {
 				f.edges = append(f.edges, edge{w: l.HopTime(links.RouteRefBytes), to: int32(l.To), link: int32(lid)})
 			}
 			f.first[e+1] = int32(len(f.edges))
+		}
+		f.unreached, f.noVia = make([]label, n), make([]int32, n)
+		for e := range n {
+			f.unreached[e] = label{math.Inf(1), 0, f.gpu[e]}
+			f.noVia[e] = -1
 		}
 		f.links = make([]hop, len(t.Links))
 		seen := map[[2]float64]bool{}
@@ -232,17 +241,12 @@ func (f *fabric) tree(src int32, via []int32) {
 		w.labels = make([]label, n)
 	}
 	lab := w.labels[:n]
-	inf := math.Inf(1)
-	for i, g := range f.gpu {
-		lab[i] = label{inf, 0, g}
-	}
-	for i := range via {
-		via[i] = -1
-	}
+	copy(lab, f.unreached)
+	copy(via, f.noVia)
 	lab[src].d = 0
 	w.heap, w.buckets, w.free = w.heap[:0], w.buckets[:0], w.free[:0]
-	open := w.newBucket(0, 0) // the bucket pushes of its key go to
-	w.buckets[open].items = append(w.buckets[open].items, src)
+	p := pusher{w: w, open: -1}
+	p.push(src, 0, 0)
 	first, edges := f.first, f.edges
 	for len(w.heap) > 0 {
 		idx := w.popBucket()
@@ -253,44 +257,64 @@ func (f *fabric) tree(src int32, via []int32) {
 			w.buckets[idx].items = append(w.buckets[idx].items, w.buckets[other].items...)
 			w.buckets[idx].sorted = false
 			w.free = append(w.free, other)
-			if open == other {
-				open = -1
+			if p.open == other {
+				p.open, p.ob = -1, nil
 			}
 		}
-		if open == idx {
-			open = -1
+		if p.open == idx {
+			p.open, p.ob = -1, nil
 		}
 		items := w.buckets[idx].items
 		if !w.buckets[idx].sorted {
 			slices.Sort(items)
 		}
-		nh := h + 1
 		for _, e := range items {
 			if l := &lab[e]; d > l.d || (d == l.d && h > l.h) || (e != src && l.gpu) {
 				continue // a stale entry; no routing through another accelerator
 			}
-			for _, k := range edges[first[e]:first[e+1]] {
-				l := &lab[k.to]
-				nd := d + k.w
-				if nd < l.d || (nd == l.d && nh < l.h) {
-					l.d, l.h = nd, nh
-					via[k.to] = k.link
-					if !l.gpu {
-						if open < 0 || w.buckets[open].d != nd || w.buckets[open].h != nh {
-							open = w.newBucket(nd, nh)
-						}
-						b := &w.buckets[open]
-						if len(b.items) > 0 && b.items[len(b.items)-1] > k.to {
-							b.sorted = false
-						}
-						b.items = append(b.items, k.to)
-					}
-				}
-			}
+			relax(edges[first[e]:first[e+1]], lab, via, d, h+1, &p)
 		}
 		w.free = append(w.free, idx)
 	}
 	via[src] = -1
+}
+
+// relax relaxes the links es of an endpoint settled at distance d, hops
+// nh-1: an endpoint reached sooner (or as soon in fewer hops) takes the
+// link as its last, and is queued unless it is a GPU.
+func relax(es []edge, lab []label, via []int32, d float64, nh int32, p *pusher) {
+	for i := range es {
+		k := &es[i]
+		l := &lab[k.to]
+		nd := d + k.w
+		if nd < l.d || (nd == l.d && nh < l.h) {
+			l.d, l.h = nd, nh
+			via[k.to] = k.link
+			if !l.gpu {
+				p.push(k.to, nd, nh)
+			}
+		}
+	}
+}
+
+// pusher queues endpoints: into the open bucket while the key stays, else
+// into a new one.
+type pusher struct {
+	w    *treeScratch
+	open int32   // the open bucket (-1: none)
+	ob   *bucket // its address
+}
+
+func (p *pusher) push(v int32, d float64, h int32) {
+	if p.ob == nil || p.ob.d != d || p.ob.h != h {
+		p.open = p.w.newBucket(d, h)
+		p.ob = &p.w.buckets[p.open]
+	}
+	b := p.ob
+	if len(b.items) > 0 && b.items[len(b.items)-1] > v {
+		b.sorted = false
+	}
+	b.items = append(b.items, v)
 }
 
 // row returns src's route tree, found on first use (safe for concurrent

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 
 	"placesim/devices"
 )
@@ -119,23 +120,18 @@ func ringOrder(c *devices.Cluster, devs []int, members []int) []int {
 	bestT := model.time(devs, [][]int{best}, ringRefBytes)
 	if n > 9 {
 		greedy := []int{members[0]}
-		used := make([]bool, len(devs)) // by replica
-		used[members[0]] = true
-		var cands, candDevs []int // the members not yet in the ring
+		// the members not yet in the ring, in order, and their devices
+		cands := slices.Clone(members[1:])
+		candDevs := make([]int, len(cands))
+		for i, m := range cands {
+			candDevs[i] = devs[m]
+		}
 		for len(greedy) < n {
 			cur := greedy[len(greedy)-1]
-			cands, candDevs = cands[:0], candDevs[:0]
-			for _, m := range members {
-				if !used[m] {
-					cands = append(cands, m)
-					candDevs = append(candDevs, devs[m])
-				}
-			}
 			// the first of the least transfer time
 			i, _ := c.Nearest(devs[cur], ringRefBytes, candDevs)
-			next := cands[i]
-			used[next] = true
-			greedy = append(greedy, next)
+			greedy = append(greedy, cands[i])
+			cands, candDevs = slices.Delete(cands, i, i+1), slices.Delete(candDevs, i, i+1)
 		}
 		if t := model.time(devs, [][]int{greedy}, ringRefBytes); t < bestT {
 			best = greedy
