@@ -51,9 +51,10 @@ func TestValidateLLMRunsEveryRow(t *testing.T) {
 
 // TestExplainLLMShowsMoEMechanisms: --explain of the GPT-OSS row lists
 // the MoE dispatcher's sort by expert, the eager expert bias and the
-// head-dimension-64 attention, each adding time; a dense Llama row (head
-// dimension 128, no experts) has none of them; an unknown id is an error
-// naming the valid ones.
+// head-dimension-64 attention, the unfused YaRN rotary and the
+// dispatcher's metadata, each adding time; a dense Llama row (head
+// dimension 128, no experts, cp=2) has none of them, only ring
+// attention's merge; an unknown id is an error naming the valid ones.
 func TestExplainLLMShowsMoEMechanisms(t *testing.T) {
 	rows, err := ReadLLMValidation("../validation/llm.tsv")
 	if err != nil {
@@ -72,7 +73,9 @@ func TestExplainLLMShowsMoEMechanisms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Mechanisms) != 0 {
+	// the dense Llama row (cp=2) has ring attention's merge and none of
+	// the MoE mechanisms
+	if len(d.Mechanisms) != 1 || !(d.Mechanisms["context-parallel merge"] > 0) {
 		t.Errorf("dense Llama row: mechanisms %v", d.Mechanisms)
 	}
 	if !(e.Optimizer > 0 && d.Optimizer > 0) || !(e.Optimizer < e.IterationTime) {

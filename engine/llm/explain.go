@@ -20,7 +20,7 @@ type OpCost struct {
 	// efficiency says; flashHeadDimFactor), "host-issued kernels" (a
 	// run of small eager kernels bounded by the host's issue rate;
 	// hostIssue), or the op itself ("sort by expert", "eager expert
-	// bias"), "unfused YaRN rotary" (the time beyond the fused rotary
+	// bias", "context-parallel merge"), "unfused YaRN rotary" (the time beyond the fused rotary
 	// kernel) where the whole op is the mechanism; "" for none.
 	Mechanism string
 	Extra     float64
@@ -61,6 +61,8 @@ func OpCosts(j *Job) ([]OpCost, error) {
 				oc.Mechanism, oc.Extra = "sort by expert", f+b
 			case op.Name == "expert-bias":
 				oc.Mechanism, oc.Extra = "eager expert bias", f+b
+			case op.Name == "cp-merge":
+				oc.Mechanism, oc.Extra = "context-parallel merge", f+b
 			case op.Name == "expert-clamp":
 				oc.Mechanism, oc.Extra = "eager GLU clamp", f+b
 			case op.Name == "rotary" && j.Model.YaRNFactor > 1:

@@ -206,6 +206,9 @@ func (m *LLM) Ops(part Part, sh Shard) []LLMOp {
 			ops = append(ops, LLMOp{Name: "flash-attention", Type: "batch-matmul", Phase: PhaseTP,
 				ModelFLOPs: model, FwdFLOPs: 2 * score * frac, BwdFLOPs: 5 * score * frac,
 				FwdBytes: int64(fb * T * (2*qd + 2*kvd) / t), BwdBytes: int64(2 * fb * T * (2*qd + 2*kvd) / t), Saved: saved})
+			if sh.CP > 1 {
+				ops = append(ops, cpMerge(T*qd/t, T*kvd/t, float64(sh.CP), fb))
+			}
 		} else {
 			probs := a * T * s / t // elements of the score matrix on this GPU
 			ops = append(ops, LLMOp{Name: "scores", Type: "batch-matmul", Phase: PhaseTP, ModelFLOPs: score, FwdFLOPs: score, BwdFLOPs: 2 * score,
@@ -535,4 +538,27 @@ func unfusedRotary(nq, nk, fb float64) LLMOp {
 		FwdFLOPs: 3 * n, BwdFLOPs: 3 * n,
 		FwdBytes: int64(12 * fb * n), BwdBytes: int64(13 * fb * n),
 		Launches: 2 * 12, BwdLaunches: 2 * 7}
+}
+
+// cpMerge is what Transformer Engine's ring attention adds beside its
+// flash kernels with context parallelism over cp ranks (the P2P
+// implementation NeMo and Megatron-Bridge run by default, cp_comm_type
+// "p2p": AttnFuncWithCPAndKVP2P, NVIDIA/TransformerEngine@d0067d0
+// transformer_engine/pytorch/attention/dot_product_attention/
+// context_parallel.py). Each of the cp steps computes a partial output
+// against one block of keys and values, and the partial outputs are
+// merged by their log-sum-exp: forward, the first step's output
+// rescaled (flash_attn_fwd_out_correction_init: a read and a write of
+// the nq output elements) and every later step's added in
+// (flash_attn_fwd_out_correction: two reads and a write; a causal
+// rank's steps past its own chunk touch half the rows, the busiest rank
+// none, so (cp-1) full merges); backward, each step's query gradient is
+// copied or added into dq and the key and value gradients into dk, dv
+// (copy_/add_: up to two reads and a write of nq + 2 nkv elements a
+// step). The log-sum-exp merges are [heads, tokens] and negligible.
+func cpMerge(nq, nkv, cp, fb float64) LLMOp {
+	passes := 2 + 3*(cp-1)
+	return LLMOp{Name: "cp-merge", Type: "add", Phase: PhaseTP,
+		FwdFLOPs: 3 * cp * nq, BwdFLOPs: cp * (nq + 2*nkv),
+		FwdBytes: int64(passes * fb * nq), BwdBytes: int64(passes * fb * (nq + 2*nkv))}
 }
