@@ -176,6 +176,24 @@ func (c *nodeCtx) readWindow(sp int, kernel []int64) (window, error) {
 	return w, nil
 }
 
+// outShape is the output shape of an input of shape x (N, C, spatial...)
+// under the window: head (N and the output channels) followed by each
+// spatial dimension's outSize, checked (checkShape).
+func (w window) outShape(head, x []int64) ([]int64, error) {
+	out := clone(head)
+	for i := range w.kernel {
+		o, err := w.outSize(i, x[2+i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	if err := checkShape(out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // outSize is the output length of spatial dimension i for input length in.
 func (w window) outSize(i int, in int64) (int64, error) {
 	ek := w.dilations[i]*(w.kernel[i]-1) + 1
@@ -226,15 +244,8 @@ func inferConv(c *nodeCtx) error {
 	if err != nil {
 		return err
 	}
-	out := []int64{n, m}
-	for i := 0; i < sp; i++ {
-		o, err := w.outSize(i, x[2+i])
-		if err != nil {
-			return err
-		}
-		out = append(out, o)
-	}
-	if err := checkShape(out); err != nil {
+	out, err := w.outShape([]int64{n, m}, x)
+	if err != nil {
 		return err
 	}
 	if b := c.opt(2); b != nil && (len(b.shape) != 1 || b.shape[0] != m) {

@@ -28,15 +28,8 @@ func inferPool(c *nodeCtx, typ string, maxOut int) error {
 	if err != nil {
 		return err
 	}
-	out := clone(x[:2])
-	for i := range w.kernel {
-		o, err := w.outSize(i, x[2+i])
-		if err != nil {
-			return err
-		}
-		out = append(out, o)
-	}
-	if err := checkShape(out); err != nil {
+	out, err := w.outShape(x[:2], x)
+	if err != nil {
 		return err
 	}
 	c.flops = float64(numel(out)) * float64(prod(w.kernel))
