@@ -37,14 +37,15 @@ func writePlacement(w io.Writer, o *runresult.Placement, explain bool) {
 		fmt.Fprintf(w, "%-16s %.6f ms\n", o.Objective, *o.ObjectiveValue*1e3)
 	}
 	fmt.Fprintf(w, "regime           %s\n", o.Regime)
+	// the placer's notes in runresult.Record.Notes' order
+	if o.Rewritten != "" {
+		fmt.Fprintf(w, "rewritten graph  %s\n", o.Rewritten)
+	}
 	if o.Fallback != "" {
 		fmt.Fprintf(w, "fallback         %s\n", o.Fallback)
 	}
 	if len(o.Relaxed) > 0 {
 		fmt.Fprintf(w, "relaxed          %s\n", strings.Join(o.Relaxed, ", "))
-	}
-	if o.Rewritten != "" {
-		fmt.Fprintf(w, "rewritten graph  %s\n", o.Rewritten)
 	}
 	if o.Error != "" {
 		fmt.Fprintf(w, "simulation       failed: %s\n", o.Error)
