@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -84,19 +85,24 @@ func rowLabel(o *runresult.Record, mixed bool) string {
 	return o.Placer
 }
 
-// regimeNotes groups the rows' regime notes: one line per note naming the
-// placers it applies to.
-func regimeNotes(rows []*runresult.Record) []string {
+// RegimeNotes groups the rows' regime notes: one line per note, in the
+// order the notes first appear, naming the placers it applies to (sorted,
+// each once): "NOTE: a, b". compare's table and run's and sweep's
+// records table print them under their numbered notes.
+func RegimeNotes(rows []*runresult.Record) []string {
 	by := map[string][]string{}
 	var order []string
 	for _, o := range rows {
 		if o.RegimeNote == "" {
 			continue
 		}
-		if _, ok := by[o.RegimeNote]; !ok {
+		ps, seen := by[o.RegimeNote]
+		if !seen {
 			order = append(order, o.RegimeNote)
 		}
-		by[o.RegimeNote] = append(by[o.RegimeNote], o.Placer)
+		if !slices.Contains(ps, o.Placer) {
+			by[o.RegimeNote] = append(ps, o.Placer)
+		}
 	}
 	var out []string
 	for _, n := range order {

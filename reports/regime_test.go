@@ -106,3 +106,20 @@ func TestTableVsBestWithinRegime(t *testing.T) {
 		t.Errorf("no reason for the not-comparable row:\n%s", out)
 	}
 }
+
+// TestRegimeNotes: one line per note in the order the notes first
+// appear, its placers sorted and each named once (a run's records repeat
+// a placer over its points).
+func TestRegimeNotes(t *testing.T) {
+	rec := func(placer, note string) *runresult.Record {
+		return &runresult.Record{Point: runresult.Point{Placer: placer}, RegimeNote: note}
+	}
+	got := reports.RegimeNotes([]*runresult.Record{
+		rec("pipedream", "split played as step"), rec("greedy", "split played as step"), rec("single", ""),
+		rec("fastt", "replicas played once"), rec("greedy", "split played as step"),
+	})
+	want := []string{"split played as step: greedy, pipedream", "replicas played once: fastt"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("regime notes %q, want %q", got, want)
+	}
+}

@@ -80,7 +80,7 @@ func Table(w io.Writer, rows []*runresult.Record) error {
 	t.Header(summaryHeader)
 	rows = sorted(rows)
 	cells, notes := summary(rows)
-	notes = append(notes, regimeNotes(rows)...)
+	notes = append(notes, RegimeNotes(rows)...)
 	for _, c := range cells {
 		if err := t.Append(c); err != nil {
 			return err

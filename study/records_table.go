@@ -46,8 +46,7 @@ func WriteRecordsTable(w io.Writer, res *Results) {
 		}
 	}
 	var notes []string
-	regimeNotes := map[string][]string{}
-	var noteOrder []string
+	var noted []*Record // the records with a regime note
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "placer\tworkload\tcluster\tsettings\tregime\tseed\tstep time\tvs best\tmax peak\tstatus")
 	for i := range res.Records {
@@ -71,12 +70,7 @@ func WriteRecordsTable(w io.Writer, res *Results) {
 			status += fmt.Sprintf(" [%d]", len(notes))
 		}
 		if r.RegimeNote != "" {
-			if _, ok := regimeNotes[r.RegimeNote]; !ok {
-				noteOrder = append(noteOrder, r.RegimeNote)
-			}
-			if !contains(regimeNotes[r.RegimeNote], r.Placer) {
-				regimeNotes[r.RegimeNote] = append(regimeNotes[r.RegimeNote], r.Placer)
-			}
+			noted = append(noted, r)
 		}
 		step, vs, peak := "-", "-", "-"
 		if r.Error == "" && r.NotComparable == "" {
@@ -101,10 +95,8 @@ func WriteRecordsTable(w io.Writer, res *Results) {
 	for _, n := range notes {
 		fmt.Fprintln(w, n)
 	}
-	for _, n := range noteOrder {
-		ps := regimeNotes[n]
-		sort.Strings(ps)
-		fmt.Fprintf(w, "%s: %s\n", n, strings.Join(ps, ", "))
+	for _, n := range reports.RegimeNotes(noted) {
+		fmt.Fprintln(w, n)
 	}
 }
 
