@@ -12,10 +12,10 @@ import (
 // potential congestion along each device-device path"): a tensor is sent
 // to a device once, however many of its consumers run there (TensorFlow's
 // Send/Recv pair per tensor and device, as the engine plays it), and a
-// transfer occupies every link of its route for its modelled time, so
-// that two transfers on one link take turns rather than overlap. The
-// transfer time is the communication model's (the regression of the
-// pair); the book only decides when a transfer can start.
+// transfer occupies each link of its route for its stage of the route
+// (spans), so that two transfers on one link take turns rather than
+// overlap. The transfer time is the communication model's (the
+// regression of the pair); the book only decides when each stage starts.
 type linkBook struct {
 	p     *problem
 	lines []graphalg.Timeline // by link ID
