@@ -5,7 +5,6 @@ import (
 
 	"placesim/devices"
 	"placesim/engine"
-	"placesim/links"
 	"placesim/placers"
 	"placesim/placers/graphalg"
 	"placesim/workloads"
@@ -27,8 +26,10 @@ func TestLifetimePeaks(t *testing.T) {
 	if err := g.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	c := twoGPUs(t, 1<<30)
-	c.Devices[1].Memory = 1 << 30
+	c, err := devices.NewPreset("2xV100-nvlink+cpu") // gpu0, gpu1 (and a CPU, unused)
+	if err != nil {
+		t.Fatal(err)
+	}
 	est, err := devices.NewEstimates(g, c, devices.EstimateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -63,24 +64,4 @@ func TestLifetimePeaks(t *testing.T) {
 			t.Errorf("engine's peak on gpu%d = %d B, the ledger's %d B", d, res.Devices[d].PeakMemory, want[d])
 		}
 	}
-}
-
-// twoGPUs is two V100s on a PCIe switch; gpu0 has only mem0 bytes.
-func twoGPUs(t *testing.T, mem0 int64) *devices.Cluster {
-	t.Helper()
-	topo := links.NewTopology()
-	sw, _ := topo.AddEndpoint("sw", links.PCIeSwitch)
-	var devs []devices.Device
-	for i, mem := range []int64{mem0, 0} {
-		ep, _ := topo.AddEndpoint([]string{"gpu0", "gpu1"}[i], links.GPU)
-		if err := topo.Connect(ep, sw, links.PCIe3, 1); err != nil {
-			t.Fatal(err)
-		}
-		devs = append(devs, devices.Device{Name: []string{"gpu0", "gpu1"}[i], Kind: devices.V100_32GB, Memory: mem, Endpoint: ep})
-	}
-	c, err := devices.NewCluster("2gpu-small0", topo, devs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }
