@@ -108,3 +108,26 @@ func warmILP(tb testing.TB, pr *problem, o ILPOptions) (*ilp, *timing) {
 	}
 	return q, w
 }
+
+// BenchmarkLayerSearch runs 50 simulations of the layer search on NMT-2
+// training (12,452 ops, 10 layers) on the Pesto testbed; it reports
+// simulations per second.
+func BenchmarkLayerSearch(b *testing.B) {
+	g, err := zoo.Build("zoo:gnmt?layers=2&hidden=1024&batch=128&training=true&framework=tf1-graph")
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, _ := devices.NewPreset("2xV100-nvlink+cpu")
+	est, _ := devices.NewEstimates(g, c, devices.EstimateOptions{})
+	eg := estimatedGraph(g, c, est)
+	b.ResetTimer()
+	evals := 0
+	for i := 0; i < b.N; i++ {
+		r, ok := layerSearch(context.Background(), g, eg, c, est, 50)
+		if !ok {
+			b.Fatal("no plan")
+		}
+		evals += r.evals
+	}
+	b.ReportMetric(float64(evals)/b.Elapsed().Seconds(), "sims/s")
+}
