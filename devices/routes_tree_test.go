@@ -203,3 +203,57 @@ func TestRouteTreeMatchesTopology(t *testing.T) {
 		checkRouteTable(t, fmt.Sprint("random seed ", seed), top, devs)
 	}
 }
+
+// TestRouteTableConcurrent: goroutines asking one fresh cluster for
+// routes, times, adapter crossings and nearest peers at once get what one
+// asking alone gets (run with -race to check the table's locking).
+func TestRouteTableConcurrent(t *testing.T) {
+	fresh := func() *Cluster {
+		c, err := NewSystem("dgx-h100:nodes=3,fabric=fat-tree,oversubscription=2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	type answer struct {
+		route []links.LinkID
+		time  float64
+		nic   bool
+		near  int
+	}
+	ask := func(c *Cluster, i int) []answer {
+		n := len(c.Devices)
+		all := make([]int, n)
+		for j := range all {
+			all[j] = (j + i) % n
+		}
+		out := make([]answer, n)
+		for j := range n {
+			k, _ := c.Nearest(i, 64<<20, all[j:])
+			out[j] = answer{c.Route(i, j), c.TransferTime(i, j, 1<<20), c.CrossesNIC(i, j), k}
+		}
+		return out
+	}
+	ref := fresh()
+	c := fresh()
+	n := len(c.Devices)
+	got := make([][]answer, n)
+	done := make(chan int)
+	for i := range n {
+		go func() {
+			got[i] = ask(c, i)
+			done <- i
+		}()
+	}
+	for range n {
+		<-done
+	}
+	for i := range n {
+		want := ask(ref, i)
+		for j := range want {
+			if g, w := got[i][j], want[j]; !slices.Equal(g.route, w.route) || g.time != w.time || g.nic != w.nic || g.near != w.near {
+				t.Fatalf("from %d to %d: concurrently %+v, alone %+v", i, j, g, w)
+			}
+		}
+	}
+}
