@@ -8,6 +8,7 @@ import (
 	"placesim/internal/scratch"
 	"strconv"
 	"strings"
+	"time"
 
 	"placesim/internal/units"
 	"placesim/placers"
@@ -101,9 +102,6 @@ func CheckWith(ctx context.Context, baseline *Results, o RunOptions, tol float64
 	if baseline.Shard != "" {
 		return nil, nil, fmt.Errorf("baseline is shard %s of a run, not the whole run: merge the shards first (placesim merge)", baseline.Shard)
 	}
-	if err := baseline.Scenario.Validate(o.Registry); err != nil {
-		return nil, nil, fmt.Errorf("scenario: %w", err)
-	}
 	for _, r := range baseline.Records {
 		if r.Regime == "" {
 			return nil, nil, fmt.Errorf("baseline %q was recorded before results carried their execution regime (placers then played in mixed regimes): record it again with placesim run", baseline.Scenario.Name)
@@ -112,21 +110,48 @@ func CheckWith(ctx context.Context, baseline *Results, o RunOptions, tol float64
 	if err := checkBaselineRecords(baseline.Records); err != nil {
 		return nil, nil, err
 	}
-	// a scratch directory (removed when an interrupted command exits,
-	// even while this run is abandoned on its goroutine)
-	dir, remove, err := scratch.MkdirTemp(ctx, "placesim-check-")
+	// a large-model layout point is replayed from its record (its
+	// workload, system and settings, layout and stage planner), as sweep
+	// --layout, train, compare --layout and a search wrote it: their
+	// scenarios are descriptions, not scenarios RunScenario plays
+	// (check_layout.go); every one is checked before any simulation
+	lrs, err := layoutReplays(baseline.Records)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer remove()
-	o.Dir, o.Shard = dir, Shard{}
-	cur, _, err := RunScenario(ctx, baseline.Scenario, o)
-	if err != nil {
-		return nil, nil, err
+	cur := &Results{Scenario: baseline.Scenario}
+	if len(lrs) < len(baseline.Records) {
+		if cur, err = rerunScenario(ctx, baseline, o); err != nil {
+			return nil, nil, err
+		}
 	}
 	now := map[string]bool{}
 	for i := range cur.Records {
 		now[cur.Records[i].Point.Key()] = true
+	}
+	// the layout points the scenario's re-run did not play (all of them
+	// but a scenario's own layout points)
+	var todo []layoutReplay
+	for _, lr := range lrs {
+		if !now[lr.base.Point.Key()] {
+			todo = append(todo, lr)
+		}
+	}
+	if len(todo) > 0 {
+		timeout := 10 * time.Minute // a scenario's default (Scenario.timeout)
+		if baseline.Scenario != nil {
+			if timeout, err = baseline.Scenario.timeout(); err != nil {
+				return nil, nil, fmt.Errorf("scenario: %w", err)
+			}
+		}
+		recs, err := replayLayouts(ctx, todo, o, timeout)
+		if err != nil {
+			return nil, nil, err
+		}
+		for i := range recs {
+			now[recs[i].Point.Key()] = true
+		}
+		cur.Records = append(cur.Records, recs...)
 	}
 	var missing []string
 	for i := range baseline.Records {
@@ -140,6 +165,23 @@ func CheckWith(ctx context.Context, baseline *Results, o RunOptions, tol float64
 			ErrUnmatched, len(missing), len(baseline.Records), strings.Join(shown, "; "))
 	}
 	return CompareResults(baseline, cur, tol), cur, nil
+}
+
+// rerunScenario re-runs baseline's scenario in a scratch directory
+// (removed when an interrupted command exits, even while this run is
+// abandoned on its goroutine).
+func rerunScenario(ctx context.Context, baseline *Results, o RunOptions) (*Results, error) {
+	if err := baseline.Scenario.Validate(o.Registry); err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	dir, remove, err := scratch.MkdirTemp(ctx, "placesim-check-")
+	if err != nil {
+		return nil, err
+	}
+	defer remove()
+	o.Dir, o.Shard = dir, Shard{}
+	cur, _, err := RunScenario(ctx, baseline.Scenario, o)
+	return cur, err
 }
 
 // checkBaselineRecords refuses a baseline that could not be compared

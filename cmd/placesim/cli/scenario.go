@@ -600,6 +600,11 @@ cluster, settings, seed) in the same execution regime; the regime flags
 (--pipeline, --microbatches, --stages, --recompute, --data-parallel, or
 --regimes LIST) check only the baseline's points in those regimes.
 
+A large-model point (regime layout:..., as sweep --layout, a scenario's
+layout, train and search write them) is replayed from its record: its
+model, its system with its system.KEY settings, the layout as played and
+its stage planner, and its iteration time and peak memory are compared.
+
 It fails closed: anything that would make the check meaningless is an
 error with its own exit code, never a pass.
 
@@ -609,7 +614,8 @@ Exit codes:
        baseline point recorded twice or with a step time that is not > 0...)
   3    invalid --tolerance (NaN, infinite, negative, above 1000%, not a number)
   4    the baseline has no records
-  5    baseline points that re-running its scenario does not produce
+  5    baseline points that re-running its scenario does not produce, or a
+       layout record lacking a field its replay needs (named)
   6    the baseline is not a results file of this result format version
   7    the baseline's scenario names an executable or a directory
        (placerOptions such as metis.bin): those come only from --opt or the
