@@ -116,3 +116,27 @@ layout: tp=2,pp=2,dp=2,sp,zero=1,mbs=1,gbs=8
 		t.Fatalf("check of a layout scenario: exit %d\n%s\n%s", code, stdout, errs)
 	}
 }
+
+// compare --layout --out writes results.json, a record per stage planner,
+// and check replays each planner's point; a graph compare's results are
+// still checked by re-running its scenario.
+func TestCheckCompareLayout(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "cmp")
+	if code, _, errs := run(t, "compare", "-w", "zoo:llama3.1-8b?layers=4&seq=1024", "-c", "dgx-h100", "--layout", "tp=2,pp=2,dp=2,mbs=1,gbs=8",
+		"--placers", "even,tarnawski-dp", "-o", out, "-q"); code != 0 {
+		t.Fatalf("compare --layout: exit %d\n%s", code, errs)
+	}
+	code, stdout, errs := run(t, "check", "--baseline", filepath.Join(out, "results.json"), "-q")
+	if code != 0 || !strings.HasPrefix(stdout, "ok: 2 points within 2%") {
+		t.Fatalf("check of compare --layout: exit %d\n%s\n%s", code, stdout, errs)
+	}
+	graph := filepath.Join(dir, "graph")
+	if code, _, errs := run(t, "compare", "-w", "zoo:mlp", "-c", "4xV100-pcie", "--placers", "m-etf,round-robin", "-o", graph, "-q"); code != 0 {
+		t.Fatalf("compare: exit %d\n%s", code, errs)
+	}
+	code, stdout, errs = run(t, "check", "--baseline", filepath.Join(graph, "results.json"), "-q")
+	if code != 0 || !strings.HasPrefix(stdout, "ok: 2 points within 2%") {
+		t.Fatalf("check of a graph compare: exit %d\n%s\n%s", code, stdout, errs)
+	}
+}

@@ -216,31 +216,45 @@ func compareLLMRun(opts *CompareOptions, layout string) error {
 			}
 		}
 	}
+	regime, err := study.LayoutRegime(layout)
+	if err != nil {
+		return flagNamed(err, layoutFlagNames("--placers"))
+	}
+	if opts.OutDir != "" {
+		release, err := claimOutDir("--out", opts.OutDir, "compare", study.Shard{})
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
 	plans, err := runWithin(opts.Ctx, opts.Factory, 0, func(ctx context.Context, reg *placers.Registry) ([]study.StagePlan, error) {
 		return study.CompareStagePlanners(ctx, reg, names, j), nil
 	})
 	if err != nil {
 		return err
 	}
+	// one record per planner
+	rows := make([]*study.Record, len(plans))
+	for i, p := range plans {
+		pt := layoutPoint(opts.Run.workload, opts.Run.cluster, p.Planner, regime)
+		pt.Index = i
+		rec := study.Record{Point: pt, Error: p.Failure}
+		if p.Result != nil {
+			rec = layoutRecord(pt, j, p.Result)
+			rec.LLM.Stages = p.Stages
+			rec.LLM.Notes = append(rec.LLM.Notes, p.Notes...)
+		}
+		t := p.PlaceTime
+		rec.PlaceTime = &t
+		rows[i] = &rec
+	}
+	if opts.OutDir != "" {
+		if err := writeLayoutComparison(opts, layout, names, rows); err != nil {
+			return err
+		}
+	}
 	if opts.Format == "json" {
-		// one record per planner, in compare's JSON ({"results": [...]})
-		regime, err := study.LayoutRegime(layout)
-		if err != nil {
-			return flagNamed(err, layoutFlagNames("--placers"))
-		}
-		rows := make([]*study.Record, len(plans))
-		for i, p := range plans {
-			pt := layoutPoint(opts.Run.workload, opts.Run.cluster, p.Planner, regime)
-			rec := study.Record{Point: pt, Error: p.Failure}
-			if p.Result != nil {
-				rec = layoutRecord(pt, j, p.Result)
-				rec.LLM.Stages = p.Stages
-				rec.LLM.Notes = append(rec.LLM.Notes, p.Notes...)
-			}
-			t := p.PlaceTime
-			rec.PlaceTime = &t
-			rows[i] = &rec
-		}
+		// in compare's JSON ({"results": [...]})
 		return reports.JSON(opts.Out, rows)
 	}
 	w := opts.Out
