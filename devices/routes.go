@@ -16,9 +16,8 @@ import (
 // read out of its tree the first time it is asked for, and kept. A
 // simulation that sends from k devices costs k runs, not the n^2 of
 // computing every pair up front, and a question about a route (its
-// transfer time, whether it crosses an adapter) is answered from the
-// tree without reading the route out: the nearest-neighbour ring over
-// 1,024 GPUs asks a million of them.
+// transfer time, whether it crosses an adapter, which of some devices is
+// nearest) is answered from the tree without reading the route out.
 type routeTable struct {
 	topo  *links.Topology
 	devs  []Device
@@ -28,13 +27,19 @@ type routeTable struct {
 	trees []routeRow
 }
 
+// routeBlock is a block of a row's routes: slot j%len holds the route to
+// device j once read out.
+type routeBlock [64]atomic.Pointer[links.Route]
+
 type routeRow struct {
 	once sync.Once
 	via  []int32 // via[e]: the last link of the route to endpoint e, -1 for none
-	// routes[j] is the route to device j once read out (nil until then;
-	// the slice made on the first)
+	// routes holds the routes read out, by destination device in blocks
+	// of routeBlock, a block made on its first route (a GPU's routes to
+	// its node's peers and to its ring neighbours are a block or two of a
+	// thousand destinations)
 	kept   sync.Once
-	routes []atomic.Pointer[links.Route]
+	routes []atomic.Pointer[routeBlock]
 }
 
 func newRouteTable(t *links.Topology, devs []Device) *routeTable {
@@ -339,8 +344,16 @@ func (rt *routeTable) reaches(r *routeRow, src, dst int) bool {
 // it is kept); nil when dst is unreachable.
 func (rt *routeTable) route(src, dst int) links.Route {
 	r := rt.row(src)
-	r.kept.Do(func() { r.routes = make([]atomic.Pointer[links.Route], len(rt.devs)) })
-	if p := r.routes[dst].Load(); p != nil {
+	r.kept.Do(func() {
+		r.routes = make([]atomic.Pointer[routeBlock], (len(rt.devs)+len(routeBlock{})-1)/len(routeBlock{}))
+	})
+	blk := r.routes[dst/len(routeBlock{})].Load()
+	if blk == nil {
+		r.routes[dst/len(routeBlock{})].CompareAndSwap(nil, new(routeBlock))
+		blk = r.routes[dst/len(routeBlock{})].Load()
+	}
+	slot := &blk[dst%len(routeBlock{})]
+	if p := slot.Load(); p != nil {
 		return *p
 	}
 	if !rt.reaches(r, src, dst) {
@@ -357,8 +370,8 @@ func (rt *routeTable) route(src, dst int) links.Route {
 		n--
 		route[n] = links.LinkID(r.via[e])
 	}
-	r.routes[dst].CompareAndSwap(nil, &route)
-	return *r.routes[dst].Load()
+	slot.CompareAndSwap(nil, &route)
+	return *slot.Load()
 }
 
 // crossesNIC reports whether the route from device a to b passes a

@@ -157,7 +157,7 @@ func (u *unrolled) addAllReduces() {
 		}
 		devs := make([]int, u.reps)
 		for r := range devs {
-			devs[r] = l.repDev[r][l.stageDev[st]]
+			devs[r] = l.dev(r, l.stageDev[st])
 		}
 		topo := newCollectiveTopo(u.c, devs)
 		for ri, mb := range rounds {

@@ -22,8 +22,13 @@ type layout struct {
 	stageOf   []int32   // op -> stage
 	stageDev  []int     // replica 0's device of each stage
 	reps      int
-	// repDev[r][d]: the device replica r uses for replica 0's device d
-	// (-1 where the plan does not use d)
+	// used: replica 0's devices, ascending; usedAt[d]: d's index in
+	// used (-1 where the plan does not use d); repDev[r][j]: the device
+	// replica r uses for replica 0's device used[j] (dev reads it by
+	// device: one entry per replica and device used, not per device of
+	// the cluster)
+	used    []int
+	usedAt  []int32
 	repDev  [][]int
 	bucket  int64 // all-reduce bucket bytes (0: one per stage)
 	overlap bool  // buckets start when their gradients are ready
@@ -35,10 +40,11 @@ func (p *Plan) layout(g *workloads.Graph, c *devices.Cluster) (*layout, error) {
 	l := &layout{m: 1, reps: 1}
 	if !p.unrolledPlan() {
 		// a step: one instance per op on the plan's own devices
-		l.repDev = [][]int{make([]int, len(c.Devices))}
-		for d := range l.repDev[0] {
-			l.repDev[0][d] = d
+		all := make([]int, len(c.Devices))
+		for d := range all {
+			all[d] = d
 		}
+		l.setUsed(all, len(c.Devices))
 		return l, nil
 	}
 	topo, err := g.TopoOrder()
@@ -249,19 +255,36 @@ func (l *layout) deriveStages(p *Plan, g *workloads.Graph) {
 	}
 }
 
+// setUsed makes used (ascending, of a cluster of nd devices) replica 0's
+// devices, each standing for itself.
+func (l *layout) setUsed(used []int, nd int) {
+	l.used = used
+	l.usedAt = make([]int32, nd)
+	for d := range l.usedAt {
+		l.usedAt[d] = -1
+	}
+	for j, d := range used {
+		l.usedAt[d] = int32(j)
+	}
+	l.repDev = [][]int{slices.Clone(used)}
+}
+
+// dev is the device replica r uses for replica 0's device d (-1 where the
+// plan does not use d).
+func (l *layout) dev(r, d int) int {
+	if j := l.usedAt[d]; j >= 0 {
+		return l.repDev[r][j]
+	}
+	return -1
+}
+
 // setReplicas resolves the devices of every data-parallel replica.
 func (l *layout) setReplicas(p *Plan, c *devices.Cluster) error {
 	nd := len(c.Devices)
 	used := append([]int(nil), l.stageDev...)
 	sort.Ints(used)
 	used = slices.Compact(used)
-	l.repDev = [][]int{make([]int, nd)}
-	for d := range l.repDev[0] {
-		l.repDev[0][d] = -1
-	}
-	for _, d := range used {
-		l.repDev[0][d] = d
-	}
+	l.setUsed(used, nd)
 	dp := p.DataParallel
 	if dp == nil {
 		return nil
@@ -293,11 +316,9 @@ func (l *layout) setReplicas(p *Plan, c *devices.Cluster) error {
 			return fmt.Errorf("%w: field dataParallel.devices[0] = %v (valid: the devices the plan uses, ascending: %v)", ErrInvalidPlan, dp.Devices[0], used)
 		}
 	}
+	next := map[string]int{} // by kind: where the search for a free device resumes
 	for r := 1; r < dp.Replicas; r++ {
-		m := make([]int, nd)
-		for d := range m {
-			m[d] = -1
-		}
+		m := make([]int, len(used))
 		for j, d := range used {
 			var rd int
 			if dp.Devices != nil {
@@ -312,12 +333,20 @@ func (l *layout) setReplicas(p *Plan, c *devices.Cluster) error {
 					return fmt.Errorf("%w: field dataParallel.devices[%d][%d]: device %s is used twice (every replica needs its own devices)", ErrInvalidPlan, r, j, c.Devices[rd].Name)
 				}
 			} else {
+				// the first free device of d's kind: devices before its
+				// kind's cursor are taken or of another kind (taken only
+				// grows), so the search resumes there
+				kind := c.Devices[d].Kind.Name
 				rd = -1
-				for e := range c.Devices {
-					if !taken[e] && c.Devices[e].Kind.Name == c.Devices[d].Kind.Name {
+				for e := next[kind]; e < nd; e++ {
+					if !taken[e] && c.Devices[e].Kind.Name == kind {
 						rd = e
+						next[kind] = e + 1
 						break
 					}
+				}
+				if rd < 0 {
+					next[kind] = nd
 				}
 				if rd < 0 {
 					return fmt.Errorf("%w: field dataParallel.replicas = %d: replica %d finds no free device of kind %s for %s in cluster %q (valid: at most as many replicas as free devices allow, or give dataParallel.devices)",
@@ -329,7 +358,7 @@ func (l *layout) setReplicas(p *Plan, c *devices.Cluster) error {
 					ErrInvalidPlan, r, j, c.Devices[rd].Name, c.Devices[rd].Kind.Class, c.Devices[d].Name, c.Devices[d].Kind.Class)
 			}
 			taken[rd] = true
-			m[d] = rd
+			m[j] = rd
 		}
 		l.repDev = append(l.repDev, m)
 	}

@@ -195,7 +195,7 @@ func (u *unrolled) result(r *Result) {
 				ss.ParamBytes += u.g.Ops[v].ParamBytes
 			}
 			for rep := 0; rep < u.reps; rep++ {
-				d := l.repDev[rep][l.stageDev[st]]
+				d := l.dev(rep, l.stageDev[st])
 				ss.Devices = append(ss.Devices, u.c.Devices[d].Name)
 				ss.PeakMemory = max(ss.PeakMemory, r.Devices[d].PeakMemory)
 			}
@@ -208,8 +208,8 @@ func (u *unrolled) result(r *Result) {
 		var total float64
 		count := 0
 		for rep := 0; rep < u.reps; rep++ {
-			for d, rd := range l.repDev[rep] {
-				if rd >= 0 && l.repDev[0][d] >= 0 {
+			for _, rd := range l.repDev[rep] {
+				if rd >= 0 {
 					total += r.Devices[rd].Busy
 					count++
 				}

@@ -59,7 +59,7 @@ func (u *unrolled) addStash(st int) {
 		return
 	}
 	for r := 0; r < u.played; r++ {
-		d := l.repDev[r][l.stageDev[st]]
+		d := l.dev(r, l.stageDev[st])
 		for _, sh := range stashes {
 			x := u.addSide(NodeStash, d, params, sh.allocAfter, r)
 			u.edge(u.node(lastB, sh.allocAfter, r), x, 0)

@@ -72,10 +72,8 @@ func replicasDiffer(c *devices.Cluster, p *Plan, l *layout) string {
 	}
 	same := map[[2]*devices.KernelTable]bool{}
 	for r := 1; r < l.reps; r++ {
-		for d, rd := range l.repDev[r] {
-			if rd < 0 {
-				continue
-			}
+		for j, rd := range l.repDev[r] {
+			d := l.used[j]
 			a, b := &c.Devices[d], &c.Devices[rd]
 			if a.Memory != b.Memory {
 				return fmt.Sprintf("replica %d's device %s has %d bytes of memory, replica 0's %s %d", r, b.Name, b.Memory, a.Name, a.Memory)
@@ -148,7 +146,7 @@ func (u *unrolled) checkPeers() string {
 	for _, p := range pairs {
 		pc := peerClass{what: "the plan's transfers", src: make([]int, u.reps), dst: make([]int, u.reps)}
 		for r := range u.reps {
-			pc.src[r], pc.dst[r] = l.repDev[r][p.a], l.repDev[r][p.b]
+			pc.src[r], pc.dst[r] = l.dev(r, p.a), l.dev(r, p.b)
 		}
 		classes = append(classes, pc)
 	}
@@ -240,10 +238,8 @@ func (s *sim) standFor(r *Result) {
 		return
 	}
 	for rep := 1; rep < u.reps; rep++ {
-		for d, rd := range u.l.repDev[rep] {
-			if rd < 0 {
-				continue
-			}
+		for j, rd := range u.l.repDev[rep] {
+			d := u.l.used[j]
 			dst := &r.Devices[rd]
 			name, capacity := dst.Name, dst.Capacity
 			*dst = r.Devices[d]

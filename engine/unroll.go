@@ -378,7 +378,7 @@ func (u *unrolled) instances() error {
 		for vi := range g.Ops {
 			v := int32(vi)
 			op := &g.Ops[v]
-			d := l.repDev[r][u.plan.Device[v]]
+			d := l.dev(r, u.plan.Device[v])
 			if op.CPUOnly && u.c.Devices[d].Kind.Class != devices.CPU {
 				return cpuOnlyError(op, &u.c.Devices[d])
 			}
@@ -436,7 +436,7 @@ func (s *sim) params() {
 		for vi := range u.g.Ops {
 			v := int32(vi)
 			op := &u.g.Ops[v]
-			d := u.l.repDev[r][u.plan.Device[v]]
+			d := u.l.dev(r, u.plan.Device[v])
 			st := &s.streams[d]
 			st.ops++
 			st.params += op.ParamBytes
@@ -570,7 +570,7 @@ func (u *unrolled) orders() {
 					}
 				}
 			}
-			u.order[l.repDev[r][d]] = o
+			u.order[l.dev(r, d)] = o
 		}
 	}
 }
@@ -594,7 +594,7 @@ func (u *unrolled) planOrder() {
 	late := u.afterAllReduce()
 	for r := 0; r < u.played; r++ {
 		for d, ops := range p.Order {
-			rd := u.l.repDev[r][d]
+			rd := u.l.dev(r, d)
 			if rd < 0 {
 				continue
 			}
