@@ -2,7 +2,6 @@ package devices
 
 import (
 	"math"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -50,276 +49,32 @@ func newRouteTable(t *links.Topology, devs []Device) *routeTable {
 	return &routeTable{topo: t, devs: devs, ep: ep, trees: make([]routeRow, len(devs))}
 }
 
-// fabric is a topology laid out for Dijkstra's inner loop: each
-// endpoint's outgoing links as consecutive entries (in Topology.Out
-// order, which decides ties) with their heads and hop times, and the
-// endpoint facts the search and the route readers ask, without copying a
-// Link or comparing type names per link. It is made from the topology
-// on the table's first route, so a cloned cluster whose links were
-// changed before Rebuild routes on its own figures.
+// fabric is the topology as the route table reads it: links.Fabric (the
+// search and the figures its trees are read with) and the figures of the
+// links touching an adapter, each pair of figures once (nearest's
+// bound). It is made from the topology on the table's first route, so a
+// cloned cluster whose links were changed before Rebuild routes on its
+// own figures.
 type fabric struct {
-	first []int32 // endpoint e's links are edges[first[e]:first[e+1]]
-	edges []edge
-	gpu   []bool // by endpoint: a GPU (a leaf of every route tree)
-	saf   []bool // by endpoint: store-and-forward (Endpoint.StoreAndForward)
-	nic   []bool // by endpoint: a network adapter
-	links []hop  // by link
-	// unreached and noVia are a tree's labels and links before the
-	// search: every endpoint at +Inf, no link
-	unreached []label
-	noVia     []int32
-	// nicLinks: the figures of the links touching an adapter, each pair
-	// of figures once
-	nicLinks []hop
-}
-
-// hop is a link's figures as the transfer time reads them.
-type hop struct {
-	from    int32
-	lat, bw float64
-}
-
-// edge is a link as routing reads it.
-type edge struct {
-	w    float64 // Link.HopTime(links.RouteRefBytes), the routing weight
-	to   int32
-	link int32
+	*links.Fabric
+	hops     []links.Hop // Fabric.Hops: by link
+	nicLinks []links.Hop
 }
 
 func (rt *routeTable) fabric() *fabric {
 	rt.once.Do(func() {
-		t := rt.topo
-		n := len(t.Endpoints)
-		f := &fabric{first: make([]int32, n+1), edges: make([]edge, 0, len(t.Links)),
-			gpu: make([]bool, n), saf: make([]bool, n), nic: make([]bool, n)}
-		for e := range n {
-			ep := t.Endpoints[e]
-			f.gpu[e], f.saf[e], f.nic[e] = ep.Type == links.GPU, ep.StoreAndForward(), ep.Type == links.NIC
-			for _, lid := range t.Out(links.EndpointID(e)) {
-				l := &t.Links[lid]
-				f.edges = append(f.edges, edge{w: l.HopTime(links.RouteRefBytes), to: int32(l.To), link: int32(lid)})
-			}
-			f.first[e+1] = int32(len(f.edges))
-		}
-		f.unreached, f.noVia = make([]label, n), make([]int32, n)
-		for e := range n {
-			f.unreached[e] = label{math.Inf(1), 0, f.gpu[e]}
-			f.noVia[e] = -1
-		}
-		f.links = make([]hop, len(t.Links))
+		f := &fabric{Fabric: links.NewFabric(rt.topo)}
+		f.hops = f.Hops()
 		seen := map[[2]float64]bool{}
-		for i, l := range t.Links {
-			f.links[i] = hop{int32(l.From), l.Latency, l.Bandwidth}
-			if key := [2]float64{l.Latency, l.Bandwidth}; (f.nic[l.From] || f.nic[l.To]) && !seen[key] {
+		for _, l := range rt.topo.Links {
+			if key := [2]float64{l.Latency, l.Bandwidth}; (f.NIC(int32(l.From)) || f.NIC(int32(l.To))) && !seen[key] {
 				seen[key] = true
-				f.nicLinks = append(f.nicLinks, hop{lat: l.Latency, bw: l.Bandwidth})
+				f.nicLinks = append(f.nicLinks, links.Hop{Latency: l.Latency, Bandwidth: l.Bandwidth})
 			}
 		}
 		rt.fab = f
 	})
 	return rt.fab
-}
-
-// The queue of tree holds the endpoints to settle in buckets of one key
-// (distance, hops): a relaxation that reaches many endpoints at one
-// distance (a network switch's thousand adapters) fills one bucket, and
-// the heap orders buckets, not endpoints. The endpoints of the least key
-// are settled in endpoint order, as links.RouteTree's queue, ordered by
-// (distance, hops, endpoint), pops them; a bucket is complete when it is
-// taken, for every key pushed later is larger (a hop adds a positive
-// time and one hop), so the endpoints are settled in RouteTree's order
-// and every tie is broken as it breaks it. On a 1,024-GPU DGX cluster a
-// tree takes a third of the instructions of the heap of endpoints.
-
-// bucket is the endpoints queued at one key.
-type bucket struct {
-	d      float64
-	h      int32
-	sorted bool // items ascending
-	items  []int32
-}
-
-// bucketRef is a heap entry: a bucket's key and index.
-type bucketRef struct {
-	d   float64
-	h   int32
-	idx int32
-}
-
-func refBefore(a, b *bucketRef) bool {
-	if a.d != b.d {
-		return a.d < b.d
-	}
-	return a.h < b.h
-}
-
-// label is an endpoint's distance and hops from the source, as far as
-// the search knows, and whether it is a GPU.
-type label struct {
-	d   float64
-	h   int32
-	gpu bool
-}
-
-// treeScratch is what one tree run works in, kept for the next.
-type treeScratch struct {
-	labels  []label
-	buckets []bucket
-	free    []int32 // buckets to reuse
-	heap    []bucketRef
-}
-
-var treeWork = sync.Pool{New: func() any { return &treeScratch{} }}
-
-// newBucket returns an empty bucket of key (d, h) in the heap.
-func (w *treeScratch) newBucket(d float64, h int32) int32 {
-	var idx int32
-	if n := len(w.free); n > 0 {
-		idx = w.free[n-1]
-		w.free = w.free[:n-1]
-	} else {
-		if len(w.buckets) < cap(w.buckets) {
-			w.buckets = w.buckets[:len(w.buckets)+1] // its items' array kept
-		} else {
-			w.buckets = append(w.buckets, bucket{})
-		}
-		idx = int32(len(w.buckets) - 1)
-	}
-	b := &w.buckets[idx]
-	b.d, b.h, b.sorted, b.items = d, h, true, b.items[:0]
-	// push: the hole moves up from the end
-	it := bucketRef{d, h, idx}
-	w.heap = append(w.heap, it)
-	hp := w.heap
-	i := len(hp) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !refBefore(&it, &hp[p]) {
-			break
-		}
-		hp[i] = hp[p]
-		i = p
-	}
-	hp[i] = it
-	return idx
-}
-
-// popBucket removes the heap's least entry and returns its bucket.
-func (w *treeScratch) popBucket() int32 {
-	hp := w.heap
-	top := hp[0]
-	last := len(hp) - 1
-	x := hp[last]
-	hp = hp[:last]
-	w.heap = hp
-	if last > 0 {
-		i := 0
-		for {
-			c := 2*i + 1
-			if c >= last {
-				break
-			}
-			if r := c + 1; r < last && refBefore(&hp[r], &hp[c]) {
-				c = r
-			}
-			if !refBefore(&hp[c], &x) {
-				break
-			}
-			hp[i] = hp[c]
-			i = c
-		}
-		hp[i] = x
-	}
-	return top.idx
-}
-
-// tree writes the shortest-path tree from endpoint src into via (one
-// entry per endpoint): links.Topology.RouteTree's algorithm on the
-// fabric's arrays, with the same weights, the same order of links and
-// the same order of settling, hence the same tree, tie for tie
-// (TestRouteTreeMatchesTopology holds it to RouteTree).
-func (f *fabric) tree(src int32, via []int32) {
-	n := len(f.gpu)
-	w := treeWork.Get().(*treeScratch)
-	defer treeWork.Put(w)
-	if cap(w.labels) < n {
-		w.labels = make([]label, n)
-	}
-	lab := w.labels[:n]
-	copy(lab, f.unreached)
-	copy(via, f.noVia)
-	lab[src].d = 0
-	w.heap, w.buckets, w.free = w.heap[:0], w.buckets[:0], w.free[:0]
-	p := pusher{w: w, open: -1}
-	p.push(src, 0, 0)
-	first, edges := f.first, f.edges
-	for len(w.heap) > 0 {
-		idx := w.popBucket()
-		d, h := w.buckets[idx].d, w.buckets[idx].h
-		// buckets of the same key are one
-		for len(w.heap) > 0 && w.heap[0].d == d && w.heap[0].h == h {
-			other := w.popBucket()
-			w.buckets[idx].items = append(w.buckets[idx].items, w.buckets[other].items...)
-			w.buckets[idx].sorted = false
-			w.free = append(w.free, other)
-			if p.open == other {
-				p.open, p.ob = -1, nil
-			}
-		}
-		if p.open == idx {
-			p.open, p.ob = -1, nil
-		}
-		items := w.buckets[idx].items
-		if !w.buckets[idx].sorted {
-			slices.Sort(items)
-		}
-		for _, e := range items {
-			if l := &lab[e]; d > l.d || (d == l.d && h > l.h) || (e != src && l.gpu) {
-				continue // a stale entry; no routing through another accelerator
-			}
-			relax(edges[first[e]:first[e+1]], lab, via, d, h+1, &p)
-		}
-		w.free = append(w.free, idx)
-	}
-	via[src] = -1
-}
-
-// relax relaxes the links es of an endpoint settled at distance d, hops
-// nh-1: an endpoint reached sooner (or as soon in fewer hops) takes the
-// link as its last, and is queued unless it is a GPU.
-func relax(es []edge, lab []label, via []int32, d float64, nh int32, p *pusher) {
-	for i := range es {
-		k := &es[i]
-		l := &lab[k.to]
-		nd := d + k.w
-		if nd < l.d || (nd == l.d && nh < l.h) {
-			l.d, l.h = nd, nh
-			via[k.to] = k.link
-			if !l.gpu {
-				p.push(k.to, nd, nh)
-			}
-		}
-	}
-}
-
-// pusher queues endpoints: into the open bucket while the key stays, else
-// into a new one.
-type pusher struct {
-	w    *treeScratch
-	open int32   // the open bucket (-1: none)
-	ob   *bucket // its address
-}
-
-func (p *pusher) push(v int32, d float64, h int32) {
-	if p.ob == nil || p.ob.d != d || p.ob.h != h {
-		p.open = p.w.newBucket(d, h)
-		p.ob = &p.w.buckets[p.open]
-	}
-	b := p.ob
-	if len(b.items) > 0 && b.items[len(b.items)-1] > v {
-		b.sorted = false
-	}
-	b.items = append(b.items, v)
 }
 
 // row returns src's route tree, found on first use (safe for concurrent
@@ -328,8 +83,8 @@ func (rt *routeTable) row(src int) *routeRow {
 	r := &rt.trees[src]
 	r.once.Do(func() {
 		f := rt.fabric()
-		r.via = make([]int32, len(f.gpu))
-		f.tree(int32(rt.ep[src]), r.via)
+		r.via = make([]int32, f.Endpoints())
+		f.Tree(rt.ep[src], r.via)
 	})
 	return r
 }
@@ -362,11 +117,11 @@ func (rt *routeTable) route(src, dst int) links.Route {
 	f := rt.fabric()
 	from, to := int32(rt.ep[src]), int32(rt.ep[dst])
 	n := 0
-	for e := to; e != from; e = f.links[r.via[e]].from {
+	for e := to; e != from; e = f.hops[r.via[e]].From {
 		n++
 	}
 	route := make(links.Route, n)
-	for e := to; e != from; e = f.links[r.via[e]].from {
+	for e := to; e != from; e = f.hops[r.via[e]].From {
 		n--
 		route[n] = links.LinkID(r.via[e])
 	}
@@ -383,12 +138,12 @@ func (rt *routeTable) crossesNIC(a, b int) bool {
 		return false
 	}
 	from, e := int32(rt.ep[a]), int32(rt.ep[b])
-	if f.nic[e] {
+	if f.NIC(e) {
 		return true
 	}
 	for e != from {
-		e = f.links[r.via[e]].from
-		if f.nic[e] {
+		e = f.hops[r.via[e]].From
+		if f.NIC(e) {
 			return true
 		}
 	}
@@ -412,16 +167,16 @@ func (rt *routeTable) transferTime(src, dst int, b int64) float64 {
 	for from, e := int32(rt.ep[src]), int32(rt.ep[dst]); e != from; {
 		lid := r.via[e]
 		route = append(route, lid)
-		e = f.links[lid].from
+		e = f.hops[lid].From
 	}
 	var start, finish float64 // of the current hop
 	for i := len(route) - 1; i >= 0; i-- {
-		l := &f.links[route[i]]
-		hop := l.lat + float64(b)/l.bw // Link.HopTime(b)
-		if i < len(route)-1 && !f.saf[l.from] {
+		l := &f.hops[route[i]]
+		hop := l.Latency + float64(b)/l.Bandwidth // Link.HopTime(b)
+		if i < len(route)-1 && !f.StoreAndForward(l.From) {
 			// cut-through: the head arrives after the previous hop's latency
-			s := start + f.links[route[i+1]].lat
-			start, finish = s, math.Max(s+hop, finish+l.lat)
+			s := start + f.hops[route[i+1]].Latency
+			start, finish = s, math.Max(s+hop, finish+l.Latency)
 			continue
 		}
 		start = finish
@@ -446,7 +201,7 @@ var nearWork = sync.Pool{New: func() any { return &nearScratch{} }}
 func (f *fabric) nicBound(b int64) float64 {
 	lb := math.Inf(1)
 	for _, l := range f.nicLinks {
-		lb = math.Min(lb, l.lat+float64(b)/l.bw)
+		lb = math.Min(lb, l.Latency+float64(b)/l.Bandwidth)
 	}
 	return lb
 }
@@ -467,7 +222,7 @@ func (f *fabric) nicBound(b int64) float64 {
 // DGX cluster a GPU's nearest peer is then found among its node's.
 func (rt *routeTable) nearest(src int, b int64, cands []int) (int, float64) {
 	f := rt.fabric()
-	n := len(f.gpu)
+	n := f.Endpoints()
 	w := nearWork.Get().(*nearScratch)
 	defer nearWork.Put(w)
 	if len(w.mark) < n {
@@ -484,19 +239,19 @@ func (rt *routeTable) nearest(src int, b int64, cands []int) (int, float64) {
 	mark[from] = call
 	for i := 0; i < len(queue); i++ {
 		e := queue[i]
-		if e != from && f.gpu[e] {
+		if e != from && f.GPU(e) {
 			continue // routes pass no other GPU
 		}
-		for _, k := range f.edges[f.first[e]:f.first[e+1]] {
-			if mark[k.to] != call && !f.nic[k.to] {
-				mark[k.to] = call
-				queue = append(queue, k.to)
+		for _, k := range f.Out(e) {
+			if mark[k.To] != call && !f.NIC(k.To) {
+				mark[k.To] = call
+				queue = append(queue, k.To)
 			}
 		}
 	}
 	w.queue = queue
 	best, bestT := -1, math.Inf(1)
-	if !f.nic[from] {
+	if !f.NIC(from) {
 		via := rt.row(src).via
 		for i, d := range cands {
 			if e := rt.ep[d]; mark[e] != call && via[e] >= 0 {

@@ -79,7 +79,9 @@ func routeTestClusters(t *testing.T) []*Cluster {
 }
 
 // checkRouteTable holds a route table to links.Topology: every source's
-// tree is RouteTree's, link for link; every route is the one read out of
+// row is RouteTree's tree, link for link (the search itself is held to a
+// reference Dijkstra by links' TestRouteTreeMatchesReference and
+// TestRouteTreeMatchesReferenceSystems); every route is the one read out of
 // it (RouteIn); the transfer time is Topology.TransferTime of that route,
 // bit for bit; an adapter is crossed exactly when one of the route's
 // links leaves or enters one.
@@ -171,9 +173,10 @@ func checkNearest(t *testing.T, name string, rt *routeTable, n int) {
 	}
 }
 
-// TestRouteTreeMatchesTopology: the route table's own Dijkstra (the
-// fabric's arrays) gives links.RouteTree's trees and the routes read out
-// of them, on the presets, systems, a cluster file of ties and random
+// TestRouteTreeMatchesTopology: the route table's rows (links.Fabric's
+// trees, made once per table) are links.RouteTree's trees, and its
+// routes, transfer times, adapter crossings and nearest peers, read from
+// the rows, are those of the routes RouteIn reads out of them, on the presets, systems, a cluster file of ties and random
 // fabrics with many equal-distance ties.
 func TestRouteTreeMatchesTopology(t *testing.T) {
 	for _, c := range routeTestClusters(t) {

@@ -3,7 +3,6 @@ package links
 import (
 	"fmt"
 	"math"
-	"sync"
 )
 
 // RouteRefBytes is the message size routes are chosen for: a route
@@ -15,8 +14,8 @@ const RouteRefBytes = 1 << 20
 type Route []LinkID
 
 // Route returns the fastest route from src to dst for a RouteRefBytes
-// message (Dijkstra; ties go to the path found first in link-ID order, so
-// routes are deterministic). Routes may pass through switches, NICs and
+// message (RouteTree's search; ties go to fewer hops, then to the path
+// found first in link order, so routes are deterministic). Routes may pass through switches, NICs and
 // hosts but never through another GPU.
 func (t *Topology) Route(src, dst EndpointID) (Route, error) {
 	if err := t.checkEndpoint(dst); err != nil {
@@ -36,65 +35,24 @@ func (t *Topology) checkEndpoint(e EndpointID) error {
 	return nil
 }
 
-// routeScratch is what one RouteTree run works in, kept for the next
-// (a cluster of a thousand GPUs runs a thousand).
-type routeScratch struct {
-	dist []float64
-	hops []int
-	pq   distHeap
-}
-
-var routeWork = sync.Pool{New: func() any { return &routeScratch{} }}
-
-// RouteTree returns the shortest-path tree of every route from src (one
-// Dijkstra run, O(E log V)): via[e] is the last link of the fastest route
-// from src to e, -1 when e is src or unreachable. Routes never pass
-// through a GPU other than src, so a GPU is a leaf of the tree. RouteIn
-// reads a route out of it; Route(src, dst) is RouteIn(RouteTree(src), src,
-// dst).
+// RouteTree returns the shortest-path tree of every route from src:
+// via[e] is the last link of the fastest route from src to e, -1 when e
+// is src or unreachable (Fabric.Tree on NewFabric(t): one search,
+// O(E log V)). Routes never pass through a GPU other than src, so a GPU
+// is a leaf of the tree. RouteIn reads a route out of it; Route(src, dst)
+// is RouteIn(RouteTree(src), src, dst). A caller asking many trees of one
+// topology makes its Fabric once and asks it.
 func (t *Topology) RouteTree(src EndpointID) ([]LinkID, error) {
-	n := len(t.Endpoints)
 	if err := t.checkEndpoint(src); err != nil {
 		return nil, fmt.Errorf("route from %d: %w", src, err)
 	}
-	w := routeWork.Get().(*routeScratch)
-	defer routeWork.Put(w)
-	if cap(w.dist) < n {
-		w.dist, w.hops = make([]float64, n), make([]int, n)
+	f := NewFabric(t)
+	v := make([]int32, f.Endpoints())
+	f.Tree(src, v)
+	via := make([]LinkID, len(v))
+	for e, l := range v {
+		via[e] = LinkID(l)
 	}
-	dist, hops := w.dist[:n], w.hops[:n]
-	via := make([]LinkID, n)
-	for i := range dist {
-		dist[i] = math.Inf(1)
-		hops[i] = 0
-		via[i] = -1
-	}
-	dist[src] = 0
-	pq := &w.pq
-	pq.items = pq.items[:0]
-	pq.Push(distItem{src, 0, 0})
-	for pq.Len() > 0 {
-		cur := pq.Pop()
-		if cur.d > dist[cur.e] || (cur.d == dist[cur.e] && cur.h > hops[cur.e]) {
-			continue
-		}
-		if cur.e != src && t.Endpoints[cur.e].Type == GPU {
-			continue // no routing through another accelerator
-		}
-		for _, lid := range t.out[cur.e] {
-			l := t.Links[lid]
-			nd := cur.d + l.HopTime(RouteRefBytes)
-			nh := cur.h + 1
-			if nd < dist[l.To] || (nd == dist[l.To] && nh < hops[l.To]) {
-				dist[l.To], hops[l.To], via[l.To] = nd, nh, lid
-				if t.Endpoints[l.To].Type != GPU {
-					// a GPU is a leaf: popped, it would relax nothing
-					pq.Push(distItem{l.To, nd, nh})
-				}
-			}
-		}
-	}
-	via[src] = -1
 	return via, nil
 }
 
@@ -164,79 +122,4 @@ func (t *Topology) TransferTime(r Route, b int64) float64 {
 		finish = start + l.HopTime(b)
 	}
 	return finish
-}
-
-type distItem struct {
-	e EndpointID
-	d float64
-	h int
-}
-
-// distHeap is RouteTree's priority queue: internal/heap's binary heap
-// written out for distItem with distBefore inlined (the generic one calls
-// its order through a function value: two thirds of a thousand-GPU
-// cluster's routing time). distBefore is a total order on the items a run
-// pushes (an endpoint is pushed again only at a smaller distance or fewer
-// hops), so any binary heap pops them in the same order;
-// TestRouteTreeHeap holds it to the generic heap.
-type distHeap struct{ items []distItem }
-
-func (h *distHeap) Len() int { return len(h.items) }
-
-// Push adds x: the hole moves up from the end, x is written once.
-func (h *distHeap) Push(x distItem) {
-	h.items = append(h.items, x)
-	items := h.items
-	i := len(items) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !distBefore(&x, &items[p]) {
-			break
-		}
-		items[i] = items[p]
-		i = p
-	}
-	items[i] = x
-}
-
-// Pop removes and returns the least item: the last one fills the hole
-// left at the root, moving down.
-func (h *distHeap) Pop() distItem {
-	items := h.items
-	top := items[0]
-	n := len(items) - 1
-	x := items[n]
-	items = items[:n]
-	h.items = items
-	if n == 0 {
-		return top
-	}
-	i := 0
-	for {
-		c := 2*i + 1
-		if c >= n {
-			break
-		}
-		if r := c + 1; r < n && distBefore(&items[r], &items[c]) {
-			c = r
-		}
-		if !distBefore(&items[c], &x) {
-			break
-		}
-		items[i] = items[c]
-		i = c
-	}
-	items[i] = x
-	return top
-}
-
-// distBefore orders Dijkstra's items by (distance, hops, endpoint).
-func distBefore(a, b *distItem) bool {
-	if a.d != b.d {
-		return a.d < b.d
-	}
-	if a.h != b.h {
-		return a.h < b.h
-	}
-	return a.e < b.e
 }
