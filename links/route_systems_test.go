@@ -1,6 +1,7 @@
 package links_test
 
 import (
+	"fmt"
 	"testing"
 
 	"placesim/devices"
@@ -8,10 +9,11 @@ import (
 )
 
 // TestRouteTreeMatchesReferenceSystems: on every preset cluster and on
-// systems of each fabric (a fat-tree's spines give equal routes),
-// RouteTree and Fabric.Tree give every endpoint the reference Dijkstra's
-// tree. An external test: devices builds these topologies and imports
-// links, so links' own tests cannot name it.
+// every system family with each fabric (single switch, rails, a
+// fat-tree, one oversubscribed) and on fat-trees whose spines give equal
+// routes, RouteTree and Fabric.Tree give every endpoint the reference
+// Dijkstra's tree. An external test: devices builds these topologies and
+// imports links, so links' own tests cannot name it.
 func TestRouteTreeMatchesReferenceSystems(t *testing.T) {
 	for _, p := range devices.Presets() {
 		c, err := devices.NewPreset(p.Name)
@@ -20,19 +22,19 @@ func TestRouteTreeMatchesReferenceSystems(t *testing.T) {
 		}
 		links.CheckAgainstReference(t, p.Name, c.Topology)
 	}
-	for _, s := range []string{
-		"dgx-h100:nodes=8,fabric=fat-tree,oversubscription=4",
-		"dgx-h100:nodes=6,fabric=fat-tree,leaf=8,oversubscription=2",
-		"system:nodes=4,gpus-per-node=4,adapters=2,fabric=fat-tree,leaf=2",
-		"dgx-h100:nodes=3,fabric=single",
-		"dgx-h100:nodes=4",
-		"mi300x:nodes=2",
-		"gb200-nvl72:racks=1",
-	} {
-		c, err := devices.NewSystem(s)
-		if err != nil {
-			t.Fatal(err)
+	// fat-trees of several leaves under spines
+	specs := []string{"dgx-h100:nodes=6,fabric=fat-tree,leaf=8,oversubscription=2",
+		"system:nodes=4,gpus-per-node=4,adapters=2,fabric=fat-tree,leaf=2"}
+	for _, f := range devices.SystemFamilies() {
+		for _, fabric := range []string{"single", "rail", "fat-tree", "fat-tree,oversubscription=4"} {
+			specs = append(specs, fmt.Sprintf("%s:%s=4,fabric=%s", f.Name, f.Unit, fabric))
 		}
-		links.CheckAgainstReference(t, s, c.Topology)
+	}
+	for _, spec := range specs {
+		c, err := devices.NewSystem(spec)
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		links.CheckAgainstReference(t, spec, c.Topology)
 	}
 }
