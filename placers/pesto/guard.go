@@ -33,7 +33,7 @@ type startPlan struct {
 // runs the placement-group search (groupSearch) from each of them, the
 // fastest first, within Config.Search simulations in all, and keeps the
 // fastest plan found; it records what it measured.
-func (p *Pesto) guard(ctx context.Context, req *placers.Request, pr *problem, res *Result, wdev []int, worders [][]int, mode string) error {
+func (p *Pesto) guard(ctx context.Context, req *placers.Request, pr *problem, res *Result, wdev []int, worders [][]int, mode string) (err error) {
 	starts := []startPlan{}
 	if wdev != nil {
 		var scratch Result
@@ -95,6 +95,11 @@ func (p *Pesto) guard(ctx context.Context, req *placers.Request, pr *problem, re
 	if res.Kept != "" {
 		res.KeptTime = best
 	}
+	defer func() {
+		if err == nil {
+			p.orderGuard(ctx, g, req, res, best)
+		}
+	}()
 	if p.cfg.Search <= 0 {
 		return nil
 	}
@@ -118,6 +123,21 @@ func (p *Pesto) guard(ctx context.Context, req *placers.Request, pr *problem, re
 		}
 	}
 	return nil
+}
+
+// orderGuard runs, with Config.OrderSearch > 0, the order search on the
+// guard's plan (step t with the estimates) and keeps its plan when it
+// plays faster.
+func (p *Pesto) orderGuard(ctx context.Context, g *workloads.Graph, req *placers.Request, res *Result, t float64) {
+	if p.cfg.OrderSearch <= 0 || math.IsInf(t, 1) || ctx.Err() != nil {
+		return
+	}
+	or := orderSearch(ctx, g, req.Cluster, res.Plan, t, p.cfg.OrderSearch)
+	res.OrderEvals = or.evals
+	if or.moves > 0 && or.time < t*(1-1e-9) {
+		res.Plan = or.plan
+		res.OrderMoves, res.OrderTime = or.moves, or.time
+	}
 }
 
 // oneDevice places every op on the first accelerator, or where it cannot

@@ -73,6 +73,11 @@ type Config struct {
 	// spend; its plan is one more candidate of the guard (layersearch=,
 	// default DefaultLayerSearch; 0: none).
 	LayerSearch int
+	// OrderSearch is the number of simulations the order search
+	// (orderSearch: producers of cross-device transfers moved in their
+	// device's order, section 3.2.2) may spend on the fastest plan found
+	// (ordersearch=, default DefaultOrderSearch; 0: none).
+	OrderSearch int
 }
 
 // Defaults of Config.
@@ -171,6 +176,11 @@ type Result struct {
 	// estimates (0 when it did not run).
 	LayerUnits, LayerEvals int
 	LayerTime              float64
+	// OrderMoves is the number of order moves the order search kept,
+	// OrderEvals its simulations and OrderTime the plan's step with the
+	// estimates after them (0 when none was kept).
+	OrderMoves, OrderEvals int
+	OrderTime              float64
 	// UsedWarmStart: CBC returned no better incumbent and the plan is the
 	// warm start's; SolverError says why when CBC failed; WorseThanStart
 	// when CBC ended on a schedule worse than its start.
@@ -454,6 +464,16 @@ func (r *Result) Report() *placers.Report {
 				rep.Fallback = fmt.Sprintf("%s improved by %d placement-group moves: it simulates faster with the estimates than the ILP's plan (%.6gs against %.6gs)", keptName(r.Kept), r.SearchMoves, r.SearchTime, r.Simulated)
 			case rep.Fallback != "":
 				rep.Fallback += fmt.Sprintf("; improved by %d placement-group moves (%.6gs against %.6gs with the estimates)", r.SearchMoves, r.SearchTime, r.Simulated)
+			}
+		}
+	}
+	if r.OrderEvals > 0 {
+		if r.OrderMoves == 0 {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("order search: no move of a transfer's producer in its device's order gives a faster plan (%d simulations)", r.OrderEvals))
+		} else {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("order search: %d moves of transfers' producers in their devices' order, %.6gs with the estimates (%d simulations); the plan fixes each device's order", r.OrderMoves, r.OrderTime, r.OrderEvals))
+			if rep.Fallback != "" {
+				rep.Fallback += fmt.Sprintf("; its order improved by %d moves (%.6gs with the estimates)", r.OrderMoves, r.OrderTime)
 			}
 		}
 	}
