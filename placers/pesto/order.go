@@ -36,11 +36,14 @@ type orderSearchResult struct {
 // never past an op on the same device that depends on it (or that it
 // depends on), keeping the first move that plays faster with the
 // estimates; passes repeat until one keeps nothing or budget simulations
-// are spent. A candidate is played with its order as priorities (the
-// earlier in its device's order, the higher), not as a strict
-// engine.Plan.Order: a device whose next op waits for a transfer runs a
-// ready one instead, so that moving a producer lets the consumer of its
-// transfer's successor run as soon as its input is there.
+// are spent. A candidate is played two ways: with its order as priorities
+// (the earlier in its device's order, the higher; a device whose next op
+// waits for a transfer runs a ready one instead, so that moving a
+// producer lets the consumer of the transfer it no longer holds back run
+// as soon as its input is there) and as a strict engine.Plan.Order (a
+// device waits for its next op, so that a producer of a big transfer
+// moved later stays later even when its device is idle); the faster
+// counts. Each play is one simulation of the budget.
 func orderSearch(ctx context.Context, eg *workloads.Graph, cl *devices.Cluster, plan *engine.Plan, t0 float64, budget int) orderSearchResult {
 	best := orderSearchResult{plan: plan, time: t0}
 	if budget <= 0 || plan.Pipeline != nil || plan.DataParallel != nil || plan.Graph != nil {
@@ -92,17 +95,31 @@ func orderSearch(ctx context.Context, eg *workloads.Graph, cl *devices.Cluster, 
 	}
 	index()
 	dev := plan.Device
+	// play plays the current orders both ways, as priorities (the earlier
+	// in its device's order, the higher) and as a strict per-device order
+	// (engine.Plan.Order), and returns the faster
 	play := func() (*engine.Plan, float64) {
-		cand := &engine.Plan{Device: dev, Priority: make([]float64, n)}
-		for op := range cand.Priority {
-			cand.Priority[op] = -float64(pos[op])
+		var bestPlan *engine.Plan
+		bestT := math.Inf(1)
+		prio := &engine.Plan{Device: dev, Priority: make([]float64, n)}
+		for op := range prio.Priority {
+			prio.Priority[op] = -float64(pos[op])
 		}
-		best.evals++
-		res, err := engine.Simulate(eg, cl, cand, engine.Options{})
-		if err != nil || res.OOM != nil {
-			return nil, math.Inf(1)
+		strict := &engine.Plan{Device: dev, Order: make([][]int, len(orders))}
+		for d, seq := range orders {
+			strict.Order[d] = append([]int(nil), seq...)
 		}
-		return cand, res.StepTime
+		for _, cand := range []*engine.Plan{prio, strict} {
+			best.evals++
+			res, err := engine.Simulate(eg, cl, cand, engine.Options{})
+			if err != nil || res.OOM != nil || res.OrderRelaxed != "" {
+				continue
+			}
+			if res.StepTime < bestT {
+				bestPlan, bestT = cand, res.StepTime
+			}
+		}
+		return bestPlan, bestT
 	}
 	// the order as played is itself a candidate (it may differ from the
 	// plan's priorities by a tie, or the plan had none)
