@@ -131,3 +131,34 @@ func BenchmarkLayerSearch(b *testing.B) {
 	}
 	b.ReportMetric(float64(evals)/b.Elapsed().Seconds(), "sims/s")
 }
+
+// BenchmarkOrderSearch runs 40 simulations of the order search on the
+// layer search's plan of NMT-2 training (12,452 ops) at 0.1x NVLink (the
+// Figure 8b point); it reports simulations per second.
+func BenchmarkOrderSearch(b *testing.B) {
+	g, err := zoo.Build("zoo:gnmt?layers=2&hidden=1024&batch=128&training=true&framework=tf1-graph")
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, _ := devices.NewPreset("2xV100-nvlink+cpu")
+	for i := range c.Topology.Links {
+		if l := &c.Topology.Links[i]; l.Family == "nvlink" {
+			l.Bandwidth *= 0.1
+		}
+	}
+	if err := c.Rebuild(); err != nil {
+		b.Fatal(err)
+	}
+	est, _ := devices.NewEstimates(g, c, devices.EstimateOptions{})
+	eg := estimatedGraph(g, c, est)
+	ls, ok := layerSearch(context.Background(), g, eg, c, est, 20)
+	if !ok {
+		b.Fatal("no plan")
+	}
+	b.ResetTimer()
+	evals := 0
+	for i := 0; i < b.N; i++ {
+		evals += orderSearch(context.Background(), eg, c, ls.plan, ls.time, 40).evals
+	}
+	b.ReportMetric(float64(evals)/b.Elapsed().Seconds(), "sims/s")
+}

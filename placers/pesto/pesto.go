@@ -471,9 +471,13 @@ func (r *Result) Report() *placers.Report {
 		if r.OrderMoves == 0 {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("order search: no move of a transfer's producer in its device's order gives a faster plan (%d simulations)", r.OrderEvals))
 		} else {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("order search: %d moves of transfers' producers in their devices' order, %.6gs with the estimates (%d simulations); the plan fixes each device's order", r.OrderMoves, r.OrderTime, r.OrderEvals))
+			moves := fmt.Sprintf("%d moves", r.OrderMoves)
+			if r.OrderMoves == 1 {
+				moves = "1 move"
+			}
+			rep.Notes = append(rep.Notes, fmt.Sprintf("order search: %s of transfers' producers in their devices' order, %.6gs with the estimates (%d simulations)", moves, r.OrderTime, r.OrderEvals))
 			if rep.Fallback != "" {
-				rep.Fallback += fmt.Sprintf("; its order improved by %d moves (%.6gs with the estimates)", r.OrderMoves, r.OrderTime)
+				rep.Fallback += fmt.Sprintf("; its order improved by %s (%.6gs with the estimates)", moves, r.OrderTime)
 			}
 		}
 	}

@@ -54,7 +54,7 @@ func (a Args) config() Config {
 // Register adds this package's placers to r.
 func Register(r *placers.Registry) error {
 	return r.AddAll(
-		placers.Define("pesto", "Pesto: coarsening to ~200 vertices, then the placement-and-scheduling ILP on CBC, m-ETF warm start; the fastest in simulation of its plan, its starts (m-ETF, Expert, one GPU) and a layer search, improved by placement-group moves", New),
+		placers.Define("pesto", "Pesto: coarsening to ~200 vertices, then the placement-and-scheduling ILP on CBC, m-ETF warm start; the fastest in simulation of its plan, its starts (m-ETF, Expert, one GPU) and a layer search, improved by placement-group moves and an order search", New),
 		placers.Define("pesto-expert", "Pesto's Expert placements: LSTM/Transformer layers split across GPUs, embedding first, attention and softmax last; NASNet branches spread", NewExpert),
 	)
 }
