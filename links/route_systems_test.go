@@ -38,3 +38,20 @@ func TestRouteTreeMatchesReferenceSystems(t *testing.T) {
 		links.CheckAgainstReference(t, spec, c.Topology)
 	}
 }
+
+// BenchmarkFabricTree times the route search on a 1,024-GPU DGX H100
+// cluster (a fat-tree): one shortest-path tree from each GPU in turn, as
+// a data-parallel step's route table asks them.
+func BenchmarkFabricTree(b *testing.B) {
+	c, err := devices.NewSystem("dgx-h100:nodes=128,fabric=fat-tree")
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := links.NewFabric(c.Topology)
+	via := make([]int32, f.Endpoints())
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		f.Tree(c.Devices[i%len(c.Devices)].Endpoint, via)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "trees/s")
+}
