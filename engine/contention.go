@@ -44,7 +44,7 @@ func (u *unrolled) memoryBound(op int32, d int) bool {
 // (the hierarchical all-reduce's intra-node phases are rings). A group
 // collectives.Time cannot analyse (it errs only on devices outside the
 // cluster, which a validated plan never has) or a GPU whose SM count is
-// not known holds no SMs.
+// not known holds only the floor's share of the SMs.
 func (u *unrolled) resourceShares(times []float64, sizes []int64, devs []int, floor float64) []resourceShare {
 	out := make([]resourceShare, len(times))
 	n := len(devs)

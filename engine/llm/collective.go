@@ -111,20 +111,6 @@ func (cm *collMemo) time(groups [][]int, k Coll, bytes float64) (float64, error)
 	return t, nil
 }
 
-// routeBW is the bottleneck bandwidth and the latency of the route from
-// device a to b.
-func routeBW(c *devices.Cluster, a, b int) (bw, lat float64) {
-	top := c.Topology
-	for i, lid := range c.Route(a, b) {
-		l := top.Links[lid]
-		if i == 0 || l.Bandwidth < bw {
-			bw = l.Bandwidth
-		}
-		lat += l.Latency
-	}
-	return bw, lat
-}
-
 // collChannels is the number of channels NCCL runs collective k of
 // `bytes` over group with (collectives.Time): each channel's kernel
 // block holds one SM while it runs.

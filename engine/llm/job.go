@@ -160,56 +160,6 @@ func (j *Job) rank(tp, cp, dp, pp int) int {
 	return tp + l.TP*(cp+l.CP*(dp+l.DP*pp))
 }
 
-// groups of the representative (tp = cp = dp = 0) of pipeline rank r.
-func (j *Job) tpGroup(r int) []int {
-	g := make([]int, j.Layout.TP)
-	for i := range g {
-		g[i] = j.rank(i, 0, 0, r)
-	}
-	return g
-}
-
-func (j *Job) cpGroup(r int) []int {
-	g := make([]int, j.Layout.CP)
-	for i := range g {
-		g[i] = j.rank(0, i, 0, r)
-	}
-	return g
-}
-
-// dpGroup is the data-parallel group of dense gradients: Megatron reduces
-// them over the data- and context-parallel ranks together.
-func (j *Job) dpGroup(r int) []int {
-	l := j.Layout
-	g := make([]int, 0, l.DP*l.CP)
-	for d := 0; d < l.DP; d++ {
-		for c := 0; c < l.CP; c++ {
-			g = append(g, j.rank(0, c, d, r))
-		}
-	}
-	return g
-}
-
-// epGroup: the expert-parallel ranks are EP consecutive ranks of the
-// cp x dp space; expertDPGroup the ranks holding the same experts.
-func (j *Job) epGroup(r int) []int {
-	l := j.Layout
-	g := make([]int, l.EP)
-	for i := range g {
-		g[i] = j.rank(0, i%l.CP, i/l.CP, r)
-	}
-	return g
-}
-
-func (j *Job) expertDPGroup(r int) []int {
-	dp := j.dpGroup(r)
-	var g []int
-	for i := 0; i < len(dp); i += j.Layout.EP {
-		g = append(g, dp[i])
-	}
-	return g
-}
-
 // The groups of one kind that pipeline rank r's ranks run at the same
 // time, the representative's first (see collMemo.time).
 

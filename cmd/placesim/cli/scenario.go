@@ -131,15 +131,6 @@ func writeResultViews(ctx context.Context, dir string, res *study.Results) error
 	return reports.WriteFileAtomic(filepath.Join(dir, "figures.txt"), []byte(index.String()))
 }
 
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
 // RunOptions are run's parsed flags and surroundings.
 type RunOptions struct {
 	*Factory
