@@ -99,10 +99,10 @@ var (
 	// v100Kernels: Volta (V100 SXM2, HBM2).
 	v100Kernels = gpuTable([3]float64{gemmFP32, gemmTensor, gemmTF32}, [3]float64{convFP32, convTensor, convTF32}, 0.87, 3e-6)
 	// a100Kernels: Ampere (A100 SXM4, HBM2/HBM2e).
-	a100Kernels = gpuTable([3]float64{gemmFP32, gemmTensor, gemmTF32}, [3]float64{convFP32, convTensorAmpere, convTF32}, 0.87, 3e-6)
+	a100Kernels = ampereTable()
 	// h100Kernels: Hopper (H100 SXM5, HBM3): convolutions as Ampere; its
 	// GEMMs reach a smaller share of its tensor-core peak than Ampere's
-	// (hopperGEMM).
+	// (hopperTable).
 	h100Kernels = hopperTable()
 	// rtx2080TiKernels: Turing (GeForce RTX 2080 Ti, GDDR6): as Volta,
 	// GDDR6 streaming at about 85 % of its peak.
@@ -142,10 +142,16 @@ const (
 	srcHopperGEMM = "Hopper against Ampere: maximum achievable matmul FLOPS, BF16 80.3 % of peak on H100 SXM against 86.9 % on A100 SXM, FP8 70.9 % on H100 SXM (stas00/ml-engineering@b9e2972 compute/accelerator/README.md)"
 )
 
+// ampereTable is the Ampere kernel table (a100Kernels), which Hopper's
+// starts from.
+func ampereTable() KernelTable {
+	return gpuTable([3]float64{gemmFP32, gemmTensor, gemmTF32}, [3]float64{convFP32, convTensorAmpere, convTF32}, 0.87, 3e-6)
+}
+
 // hopperTable is the Hopper kernel table: Ampere's, with the GEMM row's
 // tensor-core efficiencies scaled by the measured Hopper/Ampere ratios.
 func hopperTable() KernelTable {
-	t := gpuTable([3]float64{gemmFP32, gemmTensor, gemmTF32}, [3]float64{convFP32, convTensorAmpere, convTF32}, 0.87, 3e-6)
+	t := ampereTable()
 	g := t[workloads.KernelGEMM]
 	g.TensorEff = gemmTensor * mamfH100BF16 / mamfA100BF16
 	g.FP8Eff = gemmTensor * mamfH100FP8 / mamfA100BF16

@@ -20,5 +20,7 @@
 // plays its plan with its estimates beside its starts (m-ETF, Expert, one
 // GPU) and the plan of a layer search (whole layers moved and swapped
 // between the GPUs, list-scheduled by upward rank), keeps the fastest and
-// refines it by placement-group moves (guard.go, layers.go, search.go).
+// refines it by placement-group moves, then by an order search that moves
+// producers of cross-device transfers in their device's order (guard.go,
+// layers.go, search.go, order.go).
 package pesto
