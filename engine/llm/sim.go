@@ -358,15 +358,17 @@ func Simulate(j *Job) (*Result, error) {
 	// Megatron-LM's bucket: max(40M, 1M x dp) parameters
 	// (megatron/core/distributed/distributed_data_parallel.py)
 	bucket := math.Max(40e6, 1e6*float64(len(dpg[0][0])))
-	// gradReduce is the time of reducing a chunk's gradients in one
-	// bucket of `frac` of them; paramGather the all-gather of its
-	// parameters
+	// the gradients are all-reduced, or reduce-scattered when the
+	// optimizer state is sharded
 	gradKind := AllReduce
 	if l.Sharding != parallel.ShardNone {
 		gradKind = ReduceScatter
 	}
-	// a data-parallel collective spans every gang of a pipeline rank:
-	// it starts when all of them have arrived
+	// dpTime is the time of collective k over `frac` of virtual stage
+	// vs's dense and expert parameters, bytesPer bytes each, on pipeline
+	// rank r's data-parallel groups (a bucket's gradient reduction, or
+	// its parameters' all-gather). A data-parallel collective spans every
+	// gang of a pipeline rank: it starts when all of them have arrived
 	dpTime := func(r, vs int, k Coll, bytesPer float64, frac float64) (float64, error) {
 		d, e := chunkParams(vs)
 		t1, err := memo.time(dpg[r], k, d*bytesPer*frac)

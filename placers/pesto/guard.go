@@ -12,7 +12,7 @@ import (
 	"placesim/workloads"
 )
 
-// startPlans are the plans Pesto's result must never be slower than: the
+// startPlan is one of the plans Pesto's result must never be slower than: the
 // m-ETF warm start (mapped to the fine graph as the ILP's plan is), the
 // whole model on one accelerator, the Expert placement (pesto-expert), and
 // m-ETF on the ops themselves (Baechi's m-etf, with and without its
