@@ -100,10 +100,10 @@ func tooLarge(path string, size, limit int64) error {
 	return fmt.Errorf("%s: %w: %s (valid: at most %s for this kind of file)", path, ErrTooLarge, units.Bytes(size), units.Bytes(limit))
 }
 
-// ModeKind names a file mode that is not a regular file, for errors: "a
-// folder", "a character device", "a block device", "a named pipe
-// (FIFO)", "a socket", "a symbolic link", else "a special file (mode
-// M)". It is the one wording of file kinds for every reader and writer
+// ModeKind names a file mode for errors: "a folder", "a character
+// device", "a block device", "a named pipe (FIFO)", "a socket", "a
+// symbolic link", "a regular file" (the output guard's refusal of a file
+// given as a folder), else "a special file (mode M)". It is the one wording of file kinds for every reader and writer
 // (readfile's refusals, the CLI's output guard).
 func ModeKind(m fs.FileMode) string {
 	switch {
@@ -119,6 +119,8 @@ func ModeKind(m fs.FileMode) string {
 		return "a socket"
 	case m&fs.ModeSymlink != 0:
 		return "a symbolic link"
+	case m.IsRegular():
+		return "a regular file"
 	}
 	return "a special file (mode " + m.String() + ")"
 }

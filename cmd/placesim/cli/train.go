@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"placesim/devices"
 	"placesim/engine/llm"
 	"placesim/parallel"
 	"placesim/placers"
@@ -26,6 +29,28 @@ type TrainOptions struct {
 	Format                             string
 	// Trace is --trace: a Chrome/Perfetto trace file to write.
 	Trace string
+	// OutDir is -o/--out: a folder that receives results.json and
+	// results.csv with the iteration's one record, which placesim check
+	// --baseline replays.
+	OutDir string
+	// Quiet is -q: no "wrote" line on standard error.
+	Quiet bool
+}
+
+// trainFormats are train's --format values.
+var trainFormats = []string{formatTable, formatJSON, formatCSV}
+
+// trainSystemsHelp lists the system families of devices' registry
+// (devices.SystemFamilies, the one source of truth), one a line with its
+// size key and description, for train's help.
+func trainSystemsHelp() string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	for _, f := range devices.SystemFamilies() {
+		fmt.Fprintf(tw, "  %s[:%s=N,...]\t%s\n", f.Name, f.Unit, f.Description)
+	}
+	tw.Flush()
+	return b.String()
 }
 
 // NewCmdTrain builds train: one iteration of a large decoder-only model
@@ -47,17 +72,26 @@ the pipeline bubble, exposed communication per kind (TP, CP, EP, PP, DP)
 and the per-GPU memory of every pipeline rank; a layout that does not fit
 is an out-of-memory verdict naming the GPU, the task and the bytes (exit 2).
 
-SYSTEM is dgx-h100 or dgx-a100-80gb (as many 8-GPU nodes as the layout
-needs), or a cluster preset or file with at least tp*pp*cp*dp GPUs
-(rank i on device i, Megatron's order tp-cp-ep-dp-pp).
+SYSTEM is a system family (without a size, as many nodes or racks as the
+layout needs; settings as in placesim list clusters):
+` + trainSystemsHelp() + `or a cluster preset or file with at least tp*pp*cp*dp GPUs (rank i on
+device i, Megatron's order tp-cp-ep-dp-pp).
 
 LAYOUT: ` + parallel.Syntax + `.
 
 --planner NAME splits the layers over the stages with a placer (e.g.
-tarnawski-dp, pipedream) instead of Megatron's even split.`,
+tarnawski-dp, pipedream) instead of Megatron's even split.
+
+With -o DIR it also writes DIR/results.json (the results schema, the
+iteration's one record, as --format json prints it, in a scenario of the
+run) and DIR/results.csv (the same record as --format csv prints it);
+placesim check --baseline DIR/results.json replays the iteration and
+fails on a regression of its time or memory. --format csv prints the
+results.csv row on stdout.`,
 		Example: `  placesim train -w zoo:llama3.1-70b -c dgx-h100 --layout tp=4,pp=4,cp=2,dp=2,vp=5,sp,zero=1,mbs=1,gbs=128
   placesim train -w zoo:llama3.1-70b -c dgx-h100 --layout dp=64,gbs=64          # out of memory: exit 2
-  placesim train -w 'zoo:mixtral-8x7b?imbalance=1.3' -c dgx-h100 --layout tp=2,ep=8,dp=8,sp,zero=1,gbs=256 --format json`,
+  placesim train -w 'zoo:mixtral-8x7b?imbalance=1.3' -c dgx-h100 --layout tp=2,ep=8,dp=8,sp,zero=1,gbs=256 --format json
+  placesim train -w zoo:llama3.1-8b -c dgx-h100:nodes=1 --layout tp=2,pp=2,dp=2,mbs=1,gbs=8 -o out/train && placesim check --baseline out/train/results.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Ctx = cmd.Context()
@@ -69,10 +103,12 @@ tarnawski-dp, pipedream) instead of Megatron's even split.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVarP(&opts.Workload, "workload", "w", "", "model: zoo:NAME[?seq=N&layers=N&imbalance=F...] (required)")
-	fl.StringVarP(&opts.Cluster, "cluster", "c", "dgx-h100", "system (dgx-h100, dgx-a100-80gb), cluster preset or cluster file")
+	fl.StringVarP(&opts.Cluster, "cluster", "c", "dgx-h100", "system ("+strings.Join(devices.SystemNames(), ", ")+"[:key=value,...]; placesim list clusters), cluster preset or cluster file")
 	fl.StringVar(&opts.Layout, "layout", "", "parallel layout, e.g. tp=4,pp=4,cp=2,dp=2,vp=5,sp,zero=1,recompute=selective,mbs=1,gbs=128 (required)")
 	fl.StringVar(&opts.Planner, "planner", study.PlannerEven, "stage planner: even (Megatron) or a placer name")
-	fl.StringVar(&opts.Format, "format", formatTable, "output format on stdout: table, json")
+	fl.StringVar(&opts.Format, "format", formatTable, "output format on stdout: "+strings.Join(trainFormats, ", ")+" (json: the record; csv: results.csv's header and row)")
+	fl.StringVarP(&opts.OutDir, "out", "o", "", "output directory: results.json and results.csv with the iteration's record (placesim check --baseline DIR/results.json)")
+	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "no \"wrote\" line on standard error")
 	fl.StringVar(&opts.Trace, "trace", "", "write a Chrome/Perfetto trace (JSON) of every pipeline rank's chunks, data-parallel traffic and pipeline sends to this file")
 	_ = cmd.MarkFlagRequired("workload")
 	_ = cmd.MarkFlagRequired("layout")
@@ -101,13 +137,24 @@ func trainRun(opts *TrainOptions) error {
 	if opts.Format == "text" { // the name before table
 		opts.Format = formatTable
 	}
-	if opts.Format != formatTable && opts.Format != formatJSON {
-		return fmt.Errorf("--format %q (valid: table, json)", opts.Format)
+	if !slices.Contains(trainFormats, opts.Format) {
+		return fmt.Errorf("--format %q (valid: %s)", opts.Format, strings.Join(trainFormats, ", "))
 	}
 	names := layoutFlagNames("--planner")
 	regime, err := study.LayoutRegime(opts.Layout)
 	if err != nil {
 		return flagNamed(err, names)
+	}
+	if opts.OutDir != "" {
+		// refused before the iteration is simulated
+		release, err := claimOutDir("--out", opts.OutDir, "train", study.Shard{})
+		if err != nil {
+			return err
+		}
+		defer release()
+		if err := study.ClaimDir(opts.OutDir, "train"); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
 	}
 	j, r, err := simulateLayout(opts.Ctx, opts.Factory, 0, study.LayoutRequest{Workload: opts.Workload, Cluster: opts.Cluster, Regime: regime, Planner: opts.Planner})
 	if err != nil {
@@ -122,7 +169,53 @@ func trainRun(opts *TrainOptions) error {
 			return fmt.Errorf("--trace: %w", err)
 		}
 	}
-	return writeLayoutResult(opts.Out, opts.Format == formatJSON, layoutPoint(opts.Workload, opts.Cluster, opts.Planner, regime), j, r)
+	p := layoutPoint(opts.Workload, opts.Cluster, opts.Planner, regime)
+	res := trainResults(opts, p, j, r)
+	if opts.OutDir != "" {
+		if err := writeTrainResults(opts, res); err != nil {
+			return err
+		}
+	}
+	if opts.Format == formatCSV {
+		if err := study.WriteRecordsCSV(opts.Out, res); err != nil {
+			return err
+		}
+		if r.OOM != nil {
+			return &exitError{ExitOOM, r.OOM.Err}
+		}
+		return nil
+	}
+	return writeLayoutResult(opts.Out, opts.Format == formatJSON, p, j, r)
+}
+
+// trainResults is train's results: the results schema (runresult.File)
+// with the iteration's one record (layoutRecord, as --format json prints
+// it), its scenario the run as a scenario with a layout (the workload,
+// the cluster, the stage planner, the layout), as compare --layout -o
+// writes (writeLayoutComparison).
+func trainResults(opts *TrainOptions, p study.Point, j *llm.Job, r *llm.Result) *study.Results {
+	return &study.Results{Stamp: study.NewStamp("train"), Scenario: &study.Scenario{Name: "train",
+		Description: fmt.Sprintf("train --layout %s", opts.Layout), Workloads: []string{opts.Workload},
+		Clusters: []string{opts.Cluster}, Placers: []string{p.Placer}, Layout: opts.Layout},
+		Records: []study.Record{layoutRecord(p, j, r)}}
+}
+
+// writeTrainResults writes res into --out: results.json through
+// study.WriteResults (the writer of every command's results) and
+// results.csv through study.WriteRecordsCSV (run's and search's).
+func writeTrainResults(opts *TrainOptions, res *study.Results) error {
+	path := filepath.Join(opts.OutDir, "results.json")
+	if err := study.WriteResults(path, res, nil); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	csvPath := filepath.Join(opts.OutDir, "results.csv")
+	if err := reports.WriteFileAtomicFunc(csvPath, func(w io.Writer) error { return study.WriteRecordsCSV(w, res) }); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	if !opts.Quiet {
+		fmt.Fprintf(opts.ErrOut, "wrote %s and %s\n", path, csvPath)
+	}
+	return nil
 }
 
 // writeLayoutResult writes one large-model iteration (train, simulate
