@@ -35,9 +35,7 @@ func OpTime(op *workloads.Op, k *Kind) (float64, error) {
 	}
 	class := workloads.KernelClassOf(op)
 	if k.Kernels == nil {
-		peak := k.Peak(op.Precision, class.UsesTensorCores())
-		c := op.FLOPs / (peak * k.ComputeEfficiency)
-		mem := float64(op.BytesAccessed) / (k.MemBandwidth * k.MemEfficiency)
+		c, mem := rooflineTerms(op, k, class)
 		cast := 0.0
 		if class.UsesTensorCores() {
 			cast = fp8CastTime(op, k, k.MemEfficiency)
@@ -54,6 +52,17 @@ func OpTime(op *workloads.Op, k *Kind) (float64, error) {
 		cast = fp8CastTime(op, k, r.MemEff)
 	}
 	return math.Max(c, mem) + cast + r.Overhead, nil
+}
+
+// rooflineTerms are OpTime's two roofline terms for op of class on kind
+// k: with a kernel table its row's (tableTerms), else the kind's single
+// compute and memory efficiencies.
+func rooflineTerms(op *workloads.Op, k *Kind, class workloads.KernelClass) (compute, mem float64) {
+	if k.Kernels != nil {
+		return tableTerms(op, k, class)
+	}
+	return op.FLOPs / (k.Peak(op.Precision, class.UsesTensorCores()) * k.ComputeEfficiency),
+		float64(op.BytesAccessed) / (k.MemBandwidth * k.MemEfficiency)
 }
 
 // tableTerms are OpTime's two roofline terms for op of class on kind k
@@ -121,13 +130,7 @@ func MemoryBound(op *workloads.Op, k *Kind) bool {
 	if _, ok := MeasuredTime(op, k); ok || class == workloads.KernelNone {
 		return !class.UsesTensorCores()
 	}
-	var c, mem float64
-	if k.Kernels != nil {
-		c, mem = tableTerms(op, k, class)
-	} else {
-		c = op.FLOPs / (k.Peak(op.Precision, class.UsesTensorCores()) * k.ComputeEfficiency)
-		mem = float64(op.BytesAccessed) / (k.MemBandwidth * k.MemEfficiency)
-	}
+	c, mem := rooflineTerms(op, k, class)
 	if math.IsNaN(c) || math.IsNaN(mem) {
 		return !class.UsesTensorCores()
 	}
