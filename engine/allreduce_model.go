@@ -50,8 +50,9 @@ type CollectiveModel struct {
 	// waves re-quantised on fewer SMs, caches, power), and moves
 	// collectives.RingHBMPerByte bytes of device memory per byte it
 	// receives at the bucket's bus bandwidth, which a memory-bound kernel
-	// (every kernel class but GEMMs and convolutions) loses when that
-	// share is the larger. Only with DataParallel.Overlap.
+	// (devices.MemoryBound: its roofline's bytes term the larger; with a
+	// measured time, every kernel class but GEMMs and convolutions) loses
+	// when that share is the larger. Only with DataParallel.Overlap.
 	Resources bool `json:"resources,omitempty"`
 	// SpeedSpread is the relative standard deviation of the speed of
 	// GPUs of one kind (manufacturing and power-management variability):
