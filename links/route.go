@@ -15,8 +15,10 @@ type Route []LinkID
 
 // Route returns the fastest route from src to dst for a RouteRefBytes
 // message (RouteTree's search; ties go to fewer hops, then to the path
-// found first in link order, so routes are deterministic). Routes may pass through switches, NICs and
-// hosts but never through another GPU.
+// found first in link order, so routes are deterministic). Routes may
+// pass through switches, NICs and hosts but never through another GPU.
+// It lays the topology out anew (NewFabric) on every call: a caller
+// asking many routes of one topology makes its Fabric once.
 func (t *Topology) Route(src, dst EndpointID) (Route, error) {
 	if err := t.checkEndpoint(dst); err != nil {
 		return nil, fmt.Errorf("route %d->%d: %w", src, dst, err)
