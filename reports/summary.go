@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"placesim/internal/units"
-
 	"placesim/runresult"
 )
 
@@ -68,15 +66,6 @@ func status(o *runresult.Record) string {
 		return "OOM on " + o.OOM.DeviceName
 	}
 	return "ok"
-}
-
-// oomDetail says what the first over-capacity allocation asked for.
-func oomDetail(o *runresult.Record) string {
-	if o.OOM == nil {
-		return ""
-	}
-	return fmt.Sprintf("OOM on %s: %s asked for %s with %s of %s in use", o.OOM.DeviceName, o.OOM.OpName,
-		units.Bytes(o.OOM.Requested), units.Bytes(o.OOM.InUse), units.Bytes(o.OOM.Capacity))
 }
 
 // Execution says how a run played its step: "step" (one pass of the

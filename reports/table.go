@@ -150,25 +150,6 @@ func reference(rows []*runresult.Record) *runresult.Record {
 	return nil
 }
 
-// LinkTable writes the traffic of each directed link that carried data in
-// run o: bytes, transfers, busy time and queueing delay.
-func LinkTable(w io.Writer, o *runresult.Record) error {
-	if len(resultOf(o).Links) == 0 {
-		_, err := fmt.Fprintf(w, "%s: no transfers between devices\n", o.Placer)
-		return err
-	}
-	R, L := tw.AlignRight, tw.AlignLeft
-	t := newTable(w, tw.Alignment{L, L, R, R, R, R})
-	t.Header("link", "kind", "bytes", "transfers", "busy", "queue delay")
-	for _, l := range resultOf(o).Links {
-		if err := t.Append(l.From+" -> "+l.To, l.Kind, units.Bytes(l.Bytes), fmt.Sprint(l.Transfers),
-			units.Seconds(l.Busy), units.Seconds(l.QueueDelay)); err != nil {
-			return err
-		}
-	}
-	return t.Render()
-}
-
 // TableText is Table then MemoryTable, as written to table.txt.
 func TableText(w io.Writer, rows []*runresult.Record) error {
 	if err := Table(w, rows); err != nil {

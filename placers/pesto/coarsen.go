@@ -122,13 +122,6 @@ func (l *level) heights() ([]int, error) {
 	return h, nil
 }
 
-// hasEdge reports whether u -> v is an edge.
-func (l *level) hasEdge(u, v int) bool {
-	s := l.succ[u]
-	i := sort.Search(len(s), func(i int) bool { return s[i].To >= v })
-	return i < len(s) && s[i].To == v
-}
-
 // single is condition (ii) of Theorem 3.5 for merging edge (u, v): u has
 // one successor, or v one predecessor, or H(v) = H(u) + 1, or every other
 // successor w of u has H(w) > H(u) + d = H(v). Each makes (u, v) the only

@@ -3,7 +3,6 @@ package pesto
 import (
 	"fmt"
 	"math"
-	"math/bits"
 
 	"placesim/devices"
 	"placesim/placers"
@@ -246,10 +245,4 @@ func (b bitset) or(o bitset) {
 	for i := range b {
 		b[i] |= o[i]
 	}
-}
-func (b bitset) count() (n int) {
-	for _, w := range b {
-		n += bits.OnesCount64(w)
-	}
-	return n
 }

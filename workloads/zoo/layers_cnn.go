@@ -54,10 +54,6 @@ func (n *net) maxPool(name string, x tensor, k, stride int, p padding) tensor {
 	return n.pool(name, "max-pool", x, k, stride, p)
 }
 
-func (n *net) avgPool(name string, x tensor, k, stride int, p padding) tensor {
-	return n.pool(name, "avg-pool", x, k, stride, p)
-}
-
 // globalAvgPool averages over height and width: [B, C].
 func (n *net) globalAvgPool(name string, x tensor) tensor {
 	return n.op(name, "global-avg-pool", float64(x.elems()), []int{x.shape[0], x.shape[3]}, nil, x)

@@ -450,16 +450,3 @@ func (n *net) lookup(name string, ids, table tensor) tensor {
 	// the rows read travel, not the whole table
 	return n.op(name, "embedding", 0, out, nil, ids, table.sliceOf(out...))
 }
-
-// finish returns the graph (checked by zoo.Build) or the first error.
-func (n *net) finish() (*workloads.Graph, error) {
-	if n.err != nil {
-		return nil, n.err
-	}
-	for _, b := range n.blocks {
-		if strings.Contains(b.name, "//") || strings.HasSuffix(b.name, "/") {
-			return nil, fmt.Errorf("block name %q is malformed (a bug)", b.name)
-		}
-	}
-	return n.g, nil
-}

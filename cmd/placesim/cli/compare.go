@@ -83,7 +83,7 @@ A progress bar goes to stderr when it is a terminal (not with --quiet).
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Layout, "layout", "", "compare stage planners on a large transformer (-w zoo:llama3.1-405b, -c dgx-h100) under this parallel layout (see placesim train); --placers picks the planners")
 	fl.StringVar(&opts.Skip, "skip", "", "comma-separated placers to leave out of the default set (without --placers), e.g. those whose solver is not installed")
-	fl.StringVar(&opts.Regimes, "regimes", "", "compare in each of these regimes, comma-separated: step, SCHEDULE:M[:recompute][:even], dp:N, SCHEDULE:M+dp:N (e.g. step,1f1b:16,dp:4); adds the placer x regime matrix")
+	fl.StringVar(&opts.Regimes, "regimes", "", "compare in each of these regimes, comma-separated (e.g. step,1f1b:16,dp:4; the grammar is in the text above); adds the placer x regime matrix")
 	fl.StringVar(&opts.Placers, "placers", placersAll, placersHelp)
 	fl.StringVar(&opts.Format, "format", "table", "output format on stdout: "+strings.Join(compareFormats, ", "))
 	fl.StringVarP(&opts.OutDir, "out", "o", "", "directory to write results, charts, trace.json and report.html into")

@@ -138,7 +138,7 @@ func (f *pipelineFlags) parse(changed func(string) bool, list string) (rs []stud
 }
 
 // regimeHelp documents the regime flags on a comparison command.
-const regimeHelp = `Every placer's plan is played in the same execution regime, with the same
+var regimeHelp = `Every placer's plan is played in the same execution regime, with the same
 global batch: one step (the default), or the pipeline and data parallelism
 of --pipeline/--microbatches/--stages/--recompute and --data-parallel/
 --allreduce-*. A pipeline or replicas a placer attaches to its own plan (the
@@ -149,6 +149,6 @@ winner and the charts compare rows of the same regime only.
 
 --regimes LIST runs the comparison in several regimes and adds the placer x
 regime matrix with each placer's best regime. LIST is comma-separated, each
-regime one of: ` + "step | SCHEDULE:MICROBATCHES[:recompute][:even] | dp:REPLICAS | SCHEDULE:MICROBATCHES+dp:REPLICAS" + `
-(SCHEDULE: gpipe, 1f1b, pipedream; ":even" makes equal layer-share
-stages), e.g. --regimes step,1f1b:16,dp:4,1f1b:8+dp:2.`
+regime one of: ` + study.RegimeSyntax() + `.
+":even" makes equal layer-share stages; e.g. --regimes
+step,1f1b:16,dp:4,1f1b:8+dp:2.`
