@@ -312,7 +312,7 @@ func Simulate(j *Job) (*Result, error) {
 				// (optimizerStepBytes): the parameters this GPU updates
 				// are its share of the optimizer state (dense over
 				// dp*cp, experts over dp*cp/ep when sharded)
-				_, _, ob := bytesPerParam(l.Precision)
+				_, _, ob := j.stateBytes()
 				n := float64(res.Memory[r].Optimizer) / float64(ob)
 				op := workloads.Op{Name: "adam", Type: "apply-adam", FLOPs: 12 * n,
 					BytesAccessed: int64(j.optimizerStepBytes()*n) + res.Memory[r].Grads, Precision: workloads.FP32}
