@@ -6,7 +6,6 @@ import (
 
 	"gonum.org/v1/gonum/floats/scalar"
 
-	"placesim/devices"
 	"placesim/placers"
 	"placesim/workloads"
 )
@@ -85,14 +84,7 @@ func TestLayerUnits(t *testing.T) {
 // simulated time and spends at most its budget.
 func TestLayerSearch(t *testing.T) {
 	g := layeredChains()
-	c, err := devices.NewPreset("2xV100-nvlink+cpu")
-	if err != nil {
-		t.Fatal(err)
-	}
-	est, err := devices.NewEstimates(g, c, devices.EstimateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, est := testbed(t, g)
 	eg := estimatedGraph(g, c, est)
 	acc, _ := placers.Targets(c)
 	const tol = 1e-9 // relative: no transfer in the best plan

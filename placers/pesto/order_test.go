@@ -6,7 +6,6 @@ import (
 
 	"gonum.org/v1/gonum/floats/scalar"
 
-	"placesim/devices"
 	"placesim/engine"
 	"placesim/placers"
 	"placesim/workloads"
@@ -36,14 +35,7 @@ func TestOrderSearchBeatsListSchedule(t *testing.T) {
 	g.AddEdge(root, small, 1<<10)
 	g.AddEdge(big, y, gib)
 	g.AddEdge(small, z, 1<<10)
-	c, err := devices.NewPreset("2xV100-nvlink+cpu")
-	if err != nil {
-		t.Fatal(err)
-	}
-	est, err := devices.NewEstimates(g, c, devices.EstimateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, est := testbed(t, g)
 	acc, _ := placers.Targets(c)
 	dev := []int{acc[0], acc[0], acc[0], acc[1], acc[1]}
 	order, err := g.TopoOrder()

@@ -6,7 +6,6 @@ import (
 
 	"gonum.org/v1/gonum/floats/scalar"
 
-	"placesim/devices"
 	"placesim/engine"
 	"placesim/placers"
 	"placesim/workloads"
@@ -23,14 +22,7 @@ func TestGroupSearch(t *testing.T) {
 	}
 	g.AddEdge(0, 1, 1<<10)
 	g.AddEdge(2, 3, 1<<10)
-	c, err := devices.NewPreset("2xV100-nvlink+cpu")
-	if err != nil {
-		t.Fatal(err)
-	}
-	est, err := devices.NewEstimates(g, c, devices.EstimateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, est := testbed(t, g)
 	pr, _ := testProblem(t, g, est, 30)
 	acc, _ := placers.Targets(c)
 	start := &engine.Plan{Device: []int{acc[0], acc[0], acc[0], acc[0]}}
