@@ -24,7 +24,12 @@ type SimulateOptions struct {
 	// large-model layout (the regime "layout:LAYOUT"), played by
 	// engine/llm; --placer, when given, plans its pipeline stages.
 	Layout string
-	JSON   bool
+	// OutDir is --out: with --layout, the folder results.json and
+	// results.csv are written into (as train -o).
+	OutDir string
+	// Quiet is -q: no "wrote" line on standard error.
+	Quiet bool
+	JSON  bool
 	// Format is --format (and its --json shorthand).
 	Format formatFlag
 	// Timeout bounds the placement and its simulation (--timeout).
@@ -50,6 +55,8 @@ tensor/pipeline/context/expert/data-parallel layout, as placesim train
 does (the regime "layout:LAYOUT"); --placer, when given, splits the layers
 over the pipeline stages instead of Megatron's even split. A layout with a
 graph workload, or beside --pipeline or --data-parallel, is an error.
+With --layout, -o DIR writes results.json and results.csv as train -o does
+(placesim check --baseline DIR/results.json replays them).
 
 Exit codes: 0 ok, 1 error, 2 the step ran out of memory, 130 interrupted.`,
 		Example: `  placesim simulate -w zoo:mlp -c 4xV100-pcie --placer round-robin
@@ -57,7 +64,8 @@ Exit codes: 0 ok, 1 error, 2 the step ran out of memory, 130 interrupted.`,
   placesim simulate -w 'zoo:mlp?training=true' -c 4xV100-pcie --pipeline 1f1b --microbatches 8 --stages even
   placesim simulate -w 'zoo:mlp?training=true' -c 8xV100-nvlink --data-parallel 4 --allreduce-overlap
   placesim simulate -w zoo:llama3.1-70b -c dgx-h100 --layout tp=4,pp=4,cp=2,dp=2,vp=5,sp,zero=1,mbs=1,gbs=128
-  placesim simulate -w zoo:llama3.1-70b -c dgx-h100 --layout tp=8,pp=8,dp=1,gbs=64 --placer tarnawski-dp`,
+  placesim simulate -w zoo:llama3.1-70b -c dgx-h100 --layout tp=8,pp=8,dp=1,gbs=64 --placer tarnawski-dp
+  placesim simulate -w zoo:llama3.1-8b -c dgx-h100 --layout tp=2,pp=2,dp=2,gbs=64 -o out`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Ctx, opts.Changed = cmd.Context(), cmd.Flags().Changed
@@ -75,6 +83,8 @@ Exit codes: 0 ok, 1 error, 2 the step ran out of memory, 130 interrupted.`,
 	opts.Pipeline.register(cmd)
 	cmd.Flags().StringVarP(&opts.Placer, "placer", "p", "single", "placer name (placesim list placers)")
 	cmd.Flags().StringVar(&opts.Layout, "layout", "", "large-model layout of a decoder-only model, e.g. tp=4,pp=4,dp=2,sp,zero=1,mbs=1,gbs=64 (as placesim train)")
+	cmd.Flags().StringVarP(&opts.OutDir, "out", "o", "", "with --layout: output directory: results.json and results.csv with the iteration's record (placesim check --baseline DIR/results.json)")
+	cmd.Flags().BoolVarP(&opts.Quiet, "quiet", "q", false, "no \"wrote\" line on standard error")
 	opts.Format.register(cmd, " (json: one object)", formatTable, formatJSON)
 	return cmd
 }
@@ -82,6 +92,9 @@ Exit codes: 0 ok, 1 error, 2 the step ran out of memory, 130 interrupted.`,
 func simulateRun(opts *SimulateOptions) error {
 	if opts.Layout != "" {
 		return simulateLayoutRun(opts)
+	}
+	if opts.OutDir != "" {
+		return fmt.Errorf("--out %s: simulate writes a results folder only with --layout (a graph workload's results: placesim run or compare -o)", opts.OutDir)
 	}
 	in, spec, err := opts.Run.request()
 	if err != nil {

@@ -30,11 +30,26 @@ func simulateLayoutRun(opts *SimulateOptions) error {
 	if opts.Changed != nil && opts.Changed("placer") {
 		planner = opts.Placer
 	}
+	if opts.OutDir != "" {
+		// refused before the iteration is simulated
+		release, err := claimLayoutOut(opts.OutDir, "simulate")
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
 	j, r, err := simulateLayout(opts.Ctx, opts.Factory, opts.Timeout, study.LayoutRequest{Workload: opts.Run.workload, Cluster: opts.Run.cluster, Regime: regime, Planner: planner})
 	if err != nil {
 		return flagNamed(err, names)
 	}
-	return writeLayoutResult(opts.Out, opts.JSON, layoutPoint(opts.Run.workload, opts.Run.cluster, planner, regime), j, r)
+	p := layoutPoint(opts.Run.workload, opts.Run.cluster, planner, regime)
+	if opts.OutDir != "" {
+		res := layoutResults("simulate", "simulate-layout", opts.Run.workload, opts.Run.cluster, opts.Layout, []string{planner}, []study.Record{layoutRecord(p, j, r)})
+		if err := writeLayoutResults(opts.ErrOut, opts.Quiet, opts.OutDir, res, nil); err != nil {
+			return err
+		}
+	}
+	return writeLayoutResult(opts.Out, opts.JSON, p, j, r)
 }
 
 // simulateLayout is study.SimulateLayout of req within timeout (0: none;

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -147,14 +146,11 @@ func trainRun(opts *TrainOptions) error {
 	}
 	if opts.OutDir != "" {
 		// refused before the iteration is simulated
-		release, err := claimOutDir("--out", opts.OutDir, "train", study.Shard{})
+		release, err := claimLayoutOut(opts.OutDir, "train")
 		if err != nil {
 			return err
 		}
 		defer release()
-		if err := study.ClaimDir(opts.OutDir, "train"); err != nil {
-			return fmt.Errorf("--out: %w", err)
-		}
 	}
 	j, r, err := simulateLayout(opts.Ctx, opts.Factory, 0, study.LayoutRequest{Workload: opts.Workload, Cluster: opts.Cluster, Regime: regime, Planner: opts.Planner})
 	if err != nil {
@@ -170,9 +166,9 @@ func trainRun(opts *TrainOptions) error {
 		}
 	}
 	p := layoutPoint(opts.Workload, opts.Cluster, opts.Planner, regime)
-	res := trainResults(opts, p, j, r)
+	res := layoutResults("train", "train", opts.Workload, opts.Cluster, opts.Layout, []string{p.Placer}, []study.Record{layoutRecord(p, j, r)})
 	if opts.OutDir != "" {
-		if err := writeTrainResults(opts, res); err != nil {
+		if err := writeLayoutResults(opts.ErrOut, opts.Quiet, opts.OutDir, res, nil); err != nil {
 			return err
 		}
 	}
@@ -186,36 +182,6 @@ func trainRun(opts *TrainOptions) error {
 		return nil
 	}
 	return writeLayoutResult(opts.Out, opts.Format == formatJSON, p, j, r)
-}
-
-// trainResults is train's results: the results schema (runresult.File)
-// with the iteration's one record (layoutRecord, as --format json prints
-// it), its scenario the run as a scenario with a layout (the workload,
-// the cluster, the stage planner, the layout), as compare --layout -o
-// writes (writeLayoutComparison).
-func trainResults(opts *TrainOptions, p study.Point, j *llm.Job, r *llm.Result) *study.Results {
-	return &study.Results{Stamp: study.NewStamp("train"), Scenario: &study.Scenario{Name: "train",
-		Description: fmt.Sprintf("train --layout %s", opts.Layout), Workloads: []string{opts.Workload},
-		Clusters: []string{opts.Cluster}, Placers: []string{p.Placer}, Layout: opts.Layout},
-		Records: []study.Record{layoutRecord(p, j, r)}}
-}
-
-// writeTrainResults writes res into --out: results.json through
-// study.WriteResults (the writer of every command's results) and
-// results.csv through study.WriteRecordsCSV (run's and search's).
-func writeTrainResults(opts *TrainOptions, res *study.Results) error {
-	path := filepath.Join(opts.OutDir, "results.json")
-	if err := study.WriteResults(path, res, nil); err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
-	csvPath := filepath.Join(opts.OutDir, "results.csv")
-	if err := reports.WriteFileAtomicFunc(csvPath, func(w io.Writer) error { return study.WriteRecordsCSV(w, res) }); err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
-	if !opts.Quiet {
-		fmt.Fprintf(opts.ErrOut, "wrote %s and %s\n", path, csvPath)
-	}
-	return nil
 }
 
 // writeLayoutResult writes one large-model iteration (train, simulate
@@ -314,7 +280,7 @@ func compareLLMRun(opts *CompareOptions, layout string) error {
 		return flagNamed(err, layoutFlagNames("--placers"))
 	}
 	if opts.OutDir != "" {
-		release, err := claimOutDir("--out", opts.OutDir, "compare", study.Shard{})
+		release, err := claimLayoutOut(opts.OutDir, "compare")
 		if err != nil {
 			return err
 		}
