@@ -44,7 +44,11 @@ func writeLayoutResults(errOut io.Writer, quiet bool, dir string, res *study.Res
 		return fmt.Errorf("--out: %w", err)
 	}
 	if !quiet {
-		fmt.Fprintf(errOut, "wrote %s and %s (%d records)\n", path, csvPath, len(res.Records))
+		noun := "records"
+		if len(res.Records) == 1 {
+			noun = "record"
+		}
+		fmt.Fprintf(errOut, "wrote %s and %s (%d %s)\n", path, csvPath, len(res.Records), noun)
 	}
 	return nil
 }
