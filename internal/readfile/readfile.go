@@ -53,23 +53,11 @@ var ErrTooLarge = errors.New("file too large")
 // refused too. Errors wrap the os error (fs.ErrNotExist...),
 // ErrNotRegular or ErrTooLarge.
 func Read(path string, limit int64) ([]byte, error) {
-	// stat before opening: opening a named pipe blocks until a writer
-	// comes
-	if err := check(path, os.Stat, limit); err != nil {
-		return nil, err
-	}
-	f, err := os.Open(path)
+	f, err := open(path, limit)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	// and again on what was opened, should the path have changed
-	if err := check(path, func(string) (os.FileInfo, error) { return f.Stat() }, limit); err != nil {
-		return nil, err
-	}
-	if fs := pseudoFS(f); fs != "" {
-		return nil, fmt.Errorf("%s: %w (on %s, whose file sizes are not real; want a file on disk)", path, ErrPseudoFile, fs)
-	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, err
@@ -132,6 +120,20 @@ func ModeKind(m fs.FileMode) string {
 // ErrTooLarge. It is for files read one piece at a time (a results file
 // of a million records is decoded record by record, never held whole).
 func Open(path string, limit int64) (io.ReadCloser, error) {
+	f, err := open(path, limit)
+	if err != nil {
+		return nil, err
+	}
+	return &bounded{f: f, path: path, left: limit, limit: limit}, nil
+}
+
+// open opens the regular file at path for Read and Open after their
+// checks: what the path names is a regular file of at most limit bytes,
+// before opening and again on what was opened, and not on a kernel
+// pseudo file system.
+func open(path string, limit int64) (*os.File, error) {
+	// stat before opening: opening a named pipe blocks until a writer
+	// comes
 	if err := check(path, os.Stat, limit); err != nil {
 		return nil, err
 	}
@@ -139,6 +141,7 @@ func Open(path string, limit int64) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
+	// and again on what was opened, should the path have changed
 	if err := check(path, func(string) (os.FileInfo, error) { return f.Stat() }, limit); err != nil {
 		f.Close()
 		return nil, err
@@ -147,7 +150,7 @@ func Open(path string, limit int64) (io.ReadCloser, error) {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w (on %s, whose file sizes are not real; want a file on disk)", path, ErrPseudoFile, fs)
 	}
-	return &bounded{f: f, path: path, left: limit, limit: limit}, nil
+	return f, nil
 }
 
 // bounded reads at most limit bytes of f, then fails with ErrTooLarge.
