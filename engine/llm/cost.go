@@ -335,9 +335,7 @@ func DispatchMetadataOf(j *Job) (float64, error) {
 	if !j.Model.MoE() || j.Layout.EP <= 1 {
 		return 0, nil
 	}
-	check := *j
-	check.Stages = nil
-	if _, err := check.check(); err != nil {
+	if err := j.checkExceptStages(); err != nil {
 		return 0, err
 	}
 	m, err := newCoster(j, 0, newCollMemo(j.Cluster)).dispatchMetadata()

@@ -34,9 +34,7 @@ type OpCost struct {
 // one micro-batch forward and backward, communication excluded: what
 // `placesim validate llm.tsv --explain` lists.
 func OpCosts(j *Job) ([]OpCost, error) {
-	check := *j
-	check.Stages = nil
-	if _, err := check.check(); err != nil {
+	if err := j.checkExceptStages(); err != nil {
 		return nil, err
 	}
 	c := newCoster(j, 0, newCollMemo(j.Cluster))

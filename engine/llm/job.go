@@ -80,6 +80,16 @@ func EvenStages(layers, n int) []int {
 	return st
 }
 
+// checkExceptStages validates the job but for its Stages, which the
+// pricing of pipeline rank 0's parts (PartTimesOf, OpCosts,
+// DispatchMetadataOf) does not read.
+func (j *Job) checkExceptStages() error {
+	c := *j
+	c.Stages = nil
+	_, err := c.check()
+	return err
+}
+
 // check validates the job and returns its stages.
 func (j *Job) check() ([]int, error) {
 	l := j.Layout

@@ -25,9 +25,7 @@ type PartTimes struct {
 func PartTimesOf(j *Job) (PartTimes, error) {
 	var pt PartTimes
 	l := j.Layout
-	check := *j
-	check.Stages = nil
-	if _, err := check.check(); err != nil {
+	if err := j.checkExceptStages(); err != nil {
 		return pt, err
 	}
 	c := newCoster(j, 0, newCollMemo(j.Cluster))
