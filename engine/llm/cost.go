@@ -2,7 +2,6 @@ package llm
 
 import (
 	"fmt"
-	"slices"
 
 	"placesim/devices"
 	"placesim/parallel"
@@ -129,6 +128,7 @@ func (c *coster) coll(groups [][]int, k Coll, bytes float64) (float64, error) {
 type partCost struct {
 	fwd, bwd, recSel segment
 	// recMod is the forward of the ops of the job's recompute modules
+	// (none under full recomputation: Job.recomputesModule)
 	recMod segment
 }
 
@@ -176,7 +176,7 @@ func (c *coster) part(p zoo.Part) (partCost, error) {
 		if isCore {
 			pc.recSel.add(fs, 1)
 		}
-		if op.Module != "" && slices.Contains(j.RecomputeModules, op.Module) {
+		if j.recomputesModule(op) {
 			pc.recMod.add(segment{compute: f, flops: op.FwdFLOPs}, 1)
 		}
 	}
@@ -276,9 +276,7 @@ func (c *coster) chunk(layers int, first, last bool, layer [2]partCost, emb, hea
 		case parallel.RecomputeSelective:
 			cc.bwd.add(p.recSel, float64(layers))
 		}
-		if rec != parallel.RecomputeFull {
-			cc.bwd.add(p.recMod, float64(layers))
-		}
+		cc.bwd.add(p.recMod, float64(layers))
 	}
 	if first {
 		cc.fwd.add(emb.fwd, 1)

@@ -1,11 +1,6 @@
 package llm
 
-import (
-	"slices"
-
-	"placesim/parallel"
-	"placesim/workloads/zoo"
-)
+import "placesim/workloads/zoo"
 
 // OpCost is one kernel of a part on pipeline rank 0's representative for
 // one micro-batch: its forward and backward time and, where a modelled
@@ -50,7 +45,7 @@ func OpCosts(j *Job) ([]OpCost, error) {
 				return nil, err
 			}
 			oc := OpCost{Part: p.String(), Op: op.Name, Forward: f, Backward: b,
-				Recomputed: op.Module != "" && slices.Contains(j.RecomputeModules, op.Module) && j.Layout.Recompute != parallel.RecomputeFull}
+				Recomputed: j.recomputesModule(op)}
 			// the same op without the mechanism
 			plain := op
 			plain.Launches, plain.BwdLaunches = 0, 0

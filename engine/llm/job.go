@@ -80,6 +80,13 @@ func EvenStages(layers, n int) []int {
 	return st
 }
 
+// recomputesModule reports whether op's forward runs again in the
+// backward as part of one of j's RecomputeModules: its module is listed
+// and the layout does not recompute the whole layer already.
+func (j *Job) recomputesModule(op zoo.LLMOp) bool {
+	return op.Module != "" && slices.Contains(j.RecomputeModules, op.Module) && j.Layout.Recompute != parallel.RecomputeFull
+}
+
 // checkExceptStages validates the job but for its Stages, which the
 // pricing of pipeline rank 0's parts (PartTimesOf, OpCosts,
 // DispatchMetadataOf) does not read.

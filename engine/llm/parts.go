@@ -44,9 +44,7 @@ func PartTimesOf(j *Job) (PartTimes, error) {
 			case parallel.RecomputeSelective:
 				t += pc.recSel.total()
 			}
-			if l.Recompute != parallel.RecomputeFull {
-				t += pc.recMod.total()
-			}
+			t += pc.recMod.total()
 		}
 		times[p] = t
 	}
