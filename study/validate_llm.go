@@ -312,11 +312,21 @@ func ValidateLLM(rows []LLMRow) *LLMValidationSummary {
 }
 
 func simulateLLMRow(r LLMRow) (*llm.Result, error) {
+	j, err := r.job()
+	if err != nil {
+		return nil, err
+	}
+	return llm.Simulate(j)
+}
+
+// job is the large-model job row r describes, the one ValidateLLM
+// simulates and ExplainLLM takes apart.
+func (r LLMRow) job() (*llm.Job, error) {
 	c, err := llm.System(r.System, r.GPUs)
 	if err != nil {
 		return nil, err
 	}
-	return llm.Simulate(&llm.Job{Model: r.Model, Layout: r.Layout, Cluster: c, RecomputeModules: r.RecomputeModules, BF16Grads: r.BF16Grads})
+	return &llm.Job{Model: r.Model, Layout: r.Layout, Cluster: c, RecomputeModules: r.RecomputeModules, BF16Grads: r.BF16Grads}, nil
 }
 
 // LLMExplanation takes one row of a large-model validation file apart:
@@ -358,11 +368,10 @@ func ExplainLLM(rows []LLMRow, id string) (*LLMExplanation, error) {
 		if out.Row.Failure != "" {
 			return out, nil
 		}
-		c, err := llm.System(r.System, r.GPUs)
+		j, err := r.job()
 		if err != nil {
 			return nil, err
 		}
-		j := &llm.Job{Model: r.Model, Layout: r.Layout, Cluster: c, RecomputeModules: r.RecomputeModules, BF16Grads: r.BF16Grads}
 		res, err := llm.Simulate(j)
 		if err != nil {
 			return nil, err
