@@ -33,7 +33,7 @@ type startPlan struct {
 // runs the placement-group search (groupSearch) from each of them, the
 // fastest first, within Config.Search simulations in all, and keeps the
 // fastest plan found; it records what it measured.
-func (p *Pesto) guard(ctx context.Context, req *placers.Request, pr *problem, res *Result, wdev []int, worders [][]int, mode string) (err error) {
+func (p *Pesto) guard(ctx context.Context, req *placers.Request, pr *problem, res *Result, wdev []int, worders [][]int, mode string) error {
 	starts := []startPlan{}
 	if wdev != nil {
 		var scratch Result
@@ -95,17 +95,9 @@ func (p *Pesto) guard(ctx context.Context, req *placers.Request, pr *problem, re
 	if res.Kept != "" {
 		res.KeptTime = best
 	}
-	defer func() {
-		if err == nil {
-			p.orderGuard(ctx, g, req, res, best)
-		}
-	}()
-	if p.cfg.Search <= 0 {
-		return nil
-	}
 	// the search from each candidate in turn, fastest first, while the
-	// budget lasts (a search that finds no move spends one simulation per
-	// group and device)
+	// budget lasts (none with Config.Search 0; a search that finds no move
+	// spends one simulation per group and device)
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].t < cands[j].t })
 	left := p.cfg.Search
 	for _, c := range cands {
@@ -122,6 +114,7 @@ func (p *Pesto) guard(ctx context.Context, req *placers.Request, pr *problem, re
 			res.SearchMoves, res.SearchTime = sr.moves, sr.time
 		}
 	}
+	p.orderGuard(ctx, g, req, res, best)
 	return nil
 }
 
