@@ -90,13 +90,10 @@ func tf1Plan(g *workloads.Graph, c *devices.Cluster) (*work, *engine.Plan, error
 	for u, ops := range units {
 		unitDev[u] = -1
 		for _, v := range ops {
-			if r := w.info[v].replica; n > 1 && r >= 0 {
+			if r := w.info[v].replica; r >= 0 {
 				unitDev[u] = acc[r]
 				break
 			}
-		}
-		if n == 1 {
-			unitDev[u] = acc[0]
 		}
 		if unitDev[u] < 0 {
 			unitDev[u] = ps[next%len(ps)]
