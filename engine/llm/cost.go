@@ -82,6 +82,15 @@ func newCoster(j *Job, r int, memo *collMemo) *coster {
 	return c
 }
 
+// opTimes are an op's forward and backward times (opTime).
+func (c *coster) opTimes(op zoo.LLMOp) (fwd, bwd float64, err error) {
+	if fwd, err = c.opTime(op, false); err != nil {
+		return 0, 0, err
+	}
+	bwd, err = c.opTime(op, true)
+	return fwd, bwd, err
+}
+
 // opTime is an op's time by the device kind's cost model.
 func (c *coster) opTime(op zoo.LLMOp, backward bool) (float64, error) {
 	w := workloads.Op{Name: op.Name, Type: op.Type, FLOPs: op.FwdFLOPs, BytesAccessed: op.FwdBytes, Precision: c.dtype}
@@ -146,11 +155,7 @@ func (c *coster) part(p zoo.Part) (partCost, error) {
 	T := float64(l.MicroBatch) * float64(m.Seq) / float64(l.CP)
 	actBytes := 2 * T * float64(m.Hidden) // the block's [T, h] activation
 	for _, op := range ops {
-		f, err := c.opTime(op, false)
-		if err != nil {
-			return pc, err
-		}
-		b, err := c.opTime(op, true)
+		f, b, err := c.opTimes(op)
 		if err != nil {
 			return pc, err
 		}

@@ -36,11 +36,7 @@ func OpCosts(j *Job) ([]OpCost, error) {
 	var out []OpCost
 	for _, p := range []zoo.Part{zoo.PartEmbedding, zoo.PartAttention, zoo.PartMLP, zoo.PartHead} {
 		for _, op := range j.Model.Ops(p, c.sh) {
-			f, err := c.opTime(op, false)
-			if err != nil {
-				return nil, err
-			}
-			b, err := c.opTime(op, true)
+			f, b, err := c.opTimes(op)
 			if err != nil {
 				return nil, err
 			}
@@ -66,11 +62,7 @@ func OpCosts(j *Job) ([]OpCost, error) {
 					if fo.Name != "rotary" {
 						continue
 					}
-					pf, err := c.opTime(fo, false)
-					if err != nil {
-						return nil, err
-					}
-					pb, err := c.opTime(fo, true)
+					pf, pb, err := c.opTimes(fo)
 					if err != nil {
 						return nil, err
 					}
@@ -81,11 +73,7 @@ func OpCosts(j *Job) ([]OpCost, error) {
 				oc.Mechanism = "attention head dim"
 				oc.Extra = f*(1-flashHeadDimFactor(d, false)) + b*(1-flashHeadDimFactor(d, true))
 			case op.Launches > 0 || op.BwdLaunches > 0:
-				pf, err := c.opTime(plain, false)
-				if err != nil {
-					return nil, err
-				}
-				pb, err := c.opTime(plain, true)
+				pf, pb, err := c.opTimes(plain)
 				if err != nil {
 					return nil, err
 				}

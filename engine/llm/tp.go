@@ -43,18 +43,14 @@ func (c *coster) tpGEMMTimes(ops []zoo.LLMOp) (tpGEMMs, error) {
 		var err error
 		switch op.Name {
 		case "qkv", "fc1", "fc13":
-			if g.colF, err = c.opTime(op, false); err == nil {
-				if g.colB, err = c.opTime(op, true); err == nil {
-					g.colFSplit, err = split(op, tp, false)
-				}
+			if g.colF, g.colB, err = c.opTimes(op); err == nil {
+				g.colFSplit, err = split(op, tp, false)
 			}
 			g.col = true
 		case "out-proj", "fc2":
-			if g.rowF, err = c.opTime(op, false); err == nil {
-				if g.rowB, err = c.opTime(op, true); err == nil {
-					if g.rowFSplit, err = split(op, ubSplits, false); err == nil {
-						g.rowDSplit, err = split(op, tp, true)
-					}
+			if g.rowF, g.rowB, err = c.opTimes(op); err == nil {
+				if g.rowFSplit, err = split(op, ubSplits, false); err == nil {
+					g.rowDSplit, err = split(op, tp, true)
 				}
 			}
 			g.row = true
