@@ -346,9 +346,6 @@ func (l *layout) setReplicas(p *Plan, c *devices.Cluster) error {
 					}
 				}
 				if rd < 0 {
-					next[kind] = nd
-				}
-				if rd < 0 {
 					return fmt.Errorf("%w: field dataParallel.replicas = %d: replica %d finds no free device of kind %s for %s in cluster %q (valid: at most as many replicas as free devices allow, or give dataParallel.devices)",
 						ErrInvalidPlan, dp.Replicas, r, c.Devices[d].Kind.Name, c.Devices[d].Name, c.Name)
 				}
