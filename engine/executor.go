@@ -352,11 +352,7 @@ func (s *sim) run() {
 		case evHopHead:
 			s.enqueueHop(id, aux+1)
 		case evSideEnd:
-			if s.un.mirror {
-				s.finishMirrored(id)
-			} else {
-				s.finish(id)
-			}
+			s.finish(id, s.un.mirror)
 			s.tryStart(s.nodes[id].out.dev)
 		}
 	}
@@ -435,7 +431,7 @@ func (s *sim) opEnd(x int32) {
 	st := &s.streams[nd.out.dev]
 	st.busy = false
 	st.busyTime += nd.cost
-	s.finish(x)
+	s.finish(x, false)
 	if handInlined {
 		// hand-inlined copy of tryStart (it does not inline), less its
 		// busy test: the stream is idle (finish starts nothing on it);
@@ -451,14 +447,27 @@ func (s *sim) opEnd(x int32) {
 // finish completes node x (a stream node or a side node): frees its
 // workspace and inputs, sends its output to every other device that has a
 // consumer and wakes local consumers. The caller restarts the stream.
-func (s *sim) finish(x int32) {
+//
+// sendFirst, for a side node when replica 0 stands for its peers
+// (symmetry.go), sends before it releases the inputs. Its mirrored sends
+// stand for its left neighbour's, which end the neighbour's step at this
+// same instant; in the full simulation the neighbour's copy starts
+// landing here before this replica's own end of step frees its inputs
+// (the neighbours' events at one instant run in replica order), and the
+// representative keeps that order.
+func (s *sim) finish(x int32, sendFirst bool) {
 	nd := &s.nodes[x]
 	d := nd.out.dev
 	s.res.OpEnd[x] = s.now
 	s.done++
 	s.free(d, nd.temp)
-	// release this node's inputs first: memory freed at an instant is free
-	// for whatever starts at that instant
+	if sendFirst {
+		for t := nd.send; t < nd.send+nd.nSend; t++ {
+			s.send(t)
+		}
+	}
+	// release this node's inputs (unless sendFirst, before the sends):
+	// memory freed at an instant is free for whatever starts at that instant
 	for _, in := range s.inputs[s.inAt[x]:s.inEnd[x]] {
 		if isTransferInput(in) {
 			s.release(&s.xfers[inputTransfer(in)].recv)
@@ -471,41 +480,12 @@ func (s *sim) finish(x int32) {
 	if nd.out.readers == 0 {
 		s.free(d, nd.out.bytes)
 	}
-	for t := nd.send; t < nd.send+nd.nSend; t++ {
-		s.send(t)
-	}
-	// wake local consumers
-	for _, v := range s.succs[nd.succ : nd.succ+nd.local] {
-		s.satisfy(v, d)
-	}
-}
-
-// finishMirrored is finish for a side node when replica 0 stands for
-// its peers (symmetry.go): it sends before it releases its inputs. Its
-// mirrored sends stand for its left neighbour's, which end the
-// neighbour's step at this same instant; in the full simulation the
-// neighbour's copy starts landing here before this replica's own end of
-// step frees its inputs (the neighbours' events at one instant run in
-// replica order), and the representative keeps that order.
-func (s *sim) finishMirrored(x int32) {
-	nd := &s.nodes[x]
-	d := nd.out.dev
-	s.res.OpEnd[x] = s.now
-	s.done++
-	s.free(d, nd.temp)
-	for t := nd.send; t < nd.send+nd.nSend; t++ {
-		s.send(t)
-	}
-	for _, in := range s.inputs[s.inAt[x]:s.inEnd[x]] {
-		if isTransferInput(in) {
-			s.release(&s.xfers[inputTransfer(in)].recv)
-		} else {
-			s.release(&s.nodes[in].out)
+	if !sendFirst {
+		for t := nd.send; t < nd.send+nd.nSend; t++ {
+			s.send(t)
 		}
 	}
-	if nd.out.readers == 0 {
-		s.free(d, nd.out.bytes)
-	}
+	// wake local consumers
 	for _, v := range s.succs[nd.succ : nd.succ+nd.local] {
 		s.satisfy(v, d)
 	}

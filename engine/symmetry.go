@@ -32,7 +32,7 @@ import (
 // its inputs, on some replicas and not on others (one ring chunk more at
 // the peak; in a 2-replica ring only the first replica has it). The
 // representative keeps the order of the replicas that have it
-// (finishMirrored), so its peak is the highest any replica reaches.
+// (finish, sendFirst), so its peak is the highest any replica reaches.
 
 // SymmetryStats says how a data-parallel step's replicas were played.
 type SymmetryStats struct {
