@@ -177,6 +177,13 @@ func (j *Job) rank(tp, cp, dp, pp int) int {
 	return tp + l.TP*(cp+l.CP*(dp+l.DP*pp))
 }
 
+// coords are global rank g's (tp, cp, dp, pp) coordinates: rank's
+// inverse.
+func (j *Job) coords(g int) (tp, cp, dp, pp int) {
+	l := j.Layout
+	return g % l.TP, g / l.TP % l.CP, g / (l.TP * l.CP) % l.DP, g / (l.TP * l.CP * l.DP)
+}
+
 // The groups of one kind that pipeline rank r's ranks run at the same
 // time, the representative's first (see collMemo.time).
 

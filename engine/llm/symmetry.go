@@ -112,10 +112,7 @@ func (j *Job) asymmetry() (gpus []int, why []string) {
 	cv := j.Cluster.Comm()
 	l := j.Layout
 	sig := func(g int) [5]bool {
-		t := g % l.TP
-		c := g / l.TP % l.CP
-		d := g / (l.TP * l.CP) % l.DP
-		r := g / (l.TP * l.CP * l.DP)
+		t, c, d, r := j.coords(g)
 		one := func(grp []int) bool {
 			for _, x := range grp {
 				if cv.Node[x] != cv.Node[grp[0]] {
@@ -187,10 +184,7 @@ func (j *Job) asymmetry() (gpus []int, why []string) {
 	}
 	if len(slow) > 0 {
 		for g := 0; g < G; g++ {
-			t := g % l.TP
-			c := g / l.TP % l.CP
-			d := g / (l.TP * l.CP) % l.DP
-			r := g / (l.TP * l.CP * l.DP)
+			t, c, d, r := j.coords(g)
 			peers := []int{j.rank((t+1)%l.TP, c, d, r), j.rank(t, (c+1)%l.CP, d, r), j.rank(t, c, (d+1)%l.DP, r), j.rank(t, c, d, (r+1)%l.PP),
 				j.rank((t+l.TP-1)%l.TP, c, d, r), j.rank(t, (c+l.CP-1)%l.CP, d, r), j.rank(t, c, (d+l.DP-1)%l.DP, r), j.rank(t, c, d, (r+l.PP-1)%l.PP)}
 			for _, p := range peers {
@@ -285,8 +279,7 @@ func (j *Job) gangMembers(r, b int) []int {
 // blockOf is the data-parallel block (gang index: gangDP consecutive
 // data-parallel ranks) of global rank g.
 func (j *Job) blockOf(g int) int {
-	l := j.Layout
-	d := g / (l.TP * l.CP) % l.DP
+	_, _, d, _ := j.coords(g)
 	return d / j.gangDP()
 }
 
