@@ -79,29 +79,6 @@ func (t *Topology) RouteIn(via []LinkID, src, dst EndpointID) (Route, error) {
 	return r, nil
 }
 
-// Hops is the number of links on the route from src to dst in src's
-// RouteTree: 0 when dst is src or unreachable.
-func (t *Topology) Hops(via []LinkID, src, dst EndpointID) int {
-	if src == dst || int(dst) < 0 || int(dst) >= len(via) || via[dst] < 0 {
-		return 0
-	}
-	n := 0
-	for e := dst; e != src; e = t.Links[via[e]].From {
-		n++
-	}
-	return n
-}
-
-// FillRoute writes the route to dst read from a RouteTree into r, whose
-// length must be its Hops.
-func (t *Topology) FillRoute(via []LinkID, dst EndpointID, r Route) {
-	e := dst
-	for i := len(r) - 1; i >= 0; i-- {
-		r[i] = via[e]
-		e = t.Links[via[e]].From
-	}
-}
-
 // TransferTime is the uncontended time to move b bytes along r: each hop
 // adds its latency; a store-and-forward hop (out of a host endpoint) also
 // adds b/bandwidth, while cut-through hops (out of a switch or NIC) overlap
