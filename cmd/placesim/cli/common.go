@@ -45,11 +45,14 @@ func registerMaxMemory(cmd *cobra.Command, v *string) {
 	cmd.Flags().StringVar(v, "max-memory", "0", fmt.Sprintf("memory one simulation may take for itself, e.g. 8GiB; a plan whose unrolled step needs more is refused before anything is allocated (0: %s)", units.Bytes(engine.DefaultMaxMemory)))
 }
 
-// parseMaxMemory reads --max-memory.
-func parseMaxMemory(v string) (int64, error) {
+// parseMaxMemory reads a --max-memory flag: a size >= 0, where 0 stands
+// for the command's default def (engine.DefaultMaxMemory for a
+// simulation, study.DefaultMergeMemory for merge), which only the error
+// names: the caller's consumer applies it.
+func parseMaxMemory(v string, def int64) (int64, error) {
 	b, err := units.ParseBytes(v)
 	if err != nil || b < 0 {
-		return 0, fmt.Errorf("--max-memory %q: want a size >= 0 such as 8GiB (0: the default, %s)", v, units.Bytes(engine.DefaultMaxMemory))
+		return 0, fmt.Errorf("--max-memory %q: want a size >= 0 such as 2GiB (0: the default, %s)", v, units.Bytes(def))
 	}
 	return b, nil
 }
@@ -61,7 +64,7 @@ func (f *runFlags) request() (study.Inputs, study.Spec, error) {
 	if err != nil {
 		return in, study.Spec{}, err
 	}
-	maxMem, err := parseMaxMemory(f.maxMemory)
+	maxMem, err := parseMaxMemory(f.maxMemory, engine.DefaultMaxMemory)
 	if err != nil {
 		return in, study.Spec{}, err
 	}

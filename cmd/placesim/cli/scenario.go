@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"placesim/engine"
 	"placesim/internal/units"
 	"placesim/reports"
 	"placesim/study"
@@ -58,7 +59,7 @@ func runScenario(ctx context.Context, f *Factory, command string, s *study.Scena
 	if err != nil {
 		return nil, err
 	}
-	maxMem, err := parseMaxMemory(maxMemory)
+	maxMem, err := parseMaxMemory(maxMemory, engine.DefaultMaxMemory)
 	if err != nil {
 		return nil, err
 	}
@@ -478,15 +479,6 @@ func NewCmdMerge(f *Factory, runF func(*MergeOptions) error) *cobra.Command {
 // what the records may take.
 const mergeSoftMemory = 640 << 20
 
-// parseMergeMemory parses merge's --max-memory (0: the default).
-func parseMergeMemory(v string) (int64, error) {
-	b, err := units.ParseBytes(v)
-	if err != nil || b < 0 {
-		return 0, fmt.Errorf("--max-memory %q: want a size >= 0 such as 2GiB (0: the default, %s)", v, units.Bytes(study.DefaultMergeMemory))
-	}
-	return b, nil
-}
-
 func mergeRun(opts *MergeOptions) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(mergeSoftMemory))
@@ -495,7 +487,7 @@ func mergeRun(opts *MergeOptions) error {
 	if err != nil {
 		return err
 	}
-	budget, err := parseMergeMemory(opts.MaxMemory)
+	budget, err := parseMaxMemory(opts.MaxMemory, study.DefaultMergeMemory)
 	if err != nil {
 		return err
 	}
@@ -670,7 +662,7 @@ func checkRun(opts *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	maxMem, err := parseMaxMemory(opts.MaxMemory)
+	maxMem, err := parseMaxMemory(opts.MaxMemory, engine.DefaultMaxMemory)
 	if err != nil {
 		return err
 	}
