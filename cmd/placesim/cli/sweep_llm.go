@@ -115,7 +115,7 @@ func sweepLLMRun(opts *SweepOptions, format string) error {
 			var rec study.Record
 			if err == nil {
 				var j *llm.Job
-				if j, err = layoutJob(opts.Workload, system, layout, layoutFlagNames("--placers")); err == nil {
+				if j, _, err = layoutJob(opts.Workload, system, layout, layoutFlagNames("--placers")); err == nil {
 					system = j.Cluster.Name
 					var r *llm.Result
 					if r, err = llm.Simulate(j); err == nil {

@@ -122,14 +122,16 @@ func layoutFlagNames(planner string) map[string]string {
 }
 
 // layoutJob is study.LayoutJob of a model, a system and a layout, with
-// its errors naming the flags of names (layoutFlagNames).
-func layoutJob(workload, cluster, layout string, names map[string]string) (*llm.Job, error) {
+// its errors naming the flags of names (layoutFlagNames); it returns the
+// regime the layout was parsed into as well, so that no caller parses it
+// twice.
+func layoutJob(workload, cluster, layout string, names map[string]string) (*llm.Job, study.Regime, error) {
 	regime, err := study.LayoutRegime(layout)
 	if err != nil {
-		return nil, flagNamed(err, names)
+		return nil, study.Regime{}, flagNamed(err, names)
 	}
 	j, err := study.LayoutJob(study.LayoutRequest{Workload: workload, Cluster: cluster, Regime: regime})
-	return j, flagNamed(err, names)
+	return j, regime, flagNamed(err, names)
 }
 
 func trainRun(opts *TrainOptions) error {
@@ -262,7 +264,7 @@ func compareLLMRun(opts *CompareOptions, layout string) error {
 	if opts.Format != "table" && opts.Format != "json" {
 		return fmt.Errorf("--format %q with --layout (valid: table, json)", opts.Format)
 	}
-	j, err := layoutJob(opts.Run.workload, opts.Run.cluster, layout, layoutFlagNames("--placers"))
+	j, regime, err := layoutJob(opts.Run.workload, opts.Run.cluster, layout, layoutFlagNames("--placers"))
 	if err != nil {
 		return err
 	}
@@ -274,10 +276,6 @@ func compareLLMRun(opts *CompareOptions, layout string) error {
 				names = append(names, n)
 			}
 		}
-	}
-	regime, err := study.LayoutRegime(layout)
-	if err != nil {
-		return flagNamed(err, layoutFlagNames("--placers"))
 	}
 	if opts.OutDir != "" {
 		release, err := claimLayoutOut(opts.OutDir, "compare")
