@@ -275,30 +275,16 @@ func ValidateLLM(rows []LLMRow) *LLMValidationSummary {
 	s := &LLMValidationSummary{}
 	var errs []float64
 	for _, r := range rows {
-		out := LLMRowResult{ID: r.ID, Model: r.ModelName, System: r.System, GPUs: r.GPUs, Layout: r.Layout.String(), Measured: r.Measured, Unit: r.Unit, Defaults: r.Defaults}
-		res, err := simulateLLMRow(r)
-		if err != nil {
-			out.Failure = err.Error()
-			s.Rows = append(s.Rows, out)
+		_, res, err := simulateLLMRow(r)
+		out := r.result(res, err)
+		s.Rows = append(s.Rows, out)
+		if out.Failure != "" {
 			continue
-		}
-		out.MFU, out.PeakMemory = res.MFU, res.PeakMemory
-		if res.OOM != nil {
-			out.OOM = res.OOM.Err.Error()
-		}
-		switch r.Unit {
-		case "s/iteration":
-			out.Simulated = res.IterationTime
-			out.Error = r.Measured/res.IterationTime - 1
-		default:
-			out.Simulated = res.TokensPerSecPerGPU
-			out.Error = res.TokensPerSecPerGPU/r.Measured - 1
 		}
 		errs = append(errs, math.Abs(out.Error))
 		if math.Abs(out.Error) > s.WorstError {
 			s.WorstError, s.WorstID = math.Abs(out.Error), r.ID
 		}
-		s.Rows = append(s.Rows, out)
 	}
 	if len(errs) > 0 {
 		sort.Float64s(errs)
@@ -311,12 +297,38 @@ func ValidateLLM(rows []LLMRow) *LLMValidationSummary {
 	return s
 }
 
-func simulateLLMRow(r LLMRow) (*llm.Result, error) {
+// simulateLLMRow simulates row r's job once and returns the job with its
+// result, for ValidateLLM's line and ExplainLLM's breakdown alike.
+func simulateLLMRow(r LLMRow) (*llm.Job, *llm.Result, error) {
 	j, err := r.job()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return llm.Simulate(j)
+	res, err := llm.Simulate(j)
+	return j, res, err
+}
+
+// result is row r's line of the summary given its simulation (res, or
+// the error that stopped it, which becomes the line's Failure).
+func (r LLMRow) result(res *llm.Result, err error) LLMRowResult {
+	out := LLMRowResult{ID: r.ID, Model: r.ModelName, System: r.System, GPUs: r.GPUs, Layout: r.Layout.String(), Measured: r.Measured, Unit: r.Unit, Defaults: r.Defaults}
+	if err != nil {
+		out.Failure = err.Error()
+		return out
+	}
+	out.MFU, out.PeakMemory = res.MFU, res.PeakMemory
+	if res.OOM != nil {
+		out.OOM = res.OOM.Err.Error()
+	}
+	switch r.Unit {
+	case "s/iteration":
+		out.Simulated = res.IterationTime
+		out.Error = r.Measured/res.IterationTime - 1
+	default:
+		out.Simulated = res.TokensPerSecPerGPU
+		out.Error = res.TokensPerSecPerGPU/r.Measured - 1
+	}
+	return out
 }
 
 // job is the large-model job row r describes, the one ValidateLLM
@@ -363,18 +375,10 @@ func ExplainLLM(rows []LLMRow, id string) (*LLMExplanation, error) {
 		if r.ID != id {
 			continue
 		}
-		s := ValidateLLM([]LLMRow{r})
-		out := &LLMExplanation{Row: s.Rows[0], MicroBatches: r.Layout.MicroBatches(), Mechanisms: map[string]float64{}}
+		j, res, err := simulateLLMRow(r) // once: the row's line and the breakdown below read the same result
+		out := &LLMExplanation{Row: r.result(res, err), MicroBatches: r.Layout.MicroBatches(), Mechanisms: map[string]float64{}}
 		if out.Row.Failure != "" {
 			return out, nil
-		}
-		j, err := r.job()
-		if err != nil {
-			return nil, err
-		}
-		res, err := llm.Simulate(j)
-		if err != nil {
-			return nil, err
 		}
 		out.IterationTime, out.Bubble, out.Exposed = res.IterationTime, res.Bubble, res.ExposedByKind()
 		out.Layers = make([]int, r.Layout.PP)
