@@ -50,21 +50,19 @@ func newRouteTable(t *links.Topology, devs []Device) *routeTable {
 }
 
 // fabric is the topology as the route table reads it: links.Fabric (the
-// search and the figures its trees are read with) and the figures of the
-// links touching an adapter, each pair of figures once (nearest's
-// bound). It is made from the topology on the table's first route, so a
+// search, and through Hops the figures its trees are read with) and the
+// figures of the links touching an adapter, each pair of figures once
+// (nearest's bound). It is made from the topology on the table's first route, so a
 // cloned cluster whose links were changed before Rebuild routes on its
 // own figures.
 type fabric struct {
 	*links.Fabric
-	hops     []links.Hop // Fabric.Hops: by link
 	nicLinks []links.Hop
 }
 
 func (rt *routeTable) fabric() *fabric {
 	rt.once.Do(func() {
 		f := &fabric{Fabric: links.NewFabric(rt.topo)}
-		f.hops = f.Hops()
 		seen := map[[2]float64]bool{}
 		for _, l := range rt.topo.Links {
 			if key := [2]float64{l.Latency, l.Bandwidth}; (f.NIC(int32(l.From)) || f.NIC(int32(l.To))) && !seen[key] {
@@ -114,14 +112,14 @@ func (rt *routeTable) route(src, dst int) links.Route {
 	if !rt.reaches(r, src, dst) {
 		return nil
 	}
-	f := rt.fabric()
+	hops := rt.fabric().Hops()
 	from, to := int32(rt.ep[src]), int32(rt.ep[dst])
 	n := 0
-	for e := to; e != from; e = f.hops[r.via[e]].From {
+	for e := to; e != from; e = hops[r.via[e]].From {
 		n++
 	}
 	route := make(links.Route, n)
-	for e := to; e != from; e = f.hops[r.via[e]].From {
+	for e := to; e != from; e = hops[r.via[e]].From {
 		n--
 		route[n] = links.LinkID(r.via[e])
 	}
@@ -141,8 +139,9 @@ func (rt *routeTable) crossesNIC(a, b int) bool {
 	if f.NIC(e) {
 		return true
 	}
+	hops := f.Hops()
 	for e != from {
-		e = f.hops[r.via[e]].From
+		e = hops[r.via[e]].From
 		if f.NIC(e) {
 			return true
 		}
@@ -162,20 +161,21 @@ func (rt *routeTable) transferTime(src, dst int, b int64) float64 {
 		return 0
 	}
 	f := rt.fabric()
+	hops := f.Hops()
 	var buf [16]int32
 	route := buf[:0]
 	for from, e := int32(rt.ep[src]), int32(rt.ep[dst]); e != from; {
 		lid := r.via[e]
 		route = append(route, lid)
-		e = f.hops[lid].From
+		e = hops[lid].From
 	}
 	var start, finish float64 // of the current hop
 	for i := len(route) - 1; i >= 0; i-- {
-		l := &f.hops[route[i]]
+		l := &hops[route[i]]
 		hop := l.Latency + float64(b)/l.Bandwidth // Link.HopTime(b)
 		if i < len(route)-1 && !f.StoreAndForward(l.From) {
 			// cut-through: the head arrives after the previous hop's latency
-			s := start + f.hops[route[i+1]].Latency
+			s := start + hops[route[i+1]].Latency
 			start, finish = s, math.Max(s+hop, finish+l.Latency)
 			continue
 		}
@@ -218,8 +218,8 @@ func (f *fabric) nicBound(b int64) float64 {
 // transfer takes at least as long as each of its hops (in floating point
 // too: the finish of a hop, in links.Topology.TransferTime, is at least
 // that hop's HopTime and never earlier than the previous hop's), so no
-// other candidate is as fast. Otherwise every candidate is timed. On a
-// DGX cluster a GPU's nearest peer is then found among its node's.
+// other candidate is as fast. Otherwise the other candidates are timed
+// (each candidate once in all). On a DGX cluster a GPU's nearest peer is then found among its node's.
 func (rt *routeTable) nearest(src int, b int64, cands []int) (int, float64) {
 	f := rt.fabric()
 	n := f.Endpoints()
@@ -250,12 +250,19 @@ func (rt *routeTable) nearest(src int, b int64, cands []int) (int, float64) {
 		}
 	}
 	w.queue = queue
-	best, bestT := -1, math.Inf(1)
+	// near: the candidates of the first pass, those reached without an
+	// adapter and those not reached at all (an unreachable one times 0);
+	// none when src is itself an adapter
+	var via []int32
 	if !f.NIC(from) {
-		via := rt.row(src).via
+		via = rt.row(src).via
+	}
+	near := func(d int) bool { e := rt.ep[d]; return via != nil && (mark[e] == call || via[e] < 0) }
+	best, bestT := -1, math.Inf(1)
+	if via != nil {
 		for i, d := range cands {
-			if e := rt.ep[d]; mark[e] != call && via[e] >= 0 {
-				continue // reached through an adapter only (an unreachable one times 0)
+			if !near(d) {
+				continue
 			}
 			if t := rt.transferTime(src, d, b); t < bestT {
 				best, bestT = i, t
@@ -265,9 +272,13 @@ func (rt *routeTable) nearest(src int, b int64, cands []int) (int, float64) {
 			return best, bestT
 		}
 	}
-	best, bestT = -1, math.Inf(1)
+	// the others, each timed once: a tie goes to the earlier index, as in
+	// one scan of every candidate in order
 	for i, d := range cands {
-		if t := rt.transferTime(src, d, b); t < bestT {
+		if near(d) {
+			continue
+		}
+		if t := rt.transferTime(src, d, b); t < bestT || t == bestT && i < best {
 			best, bestT = i, t
 		}
 	}
