@@ -38,4 +38,6 @@ func (m *METF) Place(ctx context.Context, req *placers.Request) (*engine.Plan, e
 
 // placeMETF is m-ETF with memory charged by lifetime when the static sum
 // refuses the graph (graphalg.METFByLifetime).
-var placeMETF = graphalg.METFByLifetime
+func placeMETF(ctx context.Context, p *graphalg.Problem) (*engine.Plan, error) {
+	return graphalg.METFByLifetime(ctx, p)
+}

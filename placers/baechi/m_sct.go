@@ -19,7 +19,7 @@ var _ placers.Placer = (*MSCT)(nil)
 // (graphalg.ETFConfig.FavParent). A device whose memory would overflow is
 // never a candidate, the child's included; memory is charged as a static
 // sum first, then, when that refuses the graph, by lifetime in m-SCT's own
-// schedule (graphalg.PlaceByLifetime). Options: lp (auto, gonum, cbc:
+// schedule (graphalg.METFByLifetime with graphalg.WithFavParent). Options: lp (auto, gonum, cbc:
 // the LP back end), window (ops per LP window; 0, the default, is 24 for
 // gonum and 1,000 for cbc), coarsen, range, memfrac, priorities (the
 // schedule's order on the plan; default false).
@@ -51,11 +51,5 @@ func (m *MSCT) placeProblem(ctx context.Context, p *graphalg.Problem) (*engine.P
 	if err != nil {
 		return nil, err
 	}
-	return graphalg.PlaceByLifetime(ctx, p, func(ctx context.Context, p *graphalg.Problem, b *graphalg.Book, aware, sched bool) (*engine.Plan, *graphalg.Schedule, error) {
-		s := p.Schedule()
-		if err := graphalg.ETF(ctx, s, b, graphalg.ETFConfig{Level: p.BLevel(), MemoryAware: aware, FavParent: fav}); err != nil {
-			return nil, nil, err
-		}
-		return s.Plan(), s, nil
-	})
+	return graphalg.METFByLifetime(ctx, p, graphalg.WithFavParent(fav))
 }

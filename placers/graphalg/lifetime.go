@@ -91,15 +91,29 @@ func PlaceByLifetime(ctx context.Context, p *Problem, f PlaceRun) (*engine.Plan,
 	return nil, fmt.Errorf("%w; no relaxed plan fits by lifetime either (last: %s)", static, worst)
 }
 
+// METFOption varies the list scheduling of METFByLifetime.
+type METFOption func(*ETFConfig)
+
+// WithFavParent gives METFByLifetime's ETF favourite parents
+// (ETFConfig.FavParent: fav[v] is op v's, -1 for none), which makes it
+// Baechi's m-SCT.
+func WithFavParent(fav []int32) METFOption {
+	return func(c *ETFConfig) { c.FavParent = fav }
+}
+
 // METFByLifetime is m-ETF (ETF with the problem's b-levels breaking ties,
 // memory-aware) with memory charged by lifetime when the static book
 // refuses the graph (PlaceByLifetime): Baechi's m-etf and Pesto's op-level
-// m-ETF start both run it. The plan carries the schedule's start times as
-// priorities.
-func METFByLifetime(ctx context.Context, p *Problem) (*engine.Plan, error) {
+// m-ETF start both run it, and Baechi's m-sct with WithFavParent. The
+// plan carries the schedule's start times as priorities.
+func METFByLifetime(ctx context.Context, p *Problem, opts ...METFOption) (*engine.Plan, error) {
 	return PlaceByLifetime(ctx, p, func(ctx context.Context, p *Problem, b *Book, aware, sched bool) (*engine.Plan, *Schedule, error) {
+		cfg := ETFConfig{Level: p.BLevel(), MemoryAware: aware}
+		for _, o := range opts {
+			o(&cfg)
+		}
 		s := p.Schedule()
-		if err := ETF(ctx, s, b, ETFConfig{Level: p.BLevel(), MemoryAware: aware}); err != nil {
+		if err := ETF(ctx, s, b, cfg); err != nil {
 			return nil, nil, err
 		}
 		return s.Plan(), s, nil
