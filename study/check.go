@@ -14,47 +14,71 @@ import (
 	"placesim/placers"
 )
 
-// Regression is one point that got worse than its baseline.
+// Regression is one change of a point beyond its baseline's tolerance:
+// for the worse (a longer step time, a larger peak memory, a new OOM or
+// error, the point missing) or, when Better is set, for the better (a
+// shorter step time or a smaller peak memory), which a placer's
+// regression test must explain as well: a result that got faster
+// unexplained is as suspicious as one that got slower.
 type Regression struct {
 	Key    string
 	Reason string
+	// Better is true for a figure that improved beyond the tolerance
+	// (reported only by a two-sided check, BothSides).
+	Better bool
 }
 
 func (r Regression) String() string { return r.Key + ": " + r.Reason }
 
-// Compare finds the points of cur that are worse than in base by more than
-// tol (relative, e.g. 0.02): a longer step time, a larger peak memory, a
-// new OOM or error, or a point missing. Points new in cur are not checked.
-func CompareResults(base, cur *Results, tol float64) []Regression {
+// Sides says which changes beyond the tolerance a check reports.
+type Sides int
+
+const (
+	// BothSides reports a step time or peak memory that moved beyond the
+	// tolerance either way (the default of check).
+	BothSides Sides = iota
+	// WorseOnly reports only changes for the worse (check --one-sided).
+	WorseOnly
+)
+
+// CompareResults finds the points of cur that changed from base by more
+// than tol (relative, e.g. 0.02): a step time or peak memory beyond
+// base*(1+tol), or, with BothSides, below base*(1-tol) (Regression.Better),
+// a new OOM or error, or a point missing. Points new in cur are not
+// checked.
+func CompareResults(base, cur *Results, tol float64, sides Sides) []Regression {
 	now := map[string]*Record{}
 	for i := range cur.Records {
 		now[cur.Records[i].Point.Key()] = &cur.Records[i]
 	}
 	var regs []Regression
+	// beyond adds the change of one figure (cv against bv, printed by
+	// show) when it is beyond the tolerance in a direction checked
+	beyond := func(k, what string, cv, bv float64, show string) {
+		worse, better := cv > bv*(1+tol), sides == BothSides && cv < bv*(1-tol)
+		if worse || better {
+			regs = append(regs, Regression{Key: k, Reason: fmt.Sprintf("%s, was %s (%+.1f%%, tolerance %.1f%%)", what, show, 100*(cv/bv-1), 100*tol), Better: better})
+		}
+	}
 	for i := range base.Records {
 		b := &base.Records[i]
 		k := b.Point.Key()
 		c, ok := now[k]
 		switch {
 		case !ok:
-			regs = append(regs, Regression{k, "missing from the new results"})
+			regs = append(regs, Regression{Key: k, Reason: "missing from the new results"})
 		case c.Error != "" && b.Error == "":
-			regs = append(regs, Regression{k, "now fails: " + c.Error})
+			regs = append(regs, Regression{Key: k, Reason: "now fails: " + c.Error})
 		case c.OOM != nil && b.OOM == nil:
-			regs = append(regs, Regression{k, "now runs out of memory: " + c.OOM.Err().Error()})
+			regs = append(regs, Regression{Key: k, Reason: "now runs out of memory: " + c.OOM.Err().Error()})
 		case c.NotComparable != "" && b.NotComparable == "":
-			regs = append(regs, Regression{k, "now not comparable in its regime: " + c.NotComparable})
+			regs = append(regs, Regression{Key: k, Reason: "now not comparable in its regime: " + c.NotComparable})
 		case b.Failed() || b.NotComparable != "":
 			// nothing to compare against
 		default:
-			if c.StepTime > b.StepTime*(1+tol) {
-				regs = append(regs, Regression{k, fmt.Sprintf("step time %s, was %s (+%.1f%%, tolerance %.1f%%)",
-					units.Seconds(c.StepTime), units.Seconds(b.StepTime), 100*(c.StepTime/b.StepTime-1), 100*tol)})
-			}
-			if cp, bp := c.MaxPeak(), b.MaxPeak(); float64(cp) > float64(bp)*(1+tol) {
-				regs = append(regs, Regression{k, fmt.Sprintf("peak memory %s, was %s (+%.1f%%, tolerance %.1f%%)",
-					units.Bytes(cp), units.Bytes(bp), 100*(float64(cp)/float64(bp)-1), 100*tol)})
-			}
+			beyond(k, "step time "+units.Seconds(c.StepTime), c.StepTime, b.StepTime, units.Seconds(b.StepTime))
+			cp, bp := c.MaxPeak(), b.MaxPeak()
+			beyond(k, "peak memory "+units.Bytes(cp), float64(cp), float64(bp), units.Bytes(bp))
 		}
 	}
 	return regs
@@ -81,18 +105,20 @@ var (
 )
 
 // Check re-runs the scenario recorded in baseline (in a temporary
-// directory) with reg and returns the regressions beyond tol. It fails
+// directory) with reg and returns the changes beyond tol, either way
+// (BothSides). It fails
 // closed: an invalid tolerance, an empty baseline, a baseline whose
 // scenario names an executable or a directory (ErrUntrusted) and baseline
 // points the re-run does not produce are errors, never a pass.
 func Check(ctx context.Context, baseline *Results, reg *placers.Registry, tol float64) ([]Regression, *Results, error) {
-	return CheckWith(ctx, baseline, RunOptions{Registry: reg}, tol)
+	return CheckWith(ctx, baseline, RunOptions{Registry: reg}, tol, BothSides)
 }
 
-// CheckWith is Check with run options: the registry, workers and the
-// command line's placer options (o.Dir is ignored: the re-run goes to a
-// temporary directory that is removed).
-func CheckWith(ctx context.Context, baseline *Results, o RunOptions, tol float64) ([]Regression, *Results, error) {
+// CheckWith is Check with run options (the registry, workers and the
+// command line's placer options; o.Dir is ignored: the re-run goes to a
+// temporary directory that is removed) and the sides of the tolerance
+// it reports.
+func CheckWith(ctx context.Context, baseline *Results, o RunOptions, tol float64, sides Sides) ([]Regression, *Results, error) {
 	if math.IsNaN(tol) || math.IsInf(tol, 0) || tol < 0 {
 		return nil, nil, fmt.Errorf("%w: %v (valid: a finite number >= 0)", ErrBadTolerance, tol)
 	}
@@ -164,7 +190,7 @@ func CheckWith(ctx context.Context, baseline *Results, o RunOptions, tol float64
 		return nil, cur, fmt.Errorf("%w: %d of %d baseline points are not produced by re-running its scenario (%s)",
 			ErrUnmatched, len(missing), len(baseline.Records), strings.Join(shown, "; "))
 	}
-	return CompareResults(baseline, cur, tol), cur, nil
+	return CompareResults(baseline, cur, tol, sides), cur, nil
 }
 
 // rerunScenario re-runs baseline's scenario in a scratch directory

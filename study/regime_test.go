@@ -198,7 +198,7 @@ func TestScenarioRegimes(t *testing.T) {
 	if len(step.Records) != 2 || len(pipe.Records) != 2 || len(pipe.Scenario.Regimes) != 1 {
 		t.Fatalf("selected %d step and %d 1f1b:4 records (regimes %v), want 2 and 2", len(step.Records), len(pipe.Records), pipe.Scenario.Regimes)
 	}
-	regs := study.CompareResults(step, pipe, 0.02)
+	regs := study.CompareResults(step, pipe, 0.02, study.BothSides)
 	if len(regs) != 2 {
 		t.Errorf("%d regressions, want the 2 step points missing", len(regs))
 	}

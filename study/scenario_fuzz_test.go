@@ -71,7 +71,7 @@ func FuzzReadResults(f *testing.F) {
 		if err != nil {
 			return
 		}
-		_ = study.CompareResults(r, r, 0.02)
+		_ = study.CompareResults(r, r, 0.02, study.BothSides)
 		var b bytes.Buffer
 		if err := study.EncodeResults(&b, r); err != nil {
 			t.Fatalf("cannot write back results read from a file: %v", err)

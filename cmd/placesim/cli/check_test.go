@@ -140,3 +140,40 @@ func TestCheckCompareLayout(t *testing.T) {
 		t.Fatalf("check of a graph compare: exit %d\n%s\n%s", code, stdout, errs)
 	}
 }
+
+// check is two-sided: a point whose step time is now more than the
+// tolerance below its baseline's is an IMPROVEMENT that fails the check
+// (exit 1; in JSON under improvements), and --one-sided lets it pass.
+func TestCheckFasterFails(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "cmp")
+	if code, _, errs := run(t, "compare", "-w", "zoo:mlp", "-c", "4xV100-pcie", "--placers", "m-etf,round-robin", "-o", out, "-q"); code != 0 {
+		t.Fatalf("compare: exit %d\n%s", code, errs)
+	}
+	// the first point's recorded step time 10 % above what it simulates:
+	// it re-runs 9 % faster
+	slow := filepath.Join(dir, "slow.json")
+	editRecords(t, filepath.Join(out, "results.json"), slow, func(i int, r map[string]any) {
+		if i == 0 {
+			r["stepTime"] = r["stepTime"].(float64) * 1.1
+		}
+	})
+	code, stdout, errs := run(t, "check", "--baseline", slow, "-q")
+	if code != cli.ExitError || strings.Count(stdout, "IMPROVEMENT") != 1 || strings.Contains(stdout, "REGRESSION") ||
+		!strings.Contains(stdout, "m-etf |") || !strings.Contains(stdout, "step time") || !strings.Contains(errs, "1 of 2 points improved beyond 2%") {
+		t.Fatalf("check of a faster point: exit %d\n%s\n%s", code, stdout, errs)
+	}
+	code, stdout, errs = run(t, "check", "--baseline", slow, "-q", "--format", "json")
+	var v struct {
+		OK           bool
+		Regressions  []struct{ Key, Reason string }
+		Improvements []struct{ Key, Reason string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil || code != cli.ExitError || v.OK || len(v.Regressions) != 0 || len(v.Improvements) != 1 {
+		t.Fatalf("check --format json of a faster point: exit %d, %v %+v\n%s\n%s", code, err, v, stdout, errs)
+	}
+	code, stdout, errs = run(t, "check", "--baseline", slow, "-q", "--one-sided")
+	if code != 0 || !strings.HasPrefix(stdout, "ok: 2 points no worse than 2%") {
+		t.Fatalf("check --one-sided of a faster point: exit %d\n%s\n%s", code, stdout, errs)
+	}
+}

@@ -71,7 +71,7 @@ func TestLayoutCommandsOut(t *testing.T) {
 				t.Errorf("%s: results.csv first row: %v", c.name, col)
 			}
 			code, stdout, errs := run(t, "check", "--baseline", base, "-q")
-			want := "ok: " + string(rune('0'+c.rows)) + " points within 2%"
+			want := map[int]string{1: "ok: 1 point within 2%", 2: "ok: 2 points within 2%"}[c.rows]
 			if code != 0 || !strings.HasPrefix(stdout, want) {
 				t.Fatalf("check of %s -o: exit %d, want %q\n%s\n%s", c.name, code, want, stdout, errs)
 			}

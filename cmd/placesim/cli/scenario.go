@@ -563,6 +563,8 @@ type CheckOptions struct {
 	Pipeline pipelineFlags
 	Regimes  string
 	Changed  func(name string) bool
+	// OneSided is --one-sided: report only changes for the worse.
+	OneSided bool
 	// Quiet is -q: no progress.
 	Quiet bool
 	// Format is --format table|json (and its --json shorthand).
@@ -573,13 +575,17 @@ type CheckOptions struct {
 func NewCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
 	opts := &CheckOptions{Factory: f}
 	cmd := &cobra.Command{
-		Use:   "check --baseline results.json [--tolerance 2%]",
+		Use:   "check --baseline results.json [--tolerance 2%] [--one-sided]",
 		Short: "Re-run a recorded scenario and fail on regressions",
 		Long: `Re-run the scenario recorded in a results.json and exit 1, naming each
 placer x workload point whose simulated step time or peak memory got worse
-beyond the tolerance, that newly runs out of memory or fails. Usable as a CI
-step. A point is compared only with the same point (placer, workload,
-cluster, settings, seed) in the same execution regime; the regime flags
+beyond the tolerance (REGRESSION), that newly runs out of memory or fails,
+or whose step time or peak memory got better beyond the tolerance
+(IMPROVEMENT): a result that got faster unexplained is as suspicious as one
+that got slower, so re-record the baseline once a change is understood.
+--one-sided reports only the changes for the worse. Usable as a CI step.
+A point is compared only with the same point (placer, workload, cluster,
+settings, seed) in the same execution regime; the regime flags
 (--pipeline, --microbatches, --stages, --recompute, --data-parallel, or
 --regimes LIST) check only the baseline's points in those regimes.
 
@@ -593,8 +599,9 @@ error with its own exit code, never a pass.
 
 Exit codes:
   0    every baseline point re-ran within the tolerance
-  1    regressions (each printed), or another error (unreadable baseline, a
-       baseline point recorded twice or with a step time that is not > 0...)
+  1    regressions or improvements (each printed), or another error
+       (unreadable baseline, a baseline point recorded twice or with a
+       step time that is not > 0...)
   3    invalid --tolerance (NaN, infinite, negative, above 1000%, not a number)
   4    the baseline has no records
   5    baseline points that re-running its scenario does not produce, or a
@@ -614,14 +621,15 @@ Exit codes:
 		},
 	}
 	cmd.Flags().StringVar(&opts.Baseline, "baseline", "", "results.json of a previous run (required)")
-	cmd.Flags().StringVar(&opts.Tolerance, "tolerance", "2%", "allowed relative worsening: a percentage (2%) or a fraction (0.02) in [0, 1000%]")
+	cmd.Flags().StringVar(&opts.Tolerance, "tolerance", "2%", "allowed relative change either way (only worsening with --one-sided): a percentage (2%) or a fraction (0.02) in [0, 1000%]")
+	cmd.Flags().BoolVar(&opts.OneSided, "one-sided", false, "report only changes for the worse: a step time or peak memory below the baseline's by more than the tolerance passes")
 	cmd.Flags().IntVar(&opts.Workers, "workers", 0, "points run in parallel (default: number of cores)")
 	cmd.Flags().BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress on stderr")
 	registerLocalOpts(cmd, &opts.Opts)
 	registerMaxMemory(cmd, &opts.MaxMemory)
 	opts.Pipeline.register(cmd)
 	cmd.Flags().StringVar(&opts.Regimes, "regimes", "", "check only the baseline's points in these regimes, comma-separated (e.g. step,1f1b:16)")
-	opts.Format.register(cmd, " (json: one object: ok, points, regressions, failed, timedOut; the exit codes are the same)", formatTable, formatJSON)
+	opts.Format.register(cmd, " (json: one object: ok, oneSided, points, regressions, improvements, failed, timedOut; the exit codes are the same)", formatTable, formatJSON)
 	_ = cmd.MarkFlagRequired("baseline")
 	return cmd
 }
@@ -696,10 +704,22 @@ func checkRun(opts *CheckOptions) error {
 		prog.setTotal(total)
 		prog.finished(fmt.Sprintf("point %d (%s, %s)", p.Index, p.Placer, p.Regime), done)
 	}
-	regs, cur, err := study.CheckWith(opts.Ctx, base, ro, t)
+	sides := study.BothSides
+	if opts.OneSided {
+		sides = study.WorseOnly
+	}
+	changes, cur, err := study.CheckWith(opts.Ctx, base, ro, t, sides)
 	prog.close()
 	if err != nil {
 		return checkExit(flagNamed(fmt.Errorf("baseline %q: %w", opts.Baseline, err), map[string]string{"placer options": "--opt"}))
+	}
+	var regs, better []study.Regression
+	for _, c := range changes {
+		if c.Better {
+			better = append(better, c)
+		} else {
+			regs = append(regs, c)
+		}
 	}
 	// a point that failed (or timed out) now did not regress in its
 	// figures: say so, as "6 of 6 points regressed" alone misled (issue 31)
@@ -717,34 +737,49 @@ func checkRun(opts *CheckOptions) error {
 			Key    string `json:"key"`
 			Reason string `json:"reason"`
 		}
-		v := struct {
-			OK          bool         `json:"ok"`
-			Baseline    string       `json:"baseline"`
-			Tolerance   string       `json:"tolerance"`
-			Points      int          `json:"points"`
-			Regressions []regression `json:"regressions"`
-			Failed      int          `json:"failed"`
-			TimedOut    int          `json:"timedOut"`
-		}{OK: len(regs) == 0, Baseline: opts.Baseline, Tolerance: opts.Tolerance, Points: len(cur.Records), Regressions: []regression{}, Failed: failed, TimedOut: timedOut}
-		if len(regs) > 0 {
-			v.Points = len(base.Records)
+		list := func(rs []study.Regression) []regression {
+			out := []regression{}
+			for _, r := range rs {
+				out = append(out, regression{r.Key, r.Reason})
+			}
+			return out
 		}
-		for _, r := range regs {
-			v.Regressions = append(v.Regressions, regression{r.Key, r.Reason})
+		v := struct {
+			OK           bool         `json:"ok"`
+			Baseline     string       `json:"baseline"`
+			Tolerance    string       `json:"tolerance"`
+			OneSided     bool         `json:"oneSided"`
+			Points       int          `json:"points"`
+			Regressions  []regression `json:"regressions"`
+			Improvements []regression `json:"improvements"`
+			Failed       int          `json:"failed"`
+			TimedOut     int          `json:"timedOut"`
+		}{OK: len(changes) == 0, Baseline: opts.Baseline, Tolerance: opts.Tolerance, OneSided: opts.OneSided, Points: len(cur.Records),
+			Regressions: list(regs), Improvements: list(better), Failed: failed, TimedOut: timedOut}
+		if len(changes) > 0 {
+			v.Points = len(base.Records)
 		}
 		if err := writeJSON(opts.Out, v); err != nil {
 			return err
 		}
 	}
-	if len(regs) == 0 {
+	if len(changes) == 0 {
 		if format != formatJSON {
-			fmt.Fprintf(opts.Out, "ok: %d points within %s of %s\n", len(cur.Records), opts.Tolerance, opts.Baseline)
+			within := "within"
+			if opts.OneSided {
+				within = "no worse than"
+			}
+			fmt.Fprintf(opts.Out, "ok: %s %s %s of %s\n", points(len(cur.Records)), within, opts.Tolerance, opts.Baseline)
 		}
 		return nil
 	}
 	if format != formatJSON {
-		for _, r := range regs {
-			fmt.Fprintf(opts.Out, "REGRESSION %s\n", r)
+		for _, c := range changes {
+			tag := "REGRESSION"
+			if c.Better {
+				tag = "IMPROVEMENT"
+			}
+			fmt.Fprintf(opts.Out, "%s %s\n", tag, c)
 		}
 	}
 	detail := ""
@@ -754,5 +789,20 @@ func checkRun(opts *CheckOptions) error {
 	case failed > 0:
 		detail = fmt.Sprintf(" (%d of them now fail)", failed)
 	}
-	return &exitError{ExitError, fmt.Errorf("%d of %d points regressed beyond %s%s", len(regs), len(base.Records), opts.Tolerance, detail)}
+	var parts []string
+	if len(regs) > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %s regressed beyond %s%s", len(regs), points(len(base.Records)), opts.Tolerance, detail))
+	}
+	if len(better) > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %s improved beyond %s: explain it and re-record the baseline (--one-sided checks only for the worse)", len(better), points(len(base.Records)), opts.Tolerance))
+	}
+	return &exitError{ExitError, errors.New(strings.Join(parts, "; "))}
+}
+
+// points is "1 point" or "N points".
+func points(n int) string {
+	if n == 1 {
+		return "1 point"
+	}
+	return fmt.Sprintf("%d points", n)
 }

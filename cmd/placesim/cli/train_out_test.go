@@ -29,7 +29,7 @@ func TestTrainOutCheck(t *testing.T) {
 	}
 	base := filepath.Join(out, "results.json")
 	code, stdout, errs := run(t, "check", "--baseline", base, "-q")
-	if code != 0 || !strings.HasPrefix(stdout, "ok: 1 points within 2%") {
+	if code != 0 || !strings.HasPrefix(stdout, "ok: 1 point within 2%") {
 		t.Fatalf("check of train -o: exit %d\n%s\n%s", code, stdout, errs)
 	}
 	tampered := filepath.Join(dir, "tampered.json")
