@@ -40,6 +40,9 @@ func WriteStats(w io.Writer, o *runresult.WorkloadStats) error {
 func writeStats(w io.Writer, o *runresult.WorkloadStats) {
 	s := &o.Stats
 	fmt.Fprintf(w, "workload           %s (batch %d, training %v)\n", o.Workload, o.Batch, o.Training)
+	if m := o.LengthMix; m != nil {
+		fmt.Fprintf(w, "lengths            %s, bin %d: expectation over %d padded lengths (mean sample %.1f tokens, mean padded %.1f)\n", m.Lengths, m.Bin, m.Parts, m.MeanLength, m.MeanPadded)
+	}
 	fmt.Fprintf(w, "ops                %d (forward %d, backward %d, update %d)\n", s.Ops, s.Forward, s.Backward, s.Update)
 	fw, prec := s.Framework, s.Precision
 	if fw == "" {

@@ -18,6 +18,11 @@ type WorkloadStats struct {
 	// Trace, for an execution trace (Chakra ET, PyTorch ET), says what
 	// the trace holds: nodes by kind, measured durations, process groups.
 	Trace *chakra.Summary `json:"trace,omitempty"`
+	// LengthMix, for a workload with a distribution of sequence lengths,
+	// says that the figures above are expectations over its padded
+	// lengths (FLOPs, activation and edge bytes weighted by each length's
+	// probability).
+	LengthMix *LengthMix `json:"lengthMix,omitempty"`
 }
 
 // CCR is Celeritas' eq. 1 on a cluster: transfers between devices From
@@ -28,4 +33,19 @@ type CCR struct {
 	From    string  `json:"from"`
 	To      string  `json:"to"`
 	Compute string  `json:"compute"`
+}
+
+// LengthMix says that a workload's statistics are expectations over a
+// distribution of padded sequence lengths (zoo:bert's lengths=: LDDL's
+// binned data), one fixed-length graph a part.
+type LengthMix struct {
+	// Lengths names the sample-length distribution, Bin LDDL's bin size.
+	Lengths string `json:"lengths"`
+	Bin     int    `json:"bin"`
+	// Parts is the number of padded lengths with a non-zero probability.
+	Parts int `json:"parts"`
+	// MeanLength is the mean sample length, MeanPadded the expected padded
+	// length a step runs at (tokens).
+	MeanLength float64 `json:"meanLength"`
+	MeanPadded float64 `json:"meanPadded"`
 }

@@ -9,6 +9,7 @@ import (
 	"placesim/internal/checked"
 	"placesim/runresult"
 	"placesim/workloads"
+	"placesim/workloads/zoo"
 )
 
 // StatsRequest is placesim stats: a workload, and a cluster for the CCR
@@ -42,6 +43,11 @@ func Stats(req StatsRequest) (*WorkloadStats, error) {
 		default:
 			spec += "&lenient=true"
 		}
+	}
+	if mix, err := zoo.LengthMixOf(spec); err != nil {
+		return nil, err
+	} else if mix != nil {
+		return lengthMixStats(req, mix)
 	}
 	g, trace, isTrace, err := LoadTrace(spec)
 	if !isTrace {

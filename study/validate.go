@@ -299,6 +299,12 @@ func simulateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 		return out, nil, nil, err
 	}
 	out.Workload = spec
+	if mix, err := zoo.LengthMixOf(spec); err != nil {
+		return out, nil, nil, err
+	} else if mix != nil {
+		// a distribution of padded lengths (LDDL's binned BERT data)
+		return simulateLengthMix(ctx, reg, r, dir, out, mix)
+	}
 	g, err := LoadWorkload(spec)
 	if err != nil {
 		return out, nil, nil, err

@@ -1,6 +1,9 @@
 package zoo
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // buildBERT is BERT pre-training (Devlin et al. 2019, "BERT: Pre-training
 // of Deep Bidirectional Transformers for Language Understanding", Section
@@ -11,7 +14,9 @@ import "fmt"
 // on the masked positions only, then the word embeddings transposed, a
 // bias and the loss). size=base is L=12, H=768, A=12 (110 M parameters);
 // size=large L=24, H=1024, A=16 (340 M); layers= sets L (BERT-3/6/12/24);
-// predictions= sets max_predictions_per_seq (DefaultBERTPredictions).
+// predictions= sets max_predictions_per_seq (DefaultBERTPredictions);
+// lengths= (with bin=) gives the samples a distribution of lengths, a mix
+// of fixed-length graphs that LengthMixOf returns and Build refuses.
 // Layers: embedding, encoder/layer_<i>/self_attention,
 // encoder/layer_<i>/ffn, pooler, nsp, mlm/transform, mlm/softmax.
 //
@@ -53,6 +58,18 @@ func buildBERT(p *Params) (*net, error) {
 	fused, err := attentionParam(p)
 	if err != nil {
 		return nil, err
+	}
+	if lengths, ok := p.lookup("lengths"); ok {
+		// a distribution of lengths is several graphs (LengthMixOf); bin=
+		// only means something beside it
+		p.lookup("bin")
+		if _, err := lengthsParam([]string{lengths}); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("lengths=%s: %w: placesim validate and stats take the expectation over its padded lengths (zoo.LengthMixOf); one length is seq= with predictions=", lengths, ErrLengthMix)
+	}
+	if _, ok := p.lookup("bin"); ok {
+		return nil, fmt.Errorf("parameter bin= needs lengths= (valid: lengths=%s with seq=512 and bin= a divisor of 512)", strings.Join(SampleLengths(), "|"))
 	}
 	predictions, err := p.Int("predictions", DefaultBERTPredictions(seq), 1, seq)
 	if err != nil {

@@ -24,7 +24,7 @@ func models() []Model {
 			Source: "Zaremba et al. 2014; Jozefowicz et al. 2016", DefaultBatch: 128, DefaultOptimizer: workloads.SGD, build: buildRNNLM},
 		{Name: "transformer", Description: "Transformer encoder-decoder (layers=, hidden=, heads=, ff=, seq=, vocab=, attention=heads|fused)",
 			Source: "Vaswani et al. 2017", DefaultBatch: 64, DefaultOptimizer: workloads.Adam, build: buildTransformer},
-		{Name: "bert", Description: "BERT pre-training (size=base|large, layers=, seq=, predictions= masked positions per sequence, default 20 at seq 128 and 80 at 512, attention=heads|fused)",
+		{Name: "bert", Description: "BERT pre-training (size=base|large, layers=, seq=, predictions= masked positions per sequence, default 20 at seq 128 and 80 at 512, attention=heads|fused, lengths=wikipedia with seq=512 and bin= for LDDL's binned phase-2 data: a mix of padded lengths)",
 			Source: "Devlin et al. 2019", DefaultBatch: 32, DefaultOptimizer: workloads.Adam, build: buildBERT},
 		{Name: "gpt", Description: "GPT-2 decoder (size=small|medium|large|xl, layers=, hidden=, heads=, seq=, attention=heads|fused)",
 			Source: "Radford et al. 2019", DefaultBatch: 8, DefaultOptimizer: workloads.Adam, build: buildGPT},
