@@ -43,10 +43,11 @@ type TrustRule struct {
 }
 
 // TrustBoundary lists which settings may come from which source. It is
-// the contract the README's "Trust boundary" table repeats: data files
-// (scenario, results, cluster, workload) describe what to simulate; only
-// the command line and the environment choose programs to run and places
-// to write.
+// the contract the README's "Trust boundary" table repeats, a row per
+// rule in this order (setting | may come from | how), which
+// TestTrustBoundaryREADME holds to it: data files (scenario, results,
+// cluster, workload) describe what to simulate; only the command line and
+// the environment choose programs to run and places to write.
 func TrustBoundary() []TrustRule {
 	data := []Source{Flag, ScenarioFile, ResultsFile}
 	return []TrustRule{
@@ -55,9 +56,9 @@ func TrustBoundary() []TrustRule {
 		{"output directories (--out) and files (export --out)", []Source{Flag}, ""},
 		{"directories a placer writes (options declared Directory: pesto.dir, tarnawski-ip.keep)", []Source{Flag},
 			"--opt PLACER.key=DIR"},
-		{"temporary directories", []Source{Env}, "TMPDIR; placesim makes a private one inside it and removes it on exit"},
+		{"temporary directories", []Source{Env}, "TMPDIR; placesim makes a private one inside it and removes it on every exit, Ctrl-C included"},
 		{"shard index", []Source{Flag, Env}, "--shard, JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT"},
-		{"input files read (workloads, clusters, stage files, options declared File: expert.file)", append(data, Flag), "read and parsed, never run"},
+		{"input files read (workloads, clusters, stage files, options declared File: expert.file)", data, "read and parsed, never run"},
 		{"placer options that name nothing local (numbers, choices, durations)", data, ""},
 		{"workloads, clusters, settings, seeds, estimates, vary, timeout", data, ""},
 		{"regimes and their all-reduce (bucket, overlap, cost model)", data,
