@@ -152,3 +152,22 @@ const (
 var nvlinkEfficiency = [4]float64{20.0 / 25, 20.0 / 25, 20.6 / 25, 40.1 / 50}
 
 const pcieEfficiency = 12.0 / 15.75
+
+// LinkEfficiency is the share of a link's raw per-direction bandwidth
+// that NCCL's kernels move data at over it, as NCCL's topology model
+// counts a link (topo.h: LOC, SM60/SM70/SM80 NVLink 20.0 GB/s per link,
+// SM90 20.6, SM100 40.1 of 50; PCI Gen3 x16 12.0 GB/s of 15.75), for a
+// GPU of architecture arch (a devices.Kind's Arch: "volta", "ampere",
+// "hopper", ...) and a link of family ("nvlink", "pcie", as the links
+// package names them): the ratios nvlinkEfficiency and pcieEfficiency
+// that the tuning model reads. Other families (network links, whose
+// bandwidth NCCL reads from the adapter's speed as is) are 1.
+func LinkEfficiency(arch, family string) float64 {
+	switch family {
+	case "nvlink":
+		return nvlinkEfficiency[archOf(arch)]
+	case "pcie":
+		return pcieEfficiency
+	}
+	return 1
+}

@@ -236,10 +236,7 @@ func (u *unrolled) allReduceRound(st, round, mb int, buckets [][]gradient, topo 
 		case AlgoTree:
 			last = u.tree(topo, first, bytes, mb)
 		default:
-			if u.played < u.reps {
-				u.ringClass("ring all-reduce", topo.devs, [][]int{topo.ring}, 2*(n-1))
-			}
-			last = u.ringPhase(topo.devs, topo.ring, first, 2*(n-1), divUp(bytes, n), mb)
+			last = u.rings(topo, first, bytes, mb)
 		}
 		if u.asym != "" {
 			return // not identical after all: unroll plays every replica
@@ -260,6 +257,40 @@ func (u *unrolled) allReduceRound(st, round, mb int, buckets [][]gradient, topo 
 			algorithm: algo, replicas: n, first: first[:u.played], last: last[:u.played],
 			contentionSM: contSM[b], contentionHBM: contHBM[b]})
 	}
+}
+
+// rings adds a ring all-reduce of bytes on the topology's rings
+// (ringChannels), each its share of the bytes in 2(n-1) steps, all
+// started by start[r], and returns each replica's completion node: the
+// ring's, or with several rings a node that waits for every ring's.
+func (u *unrolled) rings(topo *collectiveTopo, start []int32, bytes int64, mb int) []int32 {
+	n := u.reps
+	if len(topo.rings) == 1 {
+		if u.played < u.reps {
+			u.ringClass("ring all-reduce", topo.devs, topo.rings, 2*(n-1))
+		}
+		return u.ringPhase(topo.devs, topo.ring, start, 2*(n-1), divUp(bytes, n), mb)
+	}
+	if u.played < u.reps {
+		// in the full simulation the rings' chunks land on each GPU in
+		// an order of ties that differs from replica to replica (its
+		// peak memory by up to 3 % on a DGX-1), which one replica's
+		// mirrored transfers do not reproduce
+		u.asym = fmt.Sprintf("the all-reduce runs on %d rings, whose chunks land on each replica in its own order", len(topo.rings))
+		return start
+	}
+	join := make([]int32, n)
+	for r := 0; r < u.played; r++ {
+		join[r] = u.addSide(NodeAllReduce, topo.devs[r], 0, mb, r)
+	}
+	for k, part := range topo.split(bytes) {
+		ring := topo.rings[k]
+		done := u.ringPhase(topo.devs, ring, start, 2*(n-1), divUp(part, n), mb)
+		for r := 0; r < u.played; r++ {
+			u.edge(done[r], join[r], 0)
+		}
+	}
+	return join
 }
 
 // ringPhase adds steps of a ring among the replicas in ring order (replica
@@ -297,7 +328,7 @@ func (u *unrolled) ringPhase(devs []int, ring []int, start []int32, steps int, c
 		prev := start[0]
 		for s := 0; s < steps; s++ {
 			cur := u.addSide(NodeAllReduce, devs[0], chunk, mb, 0)
-			u.nodes[cur].cost = stepCost(u.c, m, devs[0], next)
+			u.nodes[cur].cost = stepCost(u.c, m, devs[0], next) + protocolTime(u.c, m, devs[0], next, chunk)
 			u.edge(prev, cur, 0)
 			if s > 0 {
 				u.mirrored(prev, cur, chunk, next)
@@ -317,7 +348,7 @@ func (u *unrolled) ringPhase(devs []int, ring []int, start []int32, steps int, c
 		cur := make([]int32, k)
 		for i, r := range ring {
 			cur[i] = u.addSide(NodeAllReduce, devs[r], chunk, mb, r)
-			u.nodes[cur[i]].cost = stepCost(u.c, m, devs[r], devs[ring[(i+1)%k]])
+			u.nodes[cur[i]].cost = stepCost(u.c, m, devs[r], devs[ring[(i+1)%k]]) + protocolTime(u.c, m, devs[r], devs[ring[(i+1)%k]], chunk)
 			u.edge(prev[i], cur[i], 0)
 			if s > 0 {
 				// the chunk the left neighbour sent in the previous step
@@ -403,7 +434,7 @@ func (u *unrolled) tree(t *collectiveTopo, start []int32, bytes int64, mb int) [
 		}
 		up[i] = u.addSide(NodeAllReduce, t.devs[r], out, mb, r)
 		if i > 0 {
-			u.nodes[up[i]].cost = stepCost(u.c, m, t.devs[r], t.devs[order[(i-1)/2]])
+			u.nodes[up[i]].cost = stepCost(u.c, m, t.devs[r], t.devs[order[(i-1)/2]]) + protocolTime(u.c, m, t.devs[r], t.devs[order[(i-1)/2]], bytes)
 		}
 		u.edge(start[r], up[i], 0)
 		for _, c := range []int{2*i + 1, 2*i + 2} {
@@ -422,7 +453,7 @@ func (u *unrolled) tree(t *collectiveTopo, start []int32, bytes int64, mb int) [
 		}
 		down[i] = u.addSide(NodeAllReduce, t.devs[r], out, mb, r)
 		if 2*i+1 < n {
-			u.nodes[down[i]].cost = stepCost(u.c, m, t.devs[r], t.devs[order[2*i+1]])
+			u.nodes[down[i]].cost = stepCost(u.c, m, t.devs[r], t.devs[order[2*i+1]]) + protocolTime(u.c, m, t.devs[r], t.devs[order[2*i+1]], bytes)
 		}
 		u.edge(up[i], down[i], 0)
 		if i > 0 {
@@ -438,9 +469,15 @@ func (u *unrolled) tree(t *collectiveTopo, start []int32, bytes int64, mb int) [
 // the replicas grouped by node (devices whose routes to each other cross
 // no NIC), and a model of each algorithm's time to choose among them.
 type collectiveTopo struct {
-	c         *devices.Cluster
-	devs      []int   // replica -> device
-	ring      []int   // replicas in ring order
+	c    *devices.Cluster
+	devs []int // replica -> device
+	ring []int // replicas in ring order
+	// rings are the rings the ring all-reduce's channels run on (ring
+	// first) and shares each one's share of the bytes (ringChannels):
+	// within one node NCCL's rings over every link, across nodes ring
+	// alone
+	rings     [][]int
+	shares    []float64
 	groups    [][]int // replicas by node, each in its ring order
 	nodeOrder []int   // replicas node by node
 }
@@ -491,10 +528,48 @@ func newCollectiveTopo(c *devices.Cluster, devs []int) *collectiveTopo {
 	}
 	if len(t.groups) == 1 {
 		t.ring = t.groups[0]
+		t.rings, t.shares = ringChannels(c, devs, t.ring)
 	} else {
 		t.ring = ringOrder(c, devs, t.nodeOrder)
+		t.rings, t.shares = [][]int{t.ring}, []float64{1}
 	}
 	return t
+}
+
+// split is each ring's part of an all-reduce of bytes (t.shares of it,
+// the rounding left to the last ring).
+func (t *collectiveTopo) split(bytes int64) []int64 {
+	parts := make([]int64, len(t.rings))
+	left := bytes
+	for k := range t.rings {
+		if k == len(t.rings)-1 {
+			parts[k] = left
+			break
+		}
+		parts[k] = min(left, int64(math.Round(float64(bytes)*t.shares[k])))
+		left -= parts[k]
+	}
+	return parts
+}
+
+// ringStep is the modelled time of one step of the ring all-reduce of
+// bytes on its rings at once (they cross no link in common): the slowest
+// ring's chunk over its links, NCCL's protocol time included (m may be
+// nil).
+func (t *collectiveTopo) ringStep(bytes int64, m *CollectiveModel) float64 {
+	n := len(t.devs)
+	var worst float64
+	for k, part := range t.split(bytes) {
+		ring := t.rings[k]
+		chunk := divUp(part, n)
+		s := stepTime(t.c, t.devs, [][]int{ring}, chunk)
+		var p float64
+		for i, r := range ring {
+			p = math.Max(p, protocolTime(t.c, m, t.devs[r], t.devs[ring[(i+1)%len(ring)]], chunk))
+		}
+		worst = math.Max(worst, s+p)
+	}
+	return worst
 }
 
 // choose picks the algorithm for an all-reduce of bytes as NCCL does: the
@@ -512,7 +587,7 @@ func (t *collectiveTopo) choose(bytes int64, m *CollectiveModel) (string, float6
 		base, step = m.BaseLatency, m.StepLatency
 	}
 	c := t.c
-	best, bestT := AlgoRing, base+float64(2*(n-1))*(step+stepTime(c, t.devs, [][]int{t.ring}, divUp(bytes, n)))
+	best, bestT := AlgoRing, base+float64(2*(n-1))*(step+t.ringStep(bytes, m))
 	if len(t.groups) < 2 || n < 3 {
 		return best, bestT
 	}

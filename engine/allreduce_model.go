@@ -5,7 +5,9 @@ import (
 	"math"
 	"strings"
 
+	"placesim/collectives"
 	"placesim/devices"
+	"placesim/links"
 	"placesim/workloads"
 )
 
@@ -61,6 +63,13 @@ type CollectiveModel struct {
 	// normals] longer than a median GPU's (see slowestReplica). Only with
 	// more than one replica.
 	SpeedSpread float64 `json:"speedSpread,omitempty"`
+	// LinkEfficiency moves each chunk of a ring or tree step at the
+	// share of its route's slowest link that NCCL's kernels reach over
+	// it (collectives.LinkEfficiency: 20 of NVLink's 25 GB/s per link on
+	// Volta and Ampere, 12 of PCIe 3.0's 15.75), the rest of the link's
+	// time being the step's own (protocolTime); without it a chunk
+	// moves at the link's raw bandwidth.
+	LinkEfficiency bool `json:"linkEfficiency,omitempty"`
 }
 
 // Figures of the NCCL and PyTorch models.
@@ -126,7 +135,7 @@ func CollectiveByName(name string) (*CollectiveModel, error) {
 // its kernel takes from the compute (Resources).
 func NCCLModel() *CollectiveModel {
 	return &CollectiveModel{Name: CollectiveNCCL, BaseLatency: NCCLRingBaseLatency, StepLatency: NCCLRingStepLatency, Contention: OverlapContention, Resources: true,
-		SpeedSpread: GPUSpeedSpread}
+		SpeedSpread: GPUSpeedSpread, LinkEfficiency: true}
 }
 
 // PyTorchDDPModel is PyTorch DistributedDataParallel over NCCL with its
@@ -202,6 +211,34 @@ func stepCost(c *devices.Cluster, m *CollectiveModel, a, b int) float64 {
 		lat += top.Links[lid].Latency
 	}
 	return math.Max(0, m.StepLatency-lat)
+}
+
+// protocolTime is the time a step's chunk of bytes from device a to
+// device b takes beyond its link transfer when the model moves it at
+// NCCL's share of the route's slowest link (LinkEfficiency): the chunk's
+// time at eff x the link's bandwidth less its time at the whole
+// bandwidth, chunk/bw x (1/eff - 1). It runs on the step's node before
+// its transfer, so a ring over links of its own (ringChannels) moves its
+// bytes at eff x bw.
+func protocolTime(c *devices.Cluster, m *CollectiveModel, a, b int, chunk int64) float64 {
+	if m == nil || !m.LinkEfficiency || chunk <= 0 {
+		return 0
+	}
+	top := c.Topology
+	var slow *links.Link
+	for _, lid := range c.Route(a, b) {
+		if l := &top.Links[lid]; slow == nil || l.Bandwidth < slow.Bandwidth {
+			slow = l
+		}
+	}
+	if slow == nil || !(slow.Bandwidth > 0) {
+		return 0
+	}
+	eff := collectives.LinkEfficiency(c.Devices[a].Kind.Arch, slow.Family)
+	if !(eff > 0 && eff < 1) {
+		return 0
+	}
+	return float64(chunk) / slow.Bandwidth * (1/eff - 1)
 }
 
 // copyTime is the compute-stream time of one pass over bytes of gradients

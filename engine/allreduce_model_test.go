@@ -15,9 +15,10 @@ import (
 const modelTol = 1e-9
 
 // TestCollectiveModelLatency: with NCCL's latencies a ring all-reduce of
-// S bytes over n devices on identical links (bandwidth bw, latency a <
-// step latency) takes 2(n-1)/n · S/bw + base + 2(n-1)·step: each step's
-// latency counts the link's own once.
+// S bytes over n devices joined in a cycle of identical links (bandwidth
+// bw, latency a < step latency; k rings, see ringCluster) takes
+// 2(n-1)/n · S/(k bw) + base + 2(n-1)·step: each step's latency counts
+// the link's own once.
 func TestCollectiveModelLatency(t *testing.T) {
 	const (
 		bw  = 25e9
@@ -27,7 +28,7 @@ func TestCollectiveModelLatency(t *testing.T) {
 	for _, n := range []int{2, 4, 8} {
 		for _, S := range []int64{1 << 20, 256 << 20} {
 			t.Run(fmt.Sprintf("n=%d/S=%d", n, S), func(t *testing.T) {
-				c := meshCluster(t, n, bw, lat)
+				c := ringCluster(t, n, bw, lat)
 				g := gradGraph("w", S)
 				plan := &engine.Plan{Device: []int{0, 0}, DataParallel: &engine.DataParallel{Replicas: n, Collective: m}}
 				r, err := engine.Simulate(g, c, plan, engine.Options{})
@@ -35,13 +36,13 @@ func TestCollectiveModelLatency(t *testing.T) {
 					t.Fatal(err)
 				}
 				steps := 2 * float64(n-1)
-				want := steps/float64(n)*float64(S)/bw + m.BaseLatency + steps*m.StepLatency
+				want := steps/float64(n)*float64(S)/(float64(ringsOf(n))*bw) + m.BaseLatency + steps*m.StepLatency
 				ars := r.DataParallel.AllReduces
 				if len(ars) != 1 {
 					t.Fatalf("%d all-reduces, want 1", len(ars))
 				}
 				if got := ars[0].End - ars[0].Start; !closeTo(got, want, modelTol) {
-					t.Errorf("all-reduce took %.9g s, want 2(n-1)/n·S/bw + base + 2(n-1)·step = %.9g", got, want)
+					t.Errorf("all-reduce took %.9g s, want 2(n-1)/n·S/(k bw) + base + 2(n-1)·step = %.9g", got, want)
 				}
 			})
 		}

@@ -27,6 +27,47 @@ func meshCluster(t *testing.T, n int, bw, lat float64) *devices.Cluster {
 	return pairCluster(t, n, pairs, bw, lat, "")
 }
 
+// ringCluster has n GPUs joined in a cycle, each to the next by
+// identical links (both directions), and every GPU to a PCIe switch at a
+// tenth of their bandwidth (so that every pair has a route): the ring
+// all-reduce runs on the cycle both ways at once (ringChannels: the
+// reverse ring crosses the other direction of every link; a ring through
+// the switch is slower than half the first), one ring for n = 2.
+func ringCluster(t *testing.T, n int, bw, lat float64) *devices.Cluster {
+	t.Helper()
+	topo := links.NewTopology()
+	var devs []devices.Device
+	for i := 0; i < n; i++ {
+		id := topo.MustEndpoint(fmt.Sprintf("gpu%d", i), links.GPU)
+		devs = append(devs, devices.Device{Name: topo.Endpoints[id].Name, Kind: customKind(32 << 30), Endpoint: id})
+	}
+	sw := topo.MustEndpoint("sw", links.PCIeSwitch)
+	for i := 0; i < n; i++ {
+		if err := topo.ConnectCustom(links.EndpointID(i), sw, "test-slow", "test", bw/10, lat); err != nil {
+			t.Fatal(err)
+		}
+		if j := (i + 1) % n; n > 2 || i == 0 {
+			if err := topo.ConnectCustom(links.EndpointID(i), links.EndpointID(j), "test", "test", bw, lat); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	c, err := devices.NewCluster("test", topo, devs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// ringsOf is how many rings the ring all-reduce runs on a ringCluster
+// of n GPUs.
+func ringsOf(n int) int {
+	if n > 2 {
+		return 2
+	}
+	return 1
+}
+
 // gradGraph is a forward op with params bytes of parameters and its
 // gradient op, both instantaneous: a step is just the all-reduce.
 func gradGraph(name string, params int64) *workloads.Graph {
@@ -39,8 +80,9 @@ func gradGraph(name string, params int64) *workloads.Graph {
 }
 
 // TestRingAllReduceClosedForm: a ring all-reduce of S bytes over n devices
-// on identical links (bandwidth bw, latency a) takes
-// 2(n-1)/n · S/bw + 2(n-1)·a.
+// joined in a cycle of identical links (bandwidth bw, latency a) runs
+// on k rings at once (both ways round for n > 2), S/k bytes each, and
+// takes 2(n-1)/n · S/(k bw) + 2(n-1)·a.
 func TestRingAllReduceClosedForm(t *testing.T) {
 	const (
 		bw  = 25e9
@@ -49,27 +91,29 @@ func TestRingAllReduceClosedForm(t *testing.T) {
 	for _, n := range []int{2, 3, 4, 8} {
 		for _, S := range []int64{8 << 20, 1 << 30} {
 			t.Run(fmt.Sprintf("n=%d/S=%d", n, S), func(t *testing.T) {
-				c := meshCluster(t, n, bw, lat)
+				c := ringCluster(t, n, bw, lat)
 				g := gradGraph("w", S)
 				plan := &engine.Plan{Device: []int{0, 0}, DataParallel: &engine.DataParallel{Replicas: n}}
 				r, err := engine.Simulate(g, c, plan, engine.Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := 2*float64(n-1)/float64(n)*float64(S)/bw + 2*float64(n-1)*lat
+				k := ringsOf(n)
+				want := 2*float64(n-1)/float64(n)*float64(S)/(float64(k)*bw) + 2*float64(n-1)*lat
 				ars := r.DataParallel.AllReduces
 				if len(ars) != 1 || ars[0].Bytes != S {
 					t.Fatalf("all-reduces %+v, want one of %d bytes", ars, S)
 				}
 				if got := ars[0].End - ars[0].Start; !closeTo(got, want, arTol) {
-					t.Errorf("all-reduce took %.9g s, want 2(n-1)/n·S/bw + 2(n-1)·latency = %.9g", got, want)
+					t.Errorf("all-reduce took %.9g s, want 2(n-1)/n·S/(k bw) + 2(n-1)·latency = %.9g (k = %d)", got, want, k)
 				}
 				if !closeTo(r.StepTime, want, arTol) {
 					t.Errorf("step %.9g, want the all-reduce's %.9g", r.StepTime, want)
 				}
-				// every replica sent 2(n-1) chunks of S/n to its neighbour
-				if wantX := n * 2 * (n - 1); r.TransferCount != wantX {
-					t.Errorf("%d transfers, want n·2(n-1) = %d", r.TransferCount, wantX)
+				// every replica sent 2(n-1) chunks of S/(k n) to its
+				// neighbour on each ring
+				if wantX := k * n * 2 * (n - 1); r.TransferCount != wantX {
+					t.Errorf("%d transfers, want k·n·2(n-1) = %d", r.TransferCount, wantX)
 				}
 			})
 		}

@@ -47,7 +47,7 @@ type symmetryCase struct {
 }
 
 // asymmetries are the reasons of checkPeers a golden case may give.
-var asymmetries = []string{"differs from replica 0's", "carries transfers standing for", "shared by the transfers of several replicas"}
+var asymmetries = []string{"differs from replica 0's", "carries transfers standing for", "shared by the transfers of several replicas", "rings, whose chunks land"}
 
 // checkSymmetry plays tc by symmetry (the default) and with every replica
 // (Options.FullReplicas) and holds the first to the second: the same
