@@ -209,29 +209,33 @@ func (e *etf) best(dev int) (int32, float64, error) {
 	for w.Len() > 0 && e.dr[int(w.Top())*e.nDev+dev] <= end {
 		a.Push(w.Pop())
 	}
-	for a.Len() > 0 {
-		v := a.Top()
+	// an op ready by the line's end starts then; otherwise the waiting op
+	// ready first starts when it is ready
+	v, err := e.validTop(dev, a)
+	if err != nil || v >= 0 {
+		return v, end, err
+	}
+	if v, err = e.validTop(dev, w); err != nil || v < 0 {
+		return v, 0, err
+	}
+	return v, e.dr[int(v)*e.nDev+dev], nil
+}
+
+// validTop drops from h the ops dev may not take (valid) and returns
+// the top of what is left (-1 when h empties, or on an error).
+func (e *etf) validTop(dev int, h *heap.Heap[int32]) (int32, error) {
+	for h.Len() > 0 {
+		v := h.Top()
 		ok, err := e.valid(dev, v)
 		if err != nil {
-			return -1, 0, err
+			return -1, err
 		}
 		if ok {
-			return v, end, nil
+			return v, nil
 		}
-		a.Pop()
+		h.Pop()
 	}
-	for w.Len() > 0 {
-		v := w.Top()
-		ok, err := e.valid(dev, v)
-		if err != nil {
-			return -1, 0, err
-		}
-		if ok {
-			return v, e.dr[int(v)*e.nDev+dev], nil
-		}
-		w.Pop()
-	}
-	return -1, 0, nil
+	return -1, nil
 }
 
 // urgentChild applies the favourite-child rule of SCT to ETF's choice (v
