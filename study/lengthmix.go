@@ -11,6 +11,20 @@ import (
 	"placesim/workloads/zoo"
 )
 
+// LengthMixResult is a validation row's distribution of padded lengths.
+type LengthMixResult struct {
+	// Lengths names the sample-length distribution, Bin LDDL's bin size,
+	// Parts the padded lengths simulated, MeanPadded their expectation.
+	Lengths    string  `json:"lengths"`
+	Bin        int     `json:"bin"`
+	Parts      int     `json:"parts"`
+	MeanPadded float64 `json:"meanPadded"`
+	// Explained is the most probable part's spec, Weight its probability:
+	// the padded length placesim validate --explain takes apart.
+	Explained string  `json:"explained"`
+	Weight    float64 `json:"weight"`
+}
+
 // simulateLengthMix simulates a validation row whose workload is a mix of
 // padded sequence lengths (zoo.LengthMixOf: NVIDIA's PyTorch BERT on
 // LDDL's binned data): every part as the row at that length, the step's
@@ -54,7 +68,8 @@ func simulateLengthMix(ctx context.Context, reg *placers.Registry, r ValidationR
 		return out, nil, nil, fmt.Errorf("length mix %s: no part simulated", mix.Lengths)
 	}
 	out.Simulated = 1 / inv
-	out.Program, out.Host = bestPart.Program, bestPart.Host
+	out.Cluster, out.Program, out.Host = bestPart.Cluster, bestPart.Program, bestPart.Host
+	out.LengthMix = &LengthMixResult{Lengths: mix.Lengths, Bin: mix.Bin, Parts: len(mix.Parts), MeanPadded: mix.MeanPadded, Explained: bestPart.Workload, Weight: best}
 	out.Error = out.Simulated/r.Measured - 1
 	return out, bestRec, bestG, nil
 }

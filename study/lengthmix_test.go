@@ -125,6 +125,9 @@ func TestValidateLengthMix(t *testing.T) {
 	if got.Failure != "" || !scalar.EqualWithinAbsOrRel(got.Simulated, 1/inv, 0, mixTol) {
 		t.Fatalf("mix row simulated %g (%s), want 1/sum(w/throughput) = %g", got.Simulated, got.Failure, 1/inv)
 	}
+	if m := got.LengthMix; m == nil || m.Parts != len(mix.Parts) || m.Bin != 128 || got.Cluster == "" || !strings.Contains(m.Explained, "seq=") {
+		t.Errorf("mix row's length mix %+v, cluster %q: want %d parts of bin 128, the explained part's spec and the cluster", m, got.Cluster, len(mix.Parts))
+	}
 	// shorter padded lengths than 512 on average: faster than padded
 	if long := s.Rows[len(s.Rows)-1]; !(got.Simulated > long.Simulated) {
 		t.Errorf("mix %g samples/s not above its longest part's %g", got.Simulated, long.Simulated)

@@ -204,6 +204,10 @@ type ValidationResult struct {
 	// iteration beyond the simulated kernels, included in Simulated.
 	Program string    `json:"program,omitempty"`
 	Host    *HostCost `json:"host,omitempty"`
+	// LengthMix, for a workload with a distribution of sequence lengths
+	// (zoo.LengthMixOf), says over which padded lengths Simulated is the
+	// expectation, and which one an explanation takes apart.
+	LengthMix *LengthMixResult `json:"lengthMix,omitempty"`
 }
 
 // ValidationSummary is a validation run: its rows, the median and worst

@@ -199,6 +199,9 @@ func printExplanation(w io.Writer, e *study.Explanation) {
 		return
 	}
 	fmt.Fprintf(w, "measured %.1f %s, simulated %.1f %s (%+.1f %%)\n", r.Measured, r.Unit, r.Simulated, r.Unit, 100*r.Error)
+	if m := r.LengthMix; m != nil {
+		fmt.Fprintf(w, "lengths %s, bin %d: simulated is the expectation over %d padded lengths (mean %.1f tokens); taken apart below: the most probable, probability %.3f, %s\n", m.Lengths, m.Bin, m.Parts, m.MeanPadded, m.Weight, m.Explained)
+	}
 	who := e.Device
 	if e.Replicas > 1 {
 		who = fmt.Sprintf("%s, replica %d of %d", e.Device, e.Replica, e.Replicas)
