@@ -134,6 +134,24 @@ func splitList(flag, v string) ([]string, error) {
 	return out, nil
 }
 
+// parseList is splitList's items of flag's value v, each parsed by
+// parse; the first error names the flag.
+func parseList[T any](flag, v string, parse func(string) (T, error)) ([]T, error) {
+	items, err := splitList(flag, v)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, 0, len(items))
+	for _, s := range items {
+		x, err := parse(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", flag, err)
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
 // searchRequest builds the request of the flags.
 func searchRequest(opts *SearchOptions) (*study.SearchRequest, error) {
 	spec := opts.Workload
@@ -165,41 +183,20 @@ func searchRequest(opts *SearchOptions) (*study.SearchRequest, error) {
 	sp := study.DefaultSearchSpace()
 	sp.MaxTP, sp.MaxCP, sp.MaxPP, sp.MaxVP = opts.MaxTP, opts.MaxCP, opts.MaxPP, opts.MaxVP
 	sp.NoTPOverlap = !opts.TPOverlap
-	mbs, err := splitList("--mbs", opts.MicroBatches)
-	if err != nil {
-		return nil, err
-	}
-	sp.MicroBatches = nil
-	for _, s := range mbs {
+	if sp.MicroBatches, err = parseList("--mbs", opts.MicroBatches, func(s string) (int, error) {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {
-			return nil, fmt.Errorf("--mbs %q: %q (valid: integers >= 1)", opts.MicroBatches, s)
+			return 0, fmt.Errorf("%q (valid: integers >= 1)", s)
 		}
-		sp.MicroBatches = append(sp.MicroBatches, n)
-	}
-	rcs, err := splitList("--recompute", opts.Recompute)
-	if err != nil {
+		return n, nil
+	}); err != nil {
 		return nil, err
 	}
-	sp.Recompute = nil
-	for _, s := range rcs {
-		r, err := parallel.ParseRecompute(s)
-		if err != nil {
-			return nil, fmt.Errorf("--recompute: %w", err)
-		}
-		sp.Recompute = append(sp.Recompute, r)
-	}
-	shs, err := splitList("--sharding", opts.Sharding)
-	if err != nil {
+	if sp.Recompute, err = parseList("--recompute", opts.Recompute, parallel.ParseRecompute); err != nil {
 		return nil, err
 	}
-	sp.Sharding = nil
-	for _, s := range shs {
-		r, err := parallel.ParseSharding(s)
-		if err != nil {
-			return nil, fmt.Errorf("--sharding: %w", err)
-		}
-		sp.Sharding = append(sp.Sharding, r)
+	if sp.Sharding, err = parseList("--sharding", opts.Sharding, parallel.ParseSharding); err != nil {
+		return nil, err
 	}
 	if sp.Planners, err = splitList("--planners", opts.Planners); err != nil {
 		return nil, err
