@@ -69,6 +69,7 @@ func simulateLengthMix(ctx context.Context, reg *placers.Registry, r ValidationR
 	}
 	out.Simulated = 1 / inv
 	out.Cluster, out.Program, out.Host = bestPart.Cluster, bestPart.Program, bestPart.Host
+	out.Accumulation = bestPart.Accumulation
 	out.LengthMix = &LengthMixResult{Lengths: mix.Lengths, Bin: mix.Bin, Parts: len(mix.Parts), MeanPadded: mix.MeanPadded, Explained: bestPart.Workload, Weight: best}
 	out.Error = out.Simulated/r.Measured - 1
 	return out, bestRec, bestG, nil

@@ -51,6 +51,10 @@ type ValidationRow struct {
 	// beyond the model's kernels is added (HostPrograms; optional column
 	// program, "" or "-" for none).
 	Program string `json:"program,omitempty"`
+	// Accumulation is the gradient accumulation steps: micro-batches of
+	// the workload's batch per all-reduce and optimizer update (optional
+	// column accumulation, "" or "-" for 1; AccumulatedStep).
+	Accumulation int `json:"accumulation,omitempty"`
 }
 
 // validationColumns are the columns a validation file must have.
@@ -159,6 +163,12 @@ func parseValidation(path string, in io.Reader) ([]ValidationRow, error) {
 		if _, err := hostProgram(r.Program); err != nil {
 			return nil, bad(line, "program", "%v", err)
 		}
+		r.Accumulation = 1
+		if v := get("accumulation"); v != "" && v != "-" {
+			if r.Accumulation, err = strconv.Atoi(v); err != nil || r.Accumulation < 1 || r.Accumulation > 1<<20 {
+				return nil, bad(line, "accumulation", "%q (valid range: integer in [1, %d] micro-batches per optimizer step; - or empty: 1)", v, 1<<20)
+			}
+		}
 		rows = append(rows, r)
 	}
 	if tab.Header == nil {
@@ -208,6 +218,9 @@ type ValidationResult struct {
 	// (zoo.LengthMixOf), says over which padded lengths Simulated is the
 	// expectation, and which one an explanation takes apart.
 	LengthMix *LengthMixResult `json:"lengthMix,omitempty"`
+	// Accumulation, for a row with gradient accumulation, is its
+	// accumulated step (included in Simulated).
+	Accumulation *AccumulatedStep `json:"accumulation,omitempty"`
 }
 
 // ValidationSummary is a validation run: its rows, the median and worst
@@ -368,6 +381,15 @@ func simulateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 		// the step takes the program's extra time longer: every GPU waits
 		// for it at the same point (after the all-reduce, before the update)
 		out.Simulated *= o.StepTime / (o.StepTime + h.Total())
+	}
+	if r.Accumulation > 1 && o.Result != nil && out.Simulated > 0 {
+		// k micro-batches per all-reduce and update (AccumulatedStep)
+		a, err := accumulate(o.Result, g, &c.Devices[c.Accelerators()[0]].Kind, r.Accumulation, float64(g.Batch)/out.Simulated)
+		if err != nil {
+			return out, nil, nil, err
+		}
+		out.Accumulation = &a
+		out.Simulated = float64(r.Accumulation*g.Batch) / a.Total
 	}
 	if r.Unit == "tokens/s" {
 		out.Simulated *= r.TokensPerSample

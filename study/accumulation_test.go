@@ -1,0 +1,68 @@
+package study_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/floats/scalar"
+
+	"placesim/placers/builtin"
+	"placesim/study"
+)
+
+// TestValidateAccumulation: a row with k gradient accumulation steps runs
+// k micro-batches per all-reduce and update, T_acc = (k-1) (T_micro +
+// T_add) + T_step, T_step the step the same row simulates without
+// accumulation, and reports k batch / T_acc: above the row without
+// accumulation, below batch / (T_micro + T_add), the bound of many
+// micro-batches; on one GPU and on two (data parallel, where T_micro is the
+// slowest GPU's compute).
+func TestValidateAccumulation(t *testing.T) {
+	t.Parallel()
+	const k = 16
+	header := strings.Replace(validationHeader, "note\n", "note\tprogram\taccumulation\n", 1)
+	body := header +
+		"one\tzoo:bert?size=base&layers=2&seq=128&training=true&batch=8\t1xV100\t1\tfp32\tpytorch\t100\tsamples/s\t1\tsrc\t\t-\t-\n" +
+		"onek\tzoo:bert?size=base&layers=2&seq=128&training=true&batch=8\t1xV100\t1\tfp32\tpytorch\t100\tsamples/s\t1\tsrc\t\t-\t16\n" +
+		"two\tzoo:bert?size=base&layers=2&seq=128&training=true&batch=16\t8xV100-nvlink\t2\tamp-fp16\tpytorch\t100\tsamples/s\t1\tsrc\t\t-\t1\n" +
+		"twok\tzoo:bert?size=base&layers=2&seq=128&training=true&batch=16\t8xV100-nvlink\t2\tamp-fp16\tpytorch\t100\tsamples/s\t1\tsrc\t\t-\t16\n"
+	path := writeValidation(t, body)
+	rows, err := study.ReadValidation(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, _ := builtin.NewRegistry()
+	s, err := study.Validate(context.Background(), reg, rows, filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const tol = 1e-9
+	for _, pair := range [][2]int{{0, 1}, {2, 3}} {
+		base, acc := s.Rows[pair[0]], s.Rows[pair[1]]
+		batch := map[string]float64{"one": 8, "two": 16}[base.ID]
+		a := acc.Accumulation
+		if base.Accumulation != nil || a == nil || a.Steps != k {
+			t.Fatalf("%s: accumulation %+v, %s: %+v; want none and %d steps", base.ID, base.Accumulation, acc.ID, a, k)
+		}
+		if !scalar.EqualWithinAbsOrRel(a.Step, batch/base.Simulated, tol, tol) {
+			t.Errorf("%s: T_step %g, want the unaccumulated step %g", acc.ID, a.Step, batch/base.Simulated)
+		}
+		if !(a.Micro > 0 && a.Micro < a.Step && a.Add > 0) {
+			t.Errorf("%s: T_micro %g, T_add %g against T_step %g: want 0 < T_micro < T_step, T_add > 0", acc.ID, a.Micro, a.Add, a.Step)
+		}
+		total := float64(k-1)*(a.Micro+a.Add) + a.Step
+		if !scalar.EqualWithinAbsOrRel(a.Total, total, tol, tol) || !scalar.EqualWithinAbsOrRel(acc.Simulated, k*batch/total, tol, tol) {
+			t.Errorf("%s: T_acc %g, simulated %g; want %g and %g", acc.ID, a.Total, acc.Simulated, total, k*batch/total)
+		}
+		if bound := batch / (a.Micro + a.Add); !(acc.Simulated > base.Simulated && acc.Simulated < bound) {
+			t.Errorf("%s: %g samples/s, want between the unaccumulated %g and the many-micro-batch bound %g", acc.ID, acc.Simulated, base.Simulated, bound)
+		}
+	}
+	bad := header + "a\tzoo:mlp?training=true&batch=8\t1xV100\t1\tfp32\tpytorch\t100\tsamples/s\t1\tsrc\t\t-\t0\n"
+	if _, err := study.ReadValidation(writeValidation(t, bad)); !errors.Is(err, study.ErrValidationFile) || !strings.Contains(err.Error(), "column accumulation: \"0\"") {
+		t.Errorf("accumulation 0: error %v, want one naming the column and its range", err)
+	}
+}
