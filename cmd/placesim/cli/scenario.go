@@ -576,7 +576,7 @@ func NewCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
 	opts := &CheckOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "check --baseline results.json [--tolerance 2%] [--one-sided]",
-		Short: "Re-run a recorded scenario and fail on regressions",
+		Short: "Re-run a recorded scenario and fail on changes beyond the tolerance",
 		Long: `Re-run the scenario recorded in a results.json and exit 1, naming each
 placer x workload point whose simulated step time or peak memory got worse
 beyond the tolerance (REGRESSION), that newly runs out of memory or fails,
