@@ -62,16 +62,7 @@ func SweepFigures(res *Results) ([]*reports.Figure, error) {
 			idx[name] = i
 			series = append(series, reports.SweepSeries{Placer: name})
 		}
-		pt := reports.SweepPoint{X: x, StepTime: r.StepTime}
-		switch {
-		case r.NotComparable != "":
-			pt.Failed = "not comparable"
-		case r.Error != "":
-			pt.Failed = "error"
-		case r.OOM != nil:
-			pt.Failed = "OOM"
-		}
-		series[i].Points = append(series[i].Points, pt)
+		series[i].Points = append(series[i].Points, reports.SweepPoint{X: x, StepTime: r.StepTime, Failed: PointFailure(&r)})
 	}
 	for i := range series {
 		sort.SliceStable(series[i].Points, func(a, b int) bool { return series[i].Points[a].X < series[i].Points[b].X })

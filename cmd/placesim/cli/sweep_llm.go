@@ -288,21 +288,12 @@ func writeLLMSweep(opts *SweepOptions, format, param string, clusters, values []
 		}
 	}
 	for ci, c := range clusters {
-		series[ci].Placer = c
+		series[ci].Placer = systemLegend(c)
 		for k := range values {
 			r := &rows[ci*len(values)+k]
 			step, _, _ := sweepFigures(r)
-			pt := reports.SweepPoint{X: xs[k], StepTime: step}
-			if r.Error != "" {
-				pt.Failed = "error"
-			} else if r.OOM != nil {
-				pt.Failed = "OOM"
-			}
-			series[ci].Points = append(series[ci].Points, pt)
+			series[ci].Points = append(series[ci].Points, reports.SweepPoint{X: xs[k], StepTime: step, Failed: study.PointFailure(r)})
 		}
-	}
-	for ci, c := range clusters {
-		series[ci].Placer = systemLegend(c)
 	}
 	lb := llmSweepLabels(opts, param, values, allNum)
 	fig := reports.SweepChartLabelled(lb.SweepLabels, series, false)
@@ -314,13 +305,7 @@ func writeLLMSweep(opts *SweepOptions, format, param string, clusters, values []
 		for k := range values {
 			r := &rows[ci*len(values)+k]
 			_, tokens, mfu := sweepFigures(r)
-			pt := reports.ScalingPoint{X: xs[k], TokensPerSecPerGPU: tokens, MFU: mfu}
-			if r.Error != "" {
-				pt.Failed = "error"
-			} else if r.OOM != nil {
-				pt.Failed = "OOM"
-			}
-			scaling[ci].Points = append(scaling[ci].Points, pt)
+			scaling[ci].Points = append(scaling[ci].Points, reports.ScalingPoint{X: xs[k], TokensPerSecPerGPU: tokens, MFU: mfu, Failed: study.PointFailure(r)})
 		}
 	}
 	what := lb.XName
