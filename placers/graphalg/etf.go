@@ -3,6 +3,7 @@ package graphalg
 import (
 	"context"
 	"math"
+	"slices"
 
 	"placesim/internal/heap"
 )
@@ -264,7 +265,7 @@ func (e *etf) urgentChild(v int32, dev int, t float64) (int32, float64) {
 			if f != dev {
 				continue
 			}
-		} else if !contains(e.b.t.Of(int(j)), dev) || (e.cfg.MemoryAware && !e.b.Fits(int(j), dev)) {
+		} else if !slices.Contains(e.b.t.Of(int(j)), dev) || (e.cfg.MemoryAware && !e.b.Fits(int(j), dev)) {
 			continue
 		}
 		tj := max(e.dr[int(j)*e.nDev+dev], end)
@@ -288,13 +289,4 @@ func better(level []float64, a, b int) bool {
 		return level[a] > level[b]
 	}
 	return a < b
-}
-
-func contains(xs []int, x int) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }

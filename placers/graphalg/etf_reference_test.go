@@ -3,6 +3,7 @@ package graphalg
 import (
 	"context"
 	"math"
+	"slices"
 )
 
 // etfReference is ETF the plain way, O(steps x ready ops x devices): at
@@ -96,7 +97,7 @@ func urgentChildRef(s *Schedule, b *Book, cfg ETFConfig, ready []int, dr []float
 		if cfg.MemoryAware && !b.Fits(j, bd) {
 			continue
 		}
-		if f := b.Forced(j); f < 0 && !contains(b.t.Of(j), bd) {
+		if f := b.Forced(j); f < 0 && !slices.Contains(b.t.Of(j), bd) {
 			continue
 		}
 		t := max(dr[j*nDev+bd], s.Lines[bd].End())
