@@ -236,7 +236,12 @@ func LengthMixOf(spec string) (*LengthMix, error) {
 	if _, ok := vals["predictions"]; ok {
 		return nil, fmt.Errorf("zoo:%s: predictions= and lengths= together: with lengths= each length's masked positions follow LDDL's masking (round(0.15 L) a sample); drop predictions=", name)
 	}
-	batch := 32 // the zoo's BERT default (models.go)
+	batch := 0
+	for _, m := range models() {
+		if m.Name == name {
+			batch = m.DefaultBatch
+		}
+	}
 	if b, ok, err := one("batch"); err != nil {
 		return nil, err
 	} else if ok {

@@ -115,6 +115,14 @@ func TestLengthMixOf(t *testing.T) {
 			t.Errorf("part %s: %v", m.Parts[len(m.Parts)-1].Spec, err)
 		}
 	}
+	// without batch=, the mix's batch is the one Build gives its parts
+	if m, err := LengthMixOf("bert?size=base&layers=1&seq=512&lengths=wikipedia"); err != nil {
+		t.Error(err)
+	} else if g, err := Build(m.Parts[0].Spec); err != nil {
+		t.Error(err)
+	} else if g.Batch != m.Batch {
+		t.Errorf("default batch: mix %d, its part builds batch %d", m.Batch, g.Batch)
+	}
 	if m, err := LengthMixOf("zoo:bert?seq=512"); m != nil || err != nil {
 		t.Errorf("a spec without lengths=: %+v, %v; want nil, nil", m, err)
 	}
