@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"placesim/devices"
+	"placesim/links"
 	"placesim/workloads"
 )
 
@@ -325,34 +326,37 @@ func (u *unrolled) ringPhase(devs []int, ring []int, start []int32, steps int, c
 			return done
 		}
 		next := devs[ring[(i+1)%k]]
+		wire := wireBytes(u.c, m, devs[0], next, chunk)
 		prev := start[0]
 		for s := 0; s < steps; s++ {
 			cur := u.addSide(NodeAllReduce, devs[0], chunk, mb, 0)
-			u.nodes[cur].cost = stepCost(u.c, m, devs[0], next) + protocolTime(u.c, m, devs[0], next, chunk)
+			u.nodes[cur].cost = stepCost(u.c, m, devs[0], next)
 			u.edge(prev, cur, 0)
 			if s > 0 {
-				u.mirrored(prev, cur, chunk, next)
+				u.mirrored(prev, cur, wire, next)
 			}
 			prev = cur
 		}
 		done[0] = u.addSide(NodeAllReduce, devs[0], 0, mb, 0)
 		u.edge(prev, done[0], 0)
-		u.mirrored(prev, done[0], chunk, next)
+		u.mirrored(prev, done[0], wire, next)
 		return done
 	}
 	prev := make([]int32, k) // by ring position
+	wire := make([]int64, k) // what the hop into each position carries
 	for i, r := range ring {
 		prev[i] = start[r]
+		wire[i] = wireBytes(u.c, m, devs[ring[(i+k-1)%k]], devs[r], chunk)
 	}
 	for s := 0; s < steps; s++ {
 		cur := make([]int32, k)
 		for i, r := range ring {
 			cur[i] = u.addSide(NodeAllReduce, devs[r], chunk, mb, r)
-			u.nodes[cur[i]].cost = stepCost(u.c, m, devs[r], devs[ring[(i+1)%k]]) + protocolTime(u.c, m, devs[r], devs[ring[(i+1)%k]], chunk)
+			u.nodes[cur[i]].cost = stepCost(u.c, m, devs[r], devs[ring[(i+1)%k]])
 			u.edge(prev[i], cur[i], 0)
 			if s > 0 {
 				// the chunk the left neighbour sent in the previous step
-				u.edge(prev[(i+k-1)%k], cur[i], chunk)
+				u.edge(prev[(i+k-1)%k], cur[i], wire[i])
 			}
 		}
 		prev = cur
@@ -360,7 +364,7 @@ func (u *unrolled) ringPhase(devs []int, ring []int, start []int32, steps int, c
 	for i, r := range ring {
 		done[r] = u.addSide(NodeAllReduce, devs[r], 0, mb, r)
 		u.edge(prev[i], done[r], 0)
-		u.edge(prev[(i+k-1)%k], done[r], chunk)
+		u.edge(prev[(i+k-1)%k], done[r], wire[i])
 	}
 	return done
 }
@@ -434,12 +438,12 @@ func (u *unrolled) tree(t *collectiveTopo, start []int32, bytes int64, mb int) [
 		}
 		up[i] = u.addSide(NodeAllReduce, t.devs[r], out, mb, r)
 		if i > 0 {
-			u.nodes[up[i]].cost = stepCost(u.c, m, t.devs[r], t.devs[order[(i-1)/2]]) + protocolTime(u.c, m, t.devs[r], t.devs[order[(i-1)/2]], bytes)
+			u.nodes[up[i]].cost = stepCost(u.c, m, t.devs[r], t.devs[order[(i-1)/2]])
 		}
 		u.edge(start[r], up[i], 0)
 		for _, c := range []int{2*i + 1, 2*i + 2} {
 			if c < n {
-				u.edge(up[c], up[i], bytes)
+				u.edge(up[c], up[i], wireBytes(u.c, m, t.devs[order[c]], t.devs[r], bytes))
 			}
 		}
 	}
@@ -453,11 +457,11 @@ func (u *unrolled) tree(t *collectiveTopo, start []int32, bytes int64, mb int) [
 		}
 		down[i] = u.addSide(NodeAllReduce, t.devs[r], out, mb, r)
 		if 2*i+1 < n {
-			u.nodes[down[i]].cost = stepCost(u.c, m, t.devs[r], t.devs[order[2*i+1]]) + protocolTime(u.c, m, t.devs[r], t.devs[order[2*i+1]], bytes)
+			u.nodes[down[i]].cost = stepCost(u.c, m, t.devs[r], t.devs[order[2*i+1]])
 		}
 		u.edge(up[i], down[i], 0)
 		if i > 0 {
-			u.edge(down[(i-1)/2], down[i], bytes)
+			u.edge(down[(i-1)/2], down[i], wireBytes(u.c, m, t.devs[order[(i-1)/2]], t.devs[r], bytes))
 		}
 		last[r] = down[i]
 	}
@@ -553,21 +557,35 @@ func (t *collectiveTopo) split(bytes int64) []int64 {
 }
 
 // ringStep is the modelled time of one step of the ring all-reduce of
-// bytes on its rings at once (they cross no link in common): the slowest
-// ring's chunk over its links, NCCL's protocol time included (m may be
-// nil).
+// bytes on its rings at once: each ring's chunk crosses its hops' links
+// as wireBytes, a link shared by several rings' hops carrying them one
+// after another; the step lasts as long as its busiest link's load plus
+// the route's latencies (m may be nil).
 func (t *collectiveTopo) ringStep(bytes int64, m *CollectiveModel) float64 {
+	c := t.c
 	n := len(t.devs)
-	var worst float64
+	busy := map[links.LinkID]float64{}
+	lat := map[links.LinkID]float64{}
 	for k, part := range t.split(bytes) {
 		ring := t.rings[k]
 		chunk := divUp(part, n)
-		s := stepTime(t.c, t.devs, [][]int{ring}, chunk)
-		var p float64
 		for i, r := range ring {
-			p = math.Max(p, protocolTime(t.c, m, t.devs[r], t.devs[ring[(i+1)%len(ring)]], chunk))
+			a, b := t.devs[r], t.devs[ring[(i+1)%len(ring)]]
+			w := float64(wireBytes(c, m, a, b, chunk))
+			var l float64
+			route := c.Route(a, b)
+			for _, lid := range route {
+				l += c.Topology.Links[lid].Latency
+			}
+			for _, lid := range route {
+				busy[lid] += w / c.Topology.Links[lid].Bandwidth
+				lat[lid] = math.Max(lat[lid], l)
+			}
 		}
-		worst = math.Max(worst, s+p)
+	}
+	var worst float64
+	for lid, b := range busy {
+		worst = math.Max(worst, b+lat[lid])
 	}
 	return worst
 }

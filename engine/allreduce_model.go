@@ -66,9 +66,9 @@ type CollectiveModel struct {
 	// LinkEfficiency moves each chunk of a ring or tree step at the
 	// share of its route's slowest link that NCCL's kernels reach over
 	// it (collectives.LinkEfficiency: 20 of NVLink's 25 GB/s per link on
-	// Volta and Ampere, 12 of PCIe 3.0's 15.75), the rest of the link's
-	// time being the step's own (protocolTime); without it a chunk
-	// moves at the link's raw bandwidth.
+	// Volta and Ampere, 12 of PCIe 3.0's 15.75): the chunk holds its
+	// links as long as chunk/eff bytes would (wireBytes); without it a
+	// chunk moves at the link's raw bandwidth.
 	LinkEfficiency bool `json:"linkEfficiency,omitempty"`
 }
 
@@ -213,16 +213,18 @@ func stepCost(c *devices.Cluster, m *CollectiveModel, a, b int) float64 {
 	return math.Max(0, m.StepLatency-lat)
 }
 
-// protocolTime is the time a step's chunk of bytes from device a to
-// device b takes beyond its link transfer when the model moves it at
-// NCCL's share of the route's slowest link (LinkEfficiency): the chunk's
-// time at eff x the link's bandwidth less its time at the whole
-// bandwidth, chunk/bw x (1/eff - 1). It runs on the step's node before
-// its transfer, so a ring over links of its own (ringChannels) moves its
-// bytes at eff x bw.
-func protocolTime(c *devices.Cluster, m *CollectiveModel, a, b int, chunk int64) float64 {
+// wireBytes is what a collective step's chunk of bytes from device a to
+// device b occupies its links for, in bytes at their bandwidth: the
+// chunk itself, or with the model's LinkEfficiency the chunk over NCCL's
+// usable share of the route's slowest link (collectives.LinkEfficiency),
+// so that the chunk moves at eff x the link's bandwidth and rings that
+// share a link (ringChannels) share it at that rate whatever the order
+// the link serves them in. The transfer, the link's byte count and the
+// chunk's receive buffer carry these bytes (at most 1/0.76 of a chunk of
+// a bucket: a few MiB at the peak).
+func wireBytes(c *devices.Cluster, m *CollectiveModel, a, b int, chunk int64) int64 {
 	if m == nil || !m.LinkEfficiency || chunk <= 0 {
-		return 0
+		return chunk
 	}
 	top := c.Topology
 	var slow *links.Link
@@ -231,14 +233,14 @@ func protocolTime(c *devices.Cluster, m *CollectiveModel, a, b int, chunk int64)
 			slow = l
 		}
 	}
-	if slow == nil || !(slow.Bandwidth > 0) {
-		return 0
+	if slow == nil {
+		return chunk
 	}
 	eff := collectives.LinkEfficiency(c.Devices[a].Kind.Arch, slow.Family)
 	if !(eff > 0 && eff < 1) {
-		return 0
+		return chunk
 	}
-	return float64(chunk) / slow.Bandwidth * (1/eff - 1)
+	return int64(math.Ceil(float64(chunk) / eff))
 }
 
 // copyTime is the compute-stream time of one pass over bytes of gradients

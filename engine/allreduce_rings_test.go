@@ -14,22 +14,34 @@ import (
 // collectives package's model of NCCL (issue 29: within 10 %).
 const ringBusTol = 0.10
 
+// ringTimeTol is how far a ring all-reduce without a collective model
+// may be from its bytes over its channels' bandwidth: the steps' link
+// latencies (14 x 0.7 us against milliseconds).
+const ringTimeTol = 0.01
+
 // TestRingChannelsBusBW: the data-parallel all-reduce of a large bucket
 // on one node runs on NCCL's rings over every NVLink (ringChannels), at
 // the bus bandwidth the collectives package predicts for NCCL
 // (collectives.Time, the tuning model that nccl-tests' rows in
 // validation/nccl-tests.tsv hold): on a DGX-1 (hybrid cube-mesh) about
 // 6 bricks x 20 GB/s, where a single ring over the double bricks gave
-// 48 GB/s; on a DGX A100 through its NVSwitches.
+// 48 GB/s; on 4 V100 joined pair by pair by 2 bricks (a node of
+// 8xV100-nvlink-2node) the same 6 bricks, which no set of link-disjoint
+// rings covers (the complete digraph on 4 vertices has no decomposition
+// into Hamiltonian cycles: two channels share each link); on a DGX A100
+// through its NVSwitches.
 func TestRingChannelsBusBW(t *testing.T) {
-	for _, preset := range []string{"8xV100-nvlink", "8xA100-nvswitch"} {
+	for _, tc := range []struct {
+		preset string
+		n      int
+	}{{"8xV100-nvlink", 8}, {"8xV100-nvlink-2node", 4}, {"8xA100-nvswitch", 8}} {
 		for _, S := range []int64{64 << 20, 256 << 20} {
-			t.Run(fmt.Sprintf("%s/S=%d", preset, S), func(t *testing.T) {
-				c, err := devices.NewPreset(preset)
+			t.Run(fmt.Sprintf("%s/n=%d/S=%d", tc.preset, tc.n, S), func(t *testing.T) {
+				c, err := devices.NewPreset(tc.preset)
 				if err != nil {
 					t.Fatal(err)
 				}
-				const n = 8
+				n := tc.n
 				g := gradGraph("w", S)
 				for _, full := range []bool{false, true} {
 					m := engine.NCCLModel()
@@ -104,7 +116,45 @@ func TestRingChannelsDGX1(t *testing.T) {
 	}
 	// without a model, every brick at 25 GB/s: S x 2(n-1)/n over 150 GB/s
 	want := 2 * float64(n-1) / n * S / (6 * links.NVLink2.Bandwidth)
-	if got := r.DataParallel.AllReduces[0].End - r.DataParallel.AllReduces[0].Start; !closeTo(got, want, 0.01) {
+	if got := r.DataParallel.AllReduces[0].End - r.DataParallel.AllReduces[0].Start; relDiff(got, want) > ringTimeTol {
 		t.Errorf("all-reduce took %.6g s, want S x 2(n-1)/n over 6 bricks = %.6g s (1 %%)", got, want)
+	}
+}
+
+// TestRingChannelsSharedLinks: where no set of rings over separate links
+// covers the NVLinks, channels share links as NCCL's search lays them (a
+// link holds bandwidth/speed channels). On GPUs 0-3 of a DGX-1 (pairs
+// 0-3, 1-2, 2-3 by two bricks, 0-1, 0-2, 1-3 by one: 4 bricks out of
+// each GPU) 4 channels of 25 GB/s; on a node of 8xV100-nvlink-2node (4
+// GPUs, every pair by two bricks: 6 bricks out of each) 6 channels, two
+// on every link, though the complete digraph on 4 vertices has no
+// decomposition into link-disjoint rings. Without a collective model a
+// chunk moves at the links' raw bandwidth: S x 2(n-1)/n over the
+// channels' bandwidth, up to the steps' latencies (1 %).
+func TestRingChannelsSharedLinks(t *testing.T) {
+	for _, tc := range []struct {
+		preset string
+		bricks int
+	}{{"8xV100-nvlink", 4}, {"8xV100-nvlink-2node", 6}} {
+		t.Run(tc.preset, func(t *testing.T) {
+			c, err := devices.NewPreset(tc.preset)
+			if err != nil {
+				t.Fatal(err)
+			}
+			const (
+				n = 4
+				S = 256 << 20
+			)
+			g := gradGraph("w", S)
+			plan := &engine.Plan{Device: []int{0, 0}, DataParallel: &engine.DataParallel{Replicas: n}}
+			r, err := engine.Simulate(g, c, plan, engine.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := 2 * float64(n-1) / n * S / (float64(tc.bricks) * links.NVLink2.Bandwidth)
+			if got := r.DataParallel.AllReduces[0].End - r.DataParallel.AllReduces[0].Start; relDiff(got, want) > ringTimeTol {
+				t.Errorf("all-reduce took %.6g s, want S x 2(n-1)/n over %d bricks = %.6g s (1 %%)", got, tc.bricks, want)
+			}
+		})
 	}
 }

@@ -2,10 +2,12 @@ package engine
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"slices"
 
 	"placesim/devices"
+	"placesim/links"
 )
 
 // ringRefBytes is the chunk a ring order is chosen for: large enough that
@@ -158,39 +160,50 @@ func ringOrder(c *devices.Cluster, devs []int, members []int) []int {
 	return best
 }
 
-// maxRingChannels bounds the rings ringChannels returns: NCCL's ring
-// search asks for at most MAXCHANNELS/2 = 32 channels (init.cc); a ring
-// found here stands for as many of NCCL's channels as its share holds.
+// maxRingChannels bounds the channels ringChannels lays: NCCL's ring
+// search asks for at most MAXCHANNELS/2 = 32 channels (init.cc).
 const maxRingChannels = 32
+
+// maxSpeedDivisor is how far below the first ring's rate ringChannels
+// tries channel speeds: the first ring's slowest link's rate over 1, 2,
+// ... 4 (NCCL's search walks its array of speeds down from the fastest
+// its links allow and keeps the speed that moves the most, stopping below
+// half the best one's; a link then carries as many channels as its
+// bandwidth holds at the speed).
+const maxSpeedDivisor = 4
 
 // ringChannelKey memoises ringChannels per cluster (devices.Cluster.Memo)
 // by the group's devices in ring order.
 type ringChannelKey struct{ devs string }
 
+// ringChannelSet is ringChannels' result: each ring as positions in the
+// first ring and its share of the bytes.
+type ringChannelSet struct {
+	pos    [][]int
+	shares []float64
+}
+
 // ringChannels is the set of rings NCCL runs an all-reduce's channels on
 // among the replicas of one node (indices into devs), first being the
-// fastest ring (ringOrder), and each ring's share of the bytes. NCCL's
-// topology search (src/graph/search.cc, ncclTopoCompute with the ring
-// pattern) finds as many rings as the links hold at one speed, each
-// channel taking that speed off every link it crosses
-// (ncclTopoFollowPath), trying the reverse of a ring it found before a
-// new one (search.cc: "Try to reverse the ring"), and keeps the speed
-// that moves the most; the data is split evenly over the channels
-// (src/enqueue.cc), so a ring over links that carry k channels carries k
-// shares. Here a ring stands for all the channels NCCL lays on the same
-// GPU order: rings are searched over links no earlier ring crosses
-// (each directed link serves one ring, the channels it carries in full),
-// the reverse of the last ring first, then the ring whose slowest link is
-// the fastest, down to half the first ring's (the search keeps no speed
-// below half the best one's); each ring's share of the bytes is its
-// slowest link's bandwidth over the sum of all rings' (the channels at
-// one speed it carries). On a DGX-1's hybrid cube-mesh this finds the
-// NVLink double-brick cycle both ways and the single-brick cycle both
-// ways: 2+2+1+1 bricks of 25 GB/s out of every GPU, NCCL's 6 channels
-// (collectives.Time: 6 ring channels of 20 GB/s), where one ring used 2.
-// Groups of more than 9 replicas keep the first ring alone (the search
-// is exhaustive).
-func ringChannels(c *devices.Cluster, devs []int, first []int) ([][]int, []float64) {
+// fastest ring (ringOrder), with each ring's share of the bytes.
+//
+// It follows NCCL's topology search for the ring pattern
+// (src/graph/search.cc, ncclTopoCompute): at a channel speed s every
+// link holds floor(bandwidth/s) channels and each channel takes one off
+// every link it crosses (ncclTopoFollowPath); channels are searched one
+// after another, the reverse of the last ring first (search.cc: "Try to
+// reverse the ring"), then a new ring whose next GPU is the one whose
+// link has the most channels left (ncclTopoSearchNextGpuSort), until no
+// ring fits or there are 32; the speed that moves the most (channels x
+// s) wins, trying the first ring's rate over 1 to 4 (the fewer channels
+// on a tie). The data is split evenly over the channels (src/enqueue.cc),
+// so channels that follow one GPU order are one ring carrying their
+// number of shares. On a DGX-1's hybrid cube-mesh that is 6 channels at
+// 25 GB/s: the double-brick cycle twice each way and the single-brick
+// cycle once each way (collectives.Time: 6 ring channels), where one ring
+// over the double bricks gave 48 GB/s. Groups of more than 9 replicas
+// keep the first ring alone (the search is exhaustive).
+func ringChannels(c *devices.Cluster, devs []int, first []int) (rings [][]int, shares []float64) {
 	if len(first) < 3 || len(first) > 9 {
 		return [][]int{first}, []float64{1}
 	}
@@ -199,19 +212,10 @@ func ringChannels(c *devices.Cluster, devs []int, first []int) ([][]int, []float
 		key = binary.LittleEndian.AppendUint32(key, uint32(devs[r]))
 	}
 	v, _ := c.Memo(ringChannelKey{string(key)}, func() (any, error) {
-		rings, shares := searchRingChannels(c, devs, first)
-		// positions in first, so that the memo does not depend on the
-		// caller's replica numbering
-		pos := make([][]int, len(rings))
-		for k, ring := range rings {
-			for _, r := range ring {
-				pos[k] = append(pos[k], slices.Index(first, r))
-			}
-		}
-		return ringChannelSet{pos, shares}, nil
+		return searchRingChannels(c, devs, first), nil
 	})
 	set := v.(ringChannelSet)
-	rings := make([][]int, len(set.pos))
+	rings = make([][]int, len(set.pos))
 	for k, p := range set.pos {
 		rings[k] = make([]int, len(p))
 		for i, j := range p {
@@ -221,135 +225,172 @@ func ringChannels(c *devices.Cluster, devs []int, first []int) ([][]int, []float
 	return rings, set.shares
 }
 
-// ringChannelSet is ringChannels' memoised result: each ring as positions
-// in the first ring, and its share of the bytes.
-type ringChannelSet struct {
-	pos    [][]int
-	shares []float64
+// searchRingChannels is ringChannels' search; its rings are positions in
+// first.
+func searchRingChannels(c *devices.Cluster, devs []int, first []int) ringChannelSet {
+	top := c.Topology
+	n := len(first)
+	pos := make([]int, n)
+	for i := range pos {
+		pos[i] = i
+	}
+	// routes between positions, found once
+	route := make([][]links.LinkID, n*n)
+	for a := 0; a < n; a++ {
+		for b := 0; b < n; b++ {
+			if a != b {
+				route[a*n+b] = c.Route(devs[first[a]], devs[first[b]])
+			}
+		}
+	}
+	// the first ring's rate: its slowest link's bandwidth over the
+	// times the ring crosses it
+	load := map[links.LinkID]int{}
+	for i := range pos {
+		for _, lid := range route[pos[i]*n+pos[(i+1)%n]] {
+			load[lid]++
+		}
+	}
+	r0 := math.Inf(1)
+	for lid, k := range load {
+		r0 = math.Min(r0, top.Links[lid].Bandwidth/float64(k))
+	}
+	var best [][]int
+	var bestS float64
+	for div := 1; div <= maxSpeedDivisor; div++ {
+		s := r0 / float64(div)
+		chans := channelsAt(top, route, n, s)
+		if float64(len(chans))*s > float64(len(best))*bestS*(1+1e-9) {
+			best, bestS = chans, s
+		}
+	}
+	// channels of one order are one ring
+	var set ringChannelSet
+	count := map[string]int{}
+	index := map[string]int{}
+	for _, ch := range best {
+		k := fmt.Sprint(ch)
+		if _, ok := index[k]; !ok {
+			index[k] = len(set.pos)
+			set.pos = append(set.pos, ch)
+		}
+		count[k]++
+	}
+	for _, ring := range set.pos {
+		set.shares = append(set.shares, float64(count[fmt.Sprint(ring)])/float64(len(best)))
+	}
+	return set
 }
 
-// searchRingChannels is ringChannels' search.
-func searchRingChannels(c *devices.Cluster, devs []int, first []int) ([][]int, []float64) {
-	top := c.Topology
-	used := make([]bool, len(top.Links))
-	// rate is the ring's slowest link's bandwidth shared by its hops
-	// (a link two hops cross gives each half); ok says the ring crosses
-	// no used link
-	load := make([]int32, len(top.Links))
-	rate := func(ring []int) (float64, bool) {
-		r, ok := math.Inf(1), true
-		k := len(ring)
-		for i := range ring {
-			for _, lid := range c.Route(devs[ring[i]], devs[ring[(i+1)%k]]) {
-				load[lid]++
-				ok = ok && !used[lid]
-			}
-		}
-		for i := range ring {
-			for _, lid := range c.Route(devs[ring[i]], devs[ring[(i+1)%k]]) {
-				if load[lid] > 0 {
-					r = math.Min(r, top.Links[lid].Bandwidth/float64(load[lid]))
-					load[lid] = 0
-				}
-			}
-		}
-		return r, ok
-	}
-	take := func(ring []int) {
-		k := len(ring)
-		for i := range ring {
-			for _, lid := range c.Route(devs[ring[i]], devs[ring[(i+1)%k]]) {
-				used[lid] = true
-			}
+// channelsAt lays ring channels at speed s over positions 0..n-1 (routes
+// between them in route, by a*n+b): the first ring (positions in order)
+// if it fits, then channels one after another, each new ring followed by
+// its reverse where that fits, each taking one of the floor(bandwidth/s)
+// channels every link it crosses holds, up to maxRingChannels.
+func channelsAt(top *links.Topology, route [][]links.LinkID, n int, s float64) [][]int {
+	left := make(map[links.LinkID]int)
+	for _, r := range route {
+		for _, lid := range r {
+			left[lid] = int(top.Links[lid].Bandwidth/s + 1e-9)
 		}
 	}
-	r0, _ := rate(first)
-	rings, rates := [][]int{first}, []float64{r0}
-	take(first)
-	floor := r0 / 2
-	for len(rings) < maxRingChannels {
-		last := rings[len(rings)-1]
-		rev := append([]int{last[0]}, last[1:]...)
-		slices.Reverse(rev[1:])
-		if r, ok := rate(rev); ok && r >= floor {
-			rings, rates = append(rings, rev), append(rates, r)
-			take(rev)
-			continue
+	// take reports whether ring fits in what is left, and takes it
+	take := func(ring []int) bool {
+		var used []links.LinkID
+		ok := true
+		for i := range ring {
+			for _, lid := range route[ring[i]*n+ring[(i+1)%n]] {
+				left[lid]--
+				used = append(used, lid)
+				ok = ok && left[lid] >= 0
+			}
 		}
-		ring, r := bestFreeRing(c, devs, first, used, floor)
-		if ring == nil {
+		if !ok {
+			for _, lid := range used {
+				left[lid]++
+			}
+		}
+		return ok
+	}
+	var chans [][]int
+	ring := make([]int, n)
+	for i := range ring {
+		ring[i] = i
+	}
+	if !take(ring) {
+		return nil
+	}
+	chans = append(chans, ring)
+	reversed := false // the last channel is the reverse of the one before
+	for len(chans) < maxRingChannels {
+		if last := chans[len(chans)-1]; !reversed {
+			rev := append([]int{last[0]}, last[1:]...)
+			slices.Reverse(rev[1:])
+			if take(rev) {
+				chans, reversed = append(chans, rev), true
+				continue
+			}
+		}
+		next := freeRing(route, n, left)
+		if next == nil || !take(next) {
 			break
 		}
-		rings, rates = append(rings, ring), append(rates, r)
-		take(ring)
+		chans, reversed = append(chans, next), false
 	}
-	var sum float64
-	for _, r := range rates {
-		sum += r
-	}
-	shares := make([]float64, len(rates))
-	for k, r := range rates {
-		shares[k] = r / sum
-	}
-	return rings, shares
+	return chans
 }
 
-// bestFreeRing is the ring over members (first member first) that
-// crosses no used link and no link twice and whose slowest link is the
-// fastest, at least floor; nil when there is none. Ties keep the first
-// found (members' order).
-func bestFreeRing(c *devices.Cluster, devs []int, members []int, used []bool, floor float64) ([]int, float64) {
-	top := c.Topology
-	n := len(members)
-	mine := make([]bool, len(top.Links))
-	perm := slices.Clone(members)
-	var best []int
-	bestR := floor
-	// hop adds the route from a to b to the ring so far, returning its
-	// slowest link and false when a link is used or already the ring's
-	hop := func(a, b int) (float64, bool) {
-		r := math.Inf(1)
-		route := c.Route(devs[a], devs[b])
-		for _, lid := range route {
-			if used[lid] || mine[lid] {
-				return 0, false
-			}
+// freeRing finds a ring over positions 0..n-1 (0 first) that fits in the
+// channels left on its links, trying at each step the next position
+// whose route has the most channels left (the fewest of its links'
+// channels, ties by position); nil when there is none.
+func freeRing(route [][]links.LinkID, n int, left map[links.LinkID]int) []int {
+	ring := []int{0}
+	in := make([]bool, n)
+	in[0] = true
+	room := func(a, b int) int {
+		m := math.MaxInt
+		for _, lid := range route[a*n+b] {
+			m = min(m, left[lid])
 		}
-		for _, lid := range route {
-			mine[lid] = true
-			r = math.Min(r, top.Links[lid].Bandwidth)
-		}
-		return r, true
+		return m
 	}
-	unhop := func(a, b int) {
-		for _, lid := range c.Route(devs[a], devs[b]) {
-			mine[lid] = false
+	adjust := func(a, b, d int) {
+		for _, lid := range route[a*n+b] {
+			left[lid] += d
 		}
 	}
-	var walk func(k int, r float64)
-	walk = func(k int, r float64) {
-		if k == n {
-			h, ok := hop(perm[n-1], perm[0])
-			if !ok {
-				return
-			}
-			unhop(perm[n-1], perm[0])
-			if r = math.Min(r, h); r > bestR || (best == nil && r >= bestR) {
-				best, bestR = slices.Clone(perm), r
-			}
-			return
+	var walk func() bool
+	walk = func() bool {
+		cur := ring[len(ring)-1]
+		if len(ring) == n {
+			return room(cur, 0) > 0
 		}
-		for i := k; i < n; i++ {
-			perm[k], perm[i] = perm[i], perm[k]
-			if h, ok := hop(perm[k-1], perm[k]); ok {
-				if rr := math.Min(r, h); rr > bestR || (best == nil && rr >= bestR) {
-					walk(k+1, rr)
-				}
-				unhop(perm[k-1], perm[k])
+		var cands []int
+		for b := 0; b < n; b++ {
+			if !in[b] && room(cur, b) > 0 {
+				cands = append(cands, b)
 			}
-			perm[k], perm[i] = perm[i], perm[k]
 		}
+		slices.SortStableFunc(cands, func(x, y int) int { return room(cur, y) - room(cur, x) })
+		for _, b := range cands {
+			adjust(cur, b, -1)
+			ring = append(ring, b)
+			in[b] = true
+			if walk() {
+				adjust(cur, b, 1)
+				return true
+			}
+			in[b] = false
+			ring = ring[:len(ring)-1]
+			adjust(cur, b, 1)
+		}
+		return false
 	}
-	walk(1, math.Inf(1))
-	return best, bestR
+	if !walk() {
+		return nil
+	}
+	// walk gave back every hop's channels on its way out: the caller
+	// takes the ring
+	return ring
 }
