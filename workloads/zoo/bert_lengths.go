@@ -94,11 +94,14 @@ var sampleLengths = map[string]struct {
 // mean, and "Packed 16279552 sequences", the counts' sum, both of which
 // TestWikipediaLengths checks).
 //
-// Those samples were made by Google's create_pretraining_data.py
-// (create_instances_from_document: chunks of whole sentences up to a target
+// Those samples were made by Graphcore's create_pretraining_data.py
+// (graphcore/examples nlp/bert/popart/bert_data, "adapated from the
+// original google-research/bert repo", create_instances_from_document
+// unchanged, on WikiExtractor's English Wikipedia with duplication factor
+// 6; its README beside it): chunks of whole sentences up to a target
 // of max_seq_length - 3 tokens, a random shorter target with
 // short_seq_prob = 0.1, a document's last chunk as short as it comes, the
-// pair truncated to 509 tokens). LDDL's preprocess_bert_pretrain, which
+// pair truncated to 509 tokens. LDDL's preprocess_bert_pretrain, which
 // made the shards NVIDIA's PyTorch BERT read in phase 2, runs the same
 // algorithm (lddl/dask/bert/pretrain.py create_pairs_from_document, the
 // same target, short_seq_prob 0.1 and truncation) on English Wikipedia, of
@@ -289,8 +292,8 @@ func lengthsParam(v []string) (string, error) {
 }
 
 // binParam checks a bin= value: LDDL's bin size must divide the target
-// sequence length (preprocess_bert_pretrain: "--bin-size ... must be a
-// divisor of --target-seq-length").
+// sequence length (lddl/dask/bert/pretrain.py main: "Please provide a bin
+// size that can divide the target sequence length.").
 func binParam(v string, seq int) (int, error) {
 	b, err := strconv.Atoi(v)
 	if err != nil || b < 1 || b > seq || seq%b != 0 {
