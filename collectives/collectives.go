@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"placesim/devices"
+	"placesim/links"
 )
 
 // Estimate is the predicted time of one collective call and how NCCL
@@ -143,8 +144,12 @@ func analyse(c *devices.Cluster, grp []int) (*group, error) {
 		if cv.IntraNVLink[d] {
 			eff = nvlinkEfficiency[archOf(c.Devices[d].Kind.Arch)]
 		}
-		g.intra = math.Min(g.intra, cv.IntraBW[d]*eff/1e9)
-		g.path = math.Min(g.path, cv.IntraPath[d]*eff/1e9)
+		intra, path := cv.IntraBW[d], cv.IntraPath[d]
+		if cv.IntraNVLink[d] && !cv.NVSwitch[d] {
+			intra, path = meshLinks(c, d, grp, intra, path)
+		}
+		g.intra = math.Min(g.intra, intra*eff/1e9)
+		g.path = math.Min(g.path, path*eff/1e9)
 	}
 	// the adapters a node may use: its ranks' rails (each GPU's share of
 	// the node's adapters), at least one
@@ -163,6 +168,35 @@ func analyse(c *devices.Cluster, grp []int) (*group, error) {
 		g.net = 0
 	}
 	return g, nil
+}
+
+// meshLinks is the scale-up bandwidth of device d within group grp where
+// its NVLinks join it to peers directly (a mesh such as the DGX-1's, not
+// an NVSwitch): the sum and the fastest of its NVLinks to the group's
+// other devices, as NCCL's search sees only the links among a
+// communicator's GPUs (search.cc follows paths between the ranks' GPUs;
+// the DGX-1's GPUs 0-3 have 4 of their 6 bricks among them). Where d has
+// no NVLink to the group (its peers are reached some other way) it keeps
+// intra and path, its links' figures.
+func meshLinks(c *devices.Cluster, d int, grp []int, intra, path float64) (float64, float64) {
+	top := c.Topology
+	member := make(map[links.EndpointID]bool, len(grp))
+	for _, x := range grp {
+		if x != d {
+			member[c.Devices[x].Endpoint] = true
+		}
+	}
+	var sum, best float64
+	for _, lid := range top.Out(c.Devices[d].Endpoint) {
+		if l := &top.Links[lid]; l.Family == "nvlink" && member[l.To] {
+			sum += l.Bandwidth
+			best = math.Max(best, l.Bandwidth)
+		}
+	}
+	if sum == 0 {
+		return intra, path
+	}
+	return sum, best
 }
 
 // graph is the result of NCCL's topology search for one pattern: the

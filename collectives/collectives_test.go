@@ -2,6 +2,7 @@ package collectives_test
 
 import (
 	"errors"
+	"math"
 	"testing"
 
 	"gonum.org/v1/gonum/floats/scalar"
@@ -173,5 +174,29 @@ func TestErrors(t *testing.T) {
 	e, err := collectives.Time(c, []int{3}, collectives.AllReduce, 1<<20)
 	if err != nil || e.Seconds != 0 {
 		t.Fatalf("one device: %+v %v", e, err)
+	}
+}
+
+// TestMeshSubgroup: on an NVLink mesh NCCL's search sees only the links
+// among a communicator's GPUs. A DGX-1's 8 GPUs have 6 bricks each (6
+// ring channels of 20 GB/s: 120 GB/s of bus bandwidth for a large
+// all-reduce); its GPUs 0-3 have 4 of them among themselves (0-1, 0-2 by
+// one brick, 0-3 by two; 4 channels, 80 GB/s), GPUs 0 and 3 the two
+// bricks between them.
+func TestMeshSubgroup(t *testing.T) {
+	c := preset(t, "8xV100-nvlink")
+	const S = 1 << 30
+	for _, tc := range []struct {
+		grp      []int
+		channels int
+		busbw    float64 // GB/s, NCCL's per-link 20 GB/s times the channels
+	}{{seq(8), 6, 120}, {seq(4), 4, 80}, {[]int{0, 3}, 2, 40}} {
+		e, err := collectives.Time(c, tc.grp, collectives.AllReduce, S)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Channels != tc.channels || math.Abs(e.BusBW/1e9/tc.busbw-1) > 0.05 {
+			t.Errorf("group %v: %d channels, busbw %.1f GB/s; want %d channels, about %.0f GB/s (5 %%)", tc.grp, e.Channels, e.BusBW/1e9, tc.channels, tc.busbw)
+		}
 	}
 }

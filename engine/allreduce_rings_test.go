@@ -25,7 +25,8 @@ const ringTimeTol = 0.01
 // (collectives.Time, the tuning model that nccl-tests' rows in
 // validation/nccl-tests.tsv hold): on a DGX-1 (hybrid cube-mesh) about
 // 6 bricks x 20 GB/s, where a single ring over the double bricks gave
-// 48 GB/s; on 4 V100 joined pair by pair by 2 bricks (a node of
+// 48 GB/s; on its GPUs 0-3 the 4 bricks each has among them; on 4
+// V100 joined pair by pair by 2 bricks (a node of
 // 8xV100-nvlink-2node) the same 6 bricks, which no set of link-disjoint
 // rings covers (the complete digraph on 4 vertices has no decomposition
 // into Hamiltonian cycles: two channels share each link); on a DGX A100
@@ -34,7 +35,7 @@ func TestRingChannelsBusBW(t *testing.T) {
 	for _, tc := range []struct {
 		preset string
 		n      int
-	}{{"8xV100-nvlink", 8}, {"8xV100-nvlink-2node", 4}, {"8xA100-nvswitch", 8}} {
+	}{{"8xV100-nvlink", 8}, {"8xV100-nvlink", 4}, {"8xV100-nvlink-2node", 4}, {"8xA100-nvswitch", 8}} {
 		for _, S := range []int64{64 << 20, 256 << 20} {
 			t.Run(fmt.Sprintf("%s/n=%d/S=%d", tc.preset, tc.n, S), func(t *testing.T) {
 				c, err := devices.NewPreset(tc.preset)
