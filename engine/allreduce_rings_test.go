@@ -159,3 +159,53 @@ func TestRingChannelsSharedLinks(t *testing.T) {
 		})
 	}
 }
+
+// TestRingChannelsPresets: on every preset a data-parallel step over all
+// its accelerators (up to 9 of one node are searched for channels) plays
+// its all-reduce with the NCCL model: the links carry at least 2(n-1)
+// times the gradients in all (every replica sends 2(n-1)/n of them; the
+// rings' parts sum to the gradients), and its bus bandwidth is no more
+// than a replica's links out of its GPU carry.
+func TestRingChannelsPresets(t *testing.T) {
+	for _, name := range devices.PresetNames() {
+		t.Run(name, func(t *testing.T) {
+			c, err := devices.NewPreset(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := len(c.Accelerators())
+			if n < 2 || n > 16 {
+				t.Skipf("%d accelerators", n)
+			}
+			const S = 64 << 20
+			g := gradGraph("w", S)
+			plan := &engine.Plan{Device: []int{c.Accelerators()[0], c.Accelerators()[0]}, DataParallel: &engine.DataParallel{Replicas: n, Collective: engine.NCCLModel()}}
+			if err := plan.Validate(g, c); err != nil {
+				t.Skipf("plan: %v", err)
+			}
+			r, err := engine.Simulate(g, c, plan, engine.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ar := r.DataParallel.AllReduces
+			if len(ar) != 1 || ar[0].Bytes != S || !(ar[0].End > ar[0].Start) {
+				t.Fatalf("all-reduces %+v, want one of %d bytes that takes time", ar, S)
+			}
+			var moved int64
+			for _, l := range r.Links {
+				moved += l.Bytes
+			}
+			if want := int64(2*(n-1)) * S; moved < want {
+				t.Errorf("links carried %d bytes, want at least 2(n-1) x S = %d", moved, want)
+			}
+			top := c.Topology
+			var out float64
+			for _, lid := range top.Out(c.Devices[c.Accelerators()[0]].Endpoint) {
+				out += top.Links[lid].Bandwidth
+			}
+			if bus := r.DataParallel.BusBW; !(bus > 0) || bus > out {
+				t.Errorf("busbw %.4g B/s, want in (0, %.4g], the links out of a GPU", bus, out)
+			}
+		})
+	}
+}

@@ -264,6 +264,10 @@ func searchRingChannels(c *devices.Cluster, devs []int, first []int) ringChannel
 			best, bestS = chans, s
 		}
 	}
+	if len(best) == 0 {
+		// the first ring always fits at its own rate; kept for safety
+		return ringChannelSet{pos: [][]int{pos}, shares: []float64{1}}
+	}
 	// channels of one order are one ring
 	var set ringChannelSet
 	count := map[string]int{}
