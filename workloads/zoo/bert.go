@@ -105,7 +105,7 @@ func buildBERT(p *Params) (*net, error) {
 		n.in(pre+"/self_attention", "attention")
 		x = n.sublayer(x, false, func(h tensor) tensor { return n.attention(h, h, mask, cfg) })
 		n.in(pre+"/ffn", "ffn")
-		x = n.sublayer(x, false, func(h tensor) tensor { return n.ffn(h, ff, "gelu") })
+		x = n.sublayer(x, false, func(h tensor) tensor { return n.bertFFN(h, ff) })
 	}
 
 	n.in("pooler", "dense")
@@ -123,6 +123,22 @@ func buildBERT(p *Params) (*net, error) {
 	n.in("loss", "loss")
 	n.add("total", mlm, nsp)
 	return n, nil
+}
+
+// bertFFN is BERT's feed-forward block: the intermediate dense with its
+// GELU, then the output dense, with no dropout between them. The only
+// dropouts of a BERT layer are on the attention probabilities and on the
+// two sublayer outputs before the residual add (sublayer): Google's
+// modeling.py transformer_model (intermediate_output = dense(...,
+// activation=intermediate_act_fn), then layer_output = dense(...) and
+// dropout(layer_output, hidden_dropout_prob)), NVIDIA's TensorFlow copy
+// (DeepLearningExamples TensorFlow/LanguageModeling/BERT/modeling.py, the
+// same lines) and NVIDIA's PyTorch BERT (PyTorch/LanguageModeling/BERT/
+// modeling.py: BertIntermediate is dense + bias_gelu, BertOutput is dense,
+// dropout, LayerNorm(hidden + input)). (The zoo's Transformer keeps its
+// ffn, whose inner dropout is tensor2tensor's relu_dropout.)
+func (n *net) bertFFN(x tensor, ff int) tensor {
+	return n.dense("dense_2", n.dense("dense_1", x, ff, "gelu"), x.dim(), "")
 }
 
 // DefaultBERTPredictions is max_predictions_per_seq of the reference
