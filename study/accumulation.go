@@ -41,6 +41,10 @@ import (
 //	T_acc = (k-1) (T_micro + T_add) + T_step
 //
 // and the step's throughput is k batch / T_acc.
+//
+// T_add is AccumulationWords(program, precision) passes over the
+// gradients' bytes: 3 (the in-place add), more for a program that does
+// more per micro-batch (NVIDIA's TensorFlow 1 BERT clips each one).
 type AccumulatedStep struct {
 	// Steps is k, Micro T_micro, Add T_add, Step T_step and Total T_acc
 	// (seconds).
@@ -51,10 +55,41 @@ type AccumulatedStep struct {
 	Total float64 `json:"total"`
 }
 
+// AccumulationWords is the passes over every parameter's gradient, in
+// gradient-sized words, that one micro-batch of gradient accumulation
+// makes beyond its forward and backward, for a validation row's program
+// p (nil: none named) and precision: the in-place add (autograd's
+// AccumulateGrad, TensorFlow's assign_add: read both, write one: 3), plus
+// p's MicroBatchWords, plus its MixedMicroBatchWords under mixed
+// precision. For NVIDIA's TensorFlow 1 BERT (program dle-tf-bert:
+// DeepLearningExamples TensorFlow/LanguageModeling/BERT optimization.py
+// create_optimizer with num_accumulation_steps > 1) every micro-batch's
+// gradients are clipped by their global norm before the accum_vars
+// assign_add inside tf.cond: tf.global_norm reads every gradient (1) and
+// clip_by_global_norm reads and writes it (2); under TF-AMP (--amp,
+// enable_mixed_precision_graph_rewrite) the variables stay FP32 and the
+// rewrite casts each one to FP16 before its MatMul (a WhiteList op of
+// grappler's auto_mixed_precision_lists.h) on every micro-batch: read
+// FP32, write FP16 (1.5). (NVIDIA's TensorFlow 2 BERT,
+// official/modeling/model_training_utils.py, clips once per step after
+// accumulating: its rows name no program.)
+func AccumulationWords(p *HostProgram, prec workloads.Precision) float64 {
+	w := 3.0
+	if p != nil {
+		w += p.MicroBatchWords
+		if prec.Mixed() {
+			w += p.MixedMicroBatchWords
+		}
+	}
+	return w
+}
+
 // accumulate is the AccumulatedStep of k micro-batches of a step that
 // took step seconds (program costs included), whose simulation is r on
-// graph g with GPUs of kind kind.
-func accumulate(r *engine.Result, g *workloads.Graph, kind *devices.Kind, k int, step float64) (AccumulatedStep, error) {
+// graph g with GPUs of kind kind, each micro-batch making words passes
+// over the gradients besides its forward and backward
+// (AccumulationWords).
+func accumulate(r *engine.Result, g *workloads.Graph, kind *devices.Kind, k int, step, words float64) (AccumulatedStep, error) {
 	a := AccumulatedStep{Steps: k, Step: step}
 	if k < 1 || !(step > 0) || r == nil {
 		return a, fmt.Errorf("gradient accumulation: %d steps (valid range: >= 1), step %g s (valid: > 0)", k, step)
@@ -69,7 +104,7 @@ func accumulate(r *engine.Result, g *workloads.Graph, kind *devices.Kind, k int,
 		if o.Role != workloads.Update || o.GradBytes <= 0 {
 			continue
 		}
-		op := workloads.Op{Name: "accumulate gradient", Type: "add", Role: workloads.Backward, BytesAccessed: 3 * o.GradBytes, FLOPs: float64(o.GradBytes / 4)}
+		op := workloads.Op{Name: "accumulate gradient", Type: "add", Role: workloads.Backward, BytesAccessed: int64(words * float64(o.GradBytes)), FLOPs: float64(o.GradBytes / 4)}
 		t, err := devices.OpTime(&op, kind)
 		if err != nil {
 			return a, fmt.Errorf("gradient accumulation: op %q: %w", o.Name, err)

@@ -11,6 +11,7 @@ import (
 
 	"placesim/placers/builtin"
 	"placesim/study"
+	"placesim/workloads"
 )
 
 // TestValidateAccumulation: a row with k gradient accumulation steps runs
@@ -64,5 +65,30 @@ func TestValidateAccumulation(t *testing.T) {
 	bad := header + "a\tzoo:mlp?training=true&batch=8\t1xV100\t1\tfp32\tpytorch\t100\tsamples/s\t1\tsrc\t\t-\t0\n"
 	if _, err := study.ReadValidation(writeValidation(t, bad)); !errors.Is(err, study.ErrValidationFile) || !strings.Contains(err.Error(), "column accumulation: \"0\"") {
 		t.Errorf("accumulation 0: error %v, want one naming the column and its range", err)
+	}
+}
+
+// TestAccumulationWords: the in-place add's 3 words per micro-batch, and
+// NVIDIA's TensorFlow 1 BERT's clip by the global norm (3 more) and, under
+// TF-AMP, the FP16 cast of every variable (1.5 more).
+func TestAccumulationWords(t *testing.T) {
+	tf := study.HostPrograms["dle-tf-bert"]
+	fairseq := study.HostPrograms["fairseq"]
+	tests := []struct {
+		name string
+		p    *study.HostProgram
+		prec workloads.Precision
+		want float64
+	}{
+		{"none", nil, workloads.PrecisionAMPFP16, 3},
+		{"fairseq", &fairseq, workloads.PrecisionAMPFP16, 3},
+		{"tf-bert fp32", &tf, workloads.PrecisionFP32, 6},
+		{"tf-bert tf32", &tf, workloads.PrecisionTF32, 6},
+		{"tf-bert amp", &tf, workloads.PrecisionAMPFP16, 7.5},
+	}
+	for _, tc := range tests {
+		if got := study.AccumulationWords(tc.p, tc.prec); got != tc.want {
+			t.Errorf("%s: AccumulationWords = %g, want %g", tc.name, got, tc.want)
+		}
 	}
 }

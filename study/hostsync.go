@@ -84,6 +84,12 @@ type HostProgram struct {
 	// 10,000,000 elements (apex/parallel/distributed.py, its default,
 	// which fairseq's DDPTrainer keeps); 0 keeps DDP's.
 	BucketElements int64
+	// MicroBatchWords is the program's passes over every gradient, in
+	// gradient-sized words, on each micro-batch of gradient accumulation
+	// (the row's accumulation column) beyond the in-place add's 3, and
+	// MixedMicroBatchWords those it adds under mixed precision
+	// (AccumulationWords).
+	MicroBatchWords, MixedMicroBatchWords float64
 }
 
 // HostPrograms are the reference programs the validation set names.
@@ -94,6 +100,14 @@ var HostPrograms = map[string]HostProgram{
 	"dle-convnets": {Name: "dle-convnets",
 		Source:     "NVIDIA/DeepLearningExamples@7bdfc81d (the pytorch-21.03 results' release) PyTorch/Classification/ConvNets/image_classification/training.py get_train_step (torch.cuda.amp GradScaler, utils.reduce_tensor of the loss, torch.cuda.synchronize() every step) and optimizers.py (torch.optim.SGD)",
 		ReduceLoss: true, ZeroGrad: true, ScaledSGD: true, Unscale: true, BroadcastBuffers: true},
+	// NVIDIA's TensorFlow 1 BERT pre-training: clip_by_global_norm on
+	// every micro-batch before the accum_vars assign_add (3 words: the
+	// norm's read, the clip's read and write), and under TF-AMP the cast
+	// of every FP32 variable to FP16 on every micro-batch (1.5 words);
+	// AccumulationWords cites the lines.
+	"dle-tf-bert": {Name: "dle-tf-bert",
+		Source:          "NVIDIA/DeepLearningExamples@729963dd TensorFlow/LanguageModeling/BERT/optimization.py create_optimizer (num_accumulation_steps > 1: tf.clip_by_global_norm of each micro-batch's gradients, accum_vars assign_add in tf.cond, apply_gradients once per k) and run_pretraining.py (--amp: enable_mixed_precision_graph_rewrite, --use_xla)",
+		MicroBatchWords: 3, MixedMicroBatchWords: 1.5},
 }
 
 // HostProgramNames lists HostPrograms' names, sorted.

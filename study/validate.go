@@ -384,7 +384,9 @@ func simulateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 	}
 	if r.Accumulation > 1 && o.Result != nil && out.Simulated > 0 {
 		// k micro-batches per all-reduce and update (AccumulatedStep)
-		a, err := accumulate(o.Result, g, &c.Devices[c.Accelerators()[0]].Kind, r.Accumulation, float64(g.Batch)/out.Simulated)
+		prec, _ := workloads.ParsePrecision(r.Precision) // checked by ReadValidation
+		p, _ := hostProgram(r.Program)                   // checked by ReadValidation
+		a, err := accumulate(o.Result, g, &c.Devices[c.Accelerators()[0]].Kind, r.Accumulation, float64(g.Batch)/out.Simulated, AccumulationWords(p, prec))
 		if err != nil {
 			return out, nil, nil, err
 		}

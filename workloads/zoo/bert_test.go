@@ -85,3 +85,47 @@ func TestBERTPredictionsRange(t *testing.T) {
 		}
 	}
 }
+
+// TestBERTDropouts: a BERT layer has three dropouts (attention
+// probabilities, attention output, FFN output), none between the FFN's
+// two dense layers; under the XLA profile (TensorFlow auto-clustering)
+// each draws its random numbers in a RandomUniform op of its own that
+// writes them as FP32, whatever the precision, read by the fused kernel
+// and again by its gradient.
+func TestBERTDropouts(t *testing.T) {
+	const layers, b, s = 2, 3, 16
+	spec := "bert?layers=2&seq=16&batch=3&training=true&precision=amp-fp16"
+	for _, fw := range []string{"pytorch", "xla"} {
+		g := build(t, spec+"&framework="+fw)
+		var inner int
+		for i := range g.Ops {
+			if strings.Contains(g.Ops[i].Name, "dropout_inner") {
+				inner++
+			}
+		}
+		if inner != 0 {
+			t.Errorf("%s: %d ops of a dropout between the FFN's dense layers, want none", fw, inner)
+		}
+	}
+	g := build(t, "bert?layers=2&seq=16&batch=3&training=true&precision=amp-fp16&framework=xla&size=base")
+	var rng, rngBytes int64
+	for i := range g.Ops {
+		op := &g.Ops[i]
+		if op.Type != "random-uniform" {
+			continue
+		}
+		rng++
+		rngBytes += op.OutputBytes
+		// the fused readers and their gradients read it
+		if n := len(g.Out(i)); n < 2 {
+			t.Errorf("%s: read by %d ops, want the dropout and its gradient", op.Name, n)
+		}
+	}
+	// per layer the probabilities' [b, heads, s, s] and two [b, s, h];
+	// the embedding's [b, s, h] once (size=base: h = 768, heads = 12)
+	const hb, hh = 768, 12
+	want := int64(4 * (layers*(b*hh*s*s+2*b*s*hb) + b*s*hb))
+	if rng != 3*layers+1 || rngBytes != want {
+		t.Errorf("xla: %d random-uniform ops writing %d bytes, want %d writing %d (FP32)", rng, rngBytes, 3*layers+1, want)
+	}
+}

@@ -27,10 +27,12 @@ const (
 	// transposes are strided views (one copy when the heads are merged),
 	// the cross-entropy as log_softmax + nll_loss.
 	FrameworkPyTorch = "pytorch"
-	// FrameworkXLA is TensorFlow or JAX compiled by XLA: as PyTorch, and
-	// pointwise chains fused into one kernel: batch norm with its ReLU,
-	// the residual add with its ReLU, dropout with the residual add and
-	// layer norm, the attention mask with the softmax.
+	// FrameworkXLA is TensorFlow compiled by XLA's auto-clustering
+	// (global_jit_level ON_1, tf.config.optimizer.set_jit): as PyTorch,
+	// and pointwise chains fused into one kernel: batch norm with its
+	// ReLU, the residual add with its ReLU, dropout with the residual add
+	// and layer norm, the attention mask with the softmax. Dropout's
+	// random numbers stay outside the clusters (xlaDropout).
 	FrameworkXLA = "xla"
 	// FrameworkMXNet is MXNet with NVIDIA's fused NHWC kernels: as
 	// PyTorch, with batch norm + ReLU and batch norm + add + ReLU fused
@@ -67,6 +69,11 @@ type profile struct {
 	// fuseResidualNorm: dropout, residual add and layer norm are one op;
 	// fuseMaskSoftmax: the attention mask add is part of the softmax.
 	fuseResidualNorm, fuseMaskSoftmax bool
+	// rngOutsideXLA: dropout's random numbers are drawn by TensorFlow's
+	// own RandomUniform kernel outside the XLA clusters and written to
+	// memory as FP32 (xlaDropout); else a fused dropout writes a 1-byte
+	// mask.
+	rngOutsideXLA bool
 	// torchLoss: the cross-entropy is PyTorch's log_softmax + nll_loss
 	// (two kernels, the log-probabilities saved); else TensorFlow's fused
 	// SparseSoftmaxCrossEntropyWithLogits (MXNet's SoftmaxOutput and XLA
@@ -88,7 +95,7 @@ func profileFor(name string) (profile, error) {
 			fuseBNAct: true, fuseAddAct: true}, nil
 	case FrameworkXLA:
 		return profile{name: name, fusedBN: true, fusedLN: true, fusedDropout: true, batchedHeads: true, views: true, biasInGEMM: true,
-			fuseBNAct: true, fuseAddAct: true, fuseResidualNorm: true, fuseMaskSoftmax: true}, nil
+			fuseBNAct: true, fuseAddAct: true, fuseResidualNorm: true, fuseMaskSoftmax: true, rngOutsideXLA: true}, nil
 	}
 	return profile{}, fmt.Errorf("parameter framework=%q (valid: %s)", name, strings.Join(Frameworks(), ", "))
 }

@@ -141,15 +141,24 @@ func (n *net) sublayer(x tensor, preNorm bool, f func(tensor) tensor) tensor {
 	if n.prof.fuseResidualNorm {
 		var y, z tensor
 		e := float64(x.elems())
+		ins := func(y tensor) []tensor {
+			if n.train && n.prof.rngOutsideXLA {
+				// the dropout's random numbers, drawn outside the
+				// fused kernel (xlaDropout), read by it and by its
+				// gradient
+				return []tensor{x, y, n.randomFP32("dropout/random_uniform", y.shape)}
+			}
+			return []tensor{x, y}
+		}
 		if preNorm {
 			y = f(n.layerNorm("layer_norm", x))
-			z = n.op("dropout_residual", "add", 3*e, x.shape, nil, x, y)
+			z = n.op("dropout_residual", "add", 3*e, x.shape, nil, ins(y)...)
 		} else {
 			y = f(x)
 			d := int64(x.dim())
-			z = n.op("dropout_residual_layer_norm", "layernorm", 11*e, x.shape, []int64{d, d}, x, y)
+			z = n.op("dropout_residual_layer_norm", "layernorm", 11*e, x.shape, []int64{d, d}, ins(y)...)
 		}
-		if n.train { // the dropout mask
+		if n.train && !n.prof.rngOutsideXLA { // the dropout mask
 			op := &n.g.Ops[z.op]
 			op.OutputBytes += x.elems()
 			op.BytesAccessed += x.elems()

@@ -334,6 +334,9 @@ func (n *net) dropout(name string, x tensor, noise []int) tensor {
 	if noise == nil {
 		noise = x.shape
 	}
+	if n.prof.rngOutsideXLA {
+		return n.xlaDropout(name, x, noise)
+	}
 	if n.prof.fusedDropout {
 		// one kernel: the output and a 1-byte mask (PyTorch's
 		// native_dropout); consumers read the output
@@ -350,6 +353,37 @@ func (n *net) dropout(name string, x tensor, noise []int) tensor {
 	mask := n.elementwise(name+"/floor", "floor", flopArith, k)
 	d := n.elementwise(name+"/div", "div", flopArith, x)
 	return n.op(name+"/mul", "mul", float64(x.elems()), x.shape, nil, d, mask)
+}
+
+// xlaDropout is tf.nn.dropout under XLA auto-clustering: x * (1/keep) *
+// cast(random_uniform(noise) >= rate) (TensorFlow 1.15 and 2.x
+// nn_ops.dropout_v2, random_uniform of x's dtype as built: FP32, which
+// TF-AMP leaves alone, RandomUniform being in none of the lists of
+// grappler/optimizers/auto_mixed_precision_lists.h). The random numbers
+// are drawn outside the XLA clusters: auto-clustering refuses stateful
+// random ops (tensorflow/compiler/jit/compilability_check_util.h,
+// OperationFilter.allow_stateful_rng_ops: "XLA's RNG does not have the
+// same seeding behavior as TensorFlow's RNG ... So we avoid
+// auto-clustering stateful RNG ops"; the GPU device's registration in
+// tf2xla/xla_op_registry.cc keeps DeviceRegistration's default
+// cluster_stateful_rng_ops = false). So TensorFlow's RandomUniform
+// kernel writes noise's elements as FP32 to memory, the fused kernel
+// that applies the mask reads them, and the gradient, x's gradient times
+// the same mask, reads them again (the mask's compare and cast are
+// fused into each reader, not kept as a 1-byte mask).
+func (n *net) xlaDropout(name string, x tensor, noise []int) tensor {
+	r := n.randomFP32(name+"/random_uniform", noise)
+	return n.op(name, "mul", 2*float64(x.elems()), x.shape, nil, x, r)
+}
+
+// randomFP32 is a RandomUniform op writing shape's elements as FP32
+// whatever the precision (xlaDropout).
+func (n *net) randomFP32(name string, shape []int) tensor {
+	r := n.source(name, "random-uniform", shape...)
+	r.esz = f32
+	op := &n.g.Ops[r.op]
+	op.OutputBytes, op.BytesAccessed = r.bytes(), r.bytes()
+	return r
 }
 
 // softmax over the last dimension.
