@@ -71,3 +71,48 @@ func HostIssuedLoop(gpu []float64, issue float64) float64 {
 	}
 	return end
 }
+
+// HostCPU is a server's host processors: what a CPU input pipeline
+// (decoding and augmenting images in DataLoader worker processes) runs on.
+type HostCPU struct {
+	// Name is the processors as a datasheet names them.
+	Name string
+	// Sockets, CoresPerSocket and ThreadsPerCore are the physical layout.
+	Sockets, CoresPerSocket, ThreadsPerCore int
+	// BaseGHz is the clock every core holds with all of them busy (the
+	// datasheets' base frequency, their all-core guarantee); BoostGHz the
+	// highest clock a few busy cores reach (max boost / max turbo).
+	BaseGHz, BoostGHz float64
+	// Source is the datasheet the numbers are read from.
+	Source string
+}
+
+// Cores is the server's physical cores.
+func (c *HostCPU) Cores() int { return c.Sockets * c.CoresPerSocket }
+
+// Validate checks the processors' numbers.
+func (c *HostCPU) Validate() error {
+	switch {
+	case c.Sockets < 1 || c.CoresPerSocket < 1 || c.ThreadsPerCore < 1:
+		return fmt.Errorf("host CPU %q: sockets %d, cores per socket %d, threads per core %d (valid range: >= 1 each)", c.Name, c.Sockets, c.CoresPerSocket, c.ThreadsPerCore)
+	case !(c.BaseGHz > 0) || c.BoostGHz < c.BaseGHz:
+		return fmt.Errorf("host CPU %q: base %g GHz, boost %g GHz (valid range: base > 0, boost >= base)", c.Name, c.BaseGHz, c.BoostGHz)
+	}
+	return nil
+}
+
+// The host processors of the servers the validation set's measurements
+// were taken on.
+var (
+	// DGXA100CPU: NVIDIA DGX A100 datasheet (2020): "Dual AMD Rome 7742,
+	// 128 cores total, 2.25 GHz (base), 3.4 GHz (max boost)"; AMD EPYC
+	// 7742 product page: 64 cores, 128 threads, base 2.25 GHz, max boost
+	// up to 3.4 GHz.
+	DGXA100CPU = HostCPU{Name: "2x AMD EPYC 7742", Sockets: 2, CoresPerSocket: 64, ThreadsPerCore: 2, BaseGHz: 2.25, BoostGHz: 3.4,
+		Source: "NVIDIA DGX A100 datasheet; AMD EPYC 7742 product page"}
+	// DGX1CPU: NVIDIA DGX-1 datasheet: "Dual 20-Core Intel Xeon
+	// E5-2698 v4 2.2 GHz"; Intel ARK E5-2698 v4: 20 cores, 40 threads,
+	// base 2.20 GHz, max turbo 3.60 GHz.
+	DGX1CPU = HostCPU{Name: "2x Intel Xeon E5-2698 v4", Sockets: 2, CoresPerSocket: 20, ThreadsPerCore: 2, BaseGHz: 2.2, BoostGHz: 3.6,
+		Source: "NVIDIA DGX-1 datasheet; Intel ARK Xeon E5-2698 v4"}
+)

@@ -38,7 +38,8 @@ type ExplainPart struct {
 	// engine.DataParallelStats), slowest-gpu, exposed-comm, idle, or the
 	// row's program's work beyond the kernels (HostCost): gradient-pass,
 	// host-gather, host-issue-wait, host-reduce-loss, optimizer-issue-wait,
-	// buffer-broadcast, unscale, slowest-batch; Role (forward, backward, recompute) and Class
+	// buffer-broadcast, unscale, slowest-batch, or input-wait (the GPU waiting
+	// for the program's CPU input pipeline, InputTime); Role (forward, backward, recompute) and Class
 	// (workloads.KernelClass) say which compute.
 	Part    string  `json:"part"`
 	Role    string  `json:"role,omitempty"`
@@ -107,6 +108,11 @@ func Explain(ctx context.Context, reg *placers.Registry, rows []ValidationRow, i
 				e.StepTime += p.Seconds
 			}
 		}
+	}
+	if in := res.Input; in != nil && in.Exposed > 0 {
+		// the GPU waits for its DataLoader workers (InputPipeline)
+		e.Parts = append(e.Parts, ExplainPart{Part: "input-wait", Seconds: in.Exposed})
+		e.StepTime += in.Exposed
 	}
 	return e, nil
 }

@@ -214,6 +214,9 @@ type ValidationResult struct {
 	// iteration beyond the simulated kernels, included in Simulated.
 	Program string    `json:"program,omitempty"`
 	Host    *HostCost `json:"host,omitempty"`
+	// Input is the program's CPU input pipeline (InputPipeline); its
+	// Exposed wait is included in Simulated when Modelled.
+	Input *InputTime `json:"input,omitempty"`
 	// LengthMix, for a workload with a distribution of sequence lengths
 	// (zoo.LengthMixOf), says over which padded lengths Simulated is the
 	// expectation, and which one an explanation takes apart.
@@ -381,6 +384,17 @@ func simulateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 		// the step takes the program's extra time longer: every GPU waits
 		// for it at the same point (after the all-reduce, before the update)
 		out.Simulated *= o.StepTime / (o.StepTime + h.Total())
+		if p.Input != nil {
+			// the GPU step with the program's work; the input pipeline
+			// overlaps it (InputPipeline)
+			step := o.StepTime + h.Total()
+			in, err := p.Input.Time(c.Devices[c.Accelerators()[0]].Kind.Name, r.GPUs, g.Batch/r.GPUs, step)
+			if err != nil {
+				return out, nil, nil, fmt.Errorf("program %s: %w", p.Name, err)
+			}
+			out.Input = &in
+			out.Simulated *= step / (step + in.Exposed)
+		}
 	}
 	if r.Accumulation > 1 && o.Result != nil && out.Simulated > 0 {
 		// k micro-batches per all-reduce and update (AccumulatedStep)

@@ -189,6 +189,7 @@ var explainNames = map[string]string{
 	"buffer-broadcast":     "program: DDP broadcast of batch-norm buffers",
 	"unscale":              "program: loss scaler's unscale pass and found_inf read",
 	"slowest-batch":        "program: the GPU whose token batch kept the most tokens",
+	"input-wait":           "program: GPU waits for the CPU input pipeline",
 }
 
 func printExplanation(w io.Writer, e *study.Explanation) {
@@ -234,6 +235,9 @@ func printExplanation(w io.Writer, e *study.Explanation) {
 	} else {
 		fmt.Fprintf(w, "\nhost: the framework's per-iteration host work (logging syncs, Python between kernels) is not simulated; it shows only as a gap against the measurement\n")
 	}
+	if in := r.Input; in != nil {
+		printInput(w, in)
+	}
 	if c := e.Comm; c != nil {
 		fmt.Fprintf(w, "\ncommunication: %d all-reduces (%s, model %s) of %s in all, %s from the first start to the last end, %s in flight, %s of it exposed; bus bandwidth %s\n",
 			c.AllReduces, c.Algorithm, c.Model, units.Bytes(c.Bytes), units.Seconds(c.Span), units.Seconds(c.InFlight), units.Seconds(c.Exposed), units.Rate(c.BusBW))
@@ -241,4 +245,15 @@ func printExplanation(w io.Writer, e *study.Explanation) {
 			fmt.Fprintf(w, "slowest GPU: replica %d computes %.1f %% slower than the median GPU (speed spread x E[max of %d normals])\n", e.Replica, 100*c.Slowdown, e.Replicas)
 		}
 	}
+}
+
+// printInput prints a row's CPU input pipeline (study.InputTime).
+func printInput(w io.Writer, in *study.InputTime) {
+	fmt.Fprintf(w, "\ninput pipeline: %s DataLoader, %d workers per GPU on %d cores per rank of %s (%s) at %.2f GHz", in.Backend, in.Workers, in.Cores, in.CPU, in.Platform, in.ClockGHz)
+	if in.Modelled {
+		fmt.Fprintf(w, ": %s per batch, exposed %s\n", units.Seconds(in.PerBatch), units.Seconds(in.Exposed))
+	} else {
+		fmt.Fprintf(w, ": not simulated (no cited CPU cost per image)\n")
+	}
+	fmt.Fprintf(w, "it would hold the GPU back above %s of CPU time per image per core at that clock (the GPU step x %d cores / the batch)\n", units.Seconds(in.BreakEven), in.Cores)
 }

@@ -1,0 +1,155 @@
+package study
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"placesim/devices"
+)
+
+// InputPipeline is a reference program's CPU input pipeline: DataLoader
+// worker processes that read, decode and augment every training image on
+// the host while the GPU trains on an earlier batch.
+//
+// The model (steady state): each of a rank's W workers builds whole
+// batches (PyTorch's DataLoader hands a worker a batch's indices and the
+// collate function), one image after the other, on one core. A rank's
+// workers get min(W, cores/n - 1) cores of the server's `cores` when n
+// ranks share it (each rank's main process keeps a core busy issuing
+// kernels). They run at the CPU's boost clock when one GPU's processes
+// are the only busy ones and at its base clock, the datasheets' all-core
+// guarantee, when every GPU's are. With a CPU cost of c seconds per
+// image at ReferenceGHz, scaled by the clock,
+//
+//	input per batch = batch x c x (ReferenceGHz / clock) / min(W, cores/n - 1)
+//
+// and, with the DataLoader's prefetch queue (prefetch_factor batches per
+// worker) hiding the input whenever it is faster than the GPU, the step
+// is max(GPU step, input per batch): the GPU waits
+// max(0, input - GPU step) each step. The clock's two points are bounds
+// (the datasheets publish no clock between them), and a per-image cost
+// scaled by clock alone ignores what memory and cache sharing add when
+// every core is busy.
+type InputPipeline struct {
+	// Backend is the program's data backend ("pytorch": torchvision
+	// ImageFolder decoded and augmented with PIL in DataLoader workers).
+	Backend string
+	// Source is where the settings are read from.
+	Source string
+	// Prefetch is the batches each worker keeps ready (DataLoader's
+	// prefetch_factor).
+	Prefetch int
+	// Platforms are the servers the program's configurations name, with
+	// their workers per GPU.
+	Platforms []InputPlatform
+	// CostPerImage is the CPU time one core spends on one training image
+	// (read, decode, augment, collate) at ReferenceGHz, in seconds; 0: no
+	// cited figure, the pipeline is described but not simulated.
+	CostPerImage float64
+	// ReferenceGHz is the clock CostPerImage was measured at.
+	ReferenceGHz float64
+	// CostSource is where CostPerImage is from.
+	CostSource string
+}
+
+// InputPlatform is one server a program's configuration names.
+type InputPlatform struct {
+	// Name is the configuration's platform name (DGXA100, DGX1V).
+	Name string
+	// GPUPrefix selects the platform for a row by its GPU kind's name
+	// (the published tables were measured on these servers).
+	GPUPrefix string
+	// WorkersPerGPU is the DataLoader workers each rank starts.
+	WorkersPerGPU int
+	// CPU is the server's host processors.
+	CPU devices.HostCPU
+}
+
+// InputTime is the input pipeline of one row.
+type InputTime struct {
+	Backend  string `json:"backend"`
+	Platform string `json:"platform"`
+	CPU      string `json:"cpu"`
+	// Workers is the workers per GPU, Cores the cores they get per rank
+	// and ClockGHz their clock.
+	Workers  int     `json:"workers"`
+	Cores    int     `json:"cores"`
+	ClockGHz float64 `json:"clockGHz"`
+	// Modelled is false when the program has no cited per-image cost:
+	// PerBatch and Exposed are then 0 and nothing is added to the step.
+	Modelled bool `json:"modelled"`
+	// PerBatch is a rank's input time per batch and Exposed the time the
+	// GPU waits for it each step (seconds).
+	PerBatch float64 `json:"perBatch,omitempty"`
+	Exposed  float64 `json:"exposed,omitempty"`
+	// BreakEven is the CPU time per image on one core at ClockGHz
+	// (seconds) above which the input would take longer than the GPU
+	// step: gpuStep x Cores / batch.
+	BreakEven float64 `json:"breakEven"`
+}
+
+// Validate checks the pipeline's settings.
+func (p *InputPipeline) Validate() error {
+	if p.Backend == "" {
+		return fmt.Errorf("input pipeline: backend is empty (valid: pytorch)")
+	}
+	if p.CostPerImage < 0 || math.IsNaN(p.CostPerImage) {
+		return fmt.Errorf("input pipeline %s: cost per image %g s (valid range: >= 0, 0 = not cited)", p.Backend, p.CostPerImage)
+	}
+	if p.CostPerImage > 0 && !(p.ReferenceGHz > 0) {
+		return fmt.Errorf("input pipeline %s: reference clock %g GHz of its cost per image (valid range: > 0)", p.Backend, p.ReferenceGHz)
+	}
+	for i := range p.Platforms {
+		pl := &p.Platforms[i]
+		if pl.WorkersPerGPU < 1 {
+			return fmt.Errorf("input pipeline %s: platform %s: %d workers per GPU (valid range: >= 1)", p.Backend, pl.Name, pl.WorkersPerGPU)
+		}
+		if err := pl.CPU.Validate(); err != nil {
+			return fmt.Errorf("input pipeline %s: platform %s: %w", p.Backend, pl.Name, err)
+		}
+	}
+	return nil
+}
+
+// Time is the input pipeline of a row whose GPUs are of kind gpuKind, n
+// of them in data parallel on one server, each with batchPerGPU images
+// per step of gpuStep seconds. A GPU kind no platform names is an error
+// listing the platforms.
+func (p *InputPipeline) Time(gpuKind string, n, batchPerGPU int, gpuStep float64) (InputTime, error) {
+	var t InputTime
+	if err := p.Validate(); err != nil {
+		return t, err
+	}
+	if n < 1 || batchPerGPU < 1 || !(gpuStep > 0) {
+		return t, fmt.Errorf("input pipeline %s: %d GPUs, batch %d per GPU, GPU step %g s (valid range: >= 1, >= 1, > 0)", p.Backend, n, batchPerGPU, gpuStep)
+	}
+	var pl *InputPlatform
+	var names []string
+	for i := range p.Platforms {
+		names = append(names, p.Platforms[i].Name+" ("+p.Platforms[i].GPUPrefix+")")
+		if strings.HasPrefix(gpuKind, p.Platforms[i].GPUPrefix) {
+			pl = &p.Platforms[i]
+			break
+		}
+	}
+	if pl == nil {
+		return t, fmt.Errorf("input pipeline %s: GPU kind %q is on none of the program's platforms (valid: %s)", p.Backend, gpuKind, strings.Join(names, ", "))
+	}
+	cores := pl.CPU.Cores()/n - 1 // a core per rank for its main process
+	if cores < 1 {
+		return t, fmt.Errorf("input pipeline %s: %d GPUs on %s's %d cores leave a rank no core for its workers (valid range: GPUs <= cores/2)", p.Backend, n, pl.CPU.Name, pl.CPU.Cores())
+	}
+	t = InputTime{Backend: p.Backend, Platform: pl.Name, CPU: pl.CPU.Name, Workers: pl.WorkersPerGPU,
+		Cores: min(pl.WorkersPerGPU, cores), ClockGHz: pl.CPU.BaseGHz}
+	if n == 1 {
+		t.ClockGHz = pl.CPU.BoostGHz
+	}
+	t.BreakEven = gpuStep * float64(t.Cores) / float64(batchPerGPU)
+	if p.CostPerImage > 0 {
+		t.Modelled = true
+		t.PerBatch = float64(batchPerGPU) * p.CostPerImage * (p.ReferenceGHz / t.ClockGHz) / float64(t.Cores)
+		t.Exposed = math.Max(0, t.PerBatch-gpuStep)
+	}
+	return t, nil
+}

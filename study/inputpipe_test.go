@@ -1,0 +1,153 @@
+package study
+
+import (
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/floats/scalar"
+
+	"placesim/devices"
+)
+
+// testPipeline is a pipeline on a made-up 2 x 8-core server (base 2 GHz,
+// boost 3 GHz), 6 workers per GPU, 5 ms of CPU per image at 3 GHz.
+func testPipeline() InputPipeline {
+	return InputPipeline{Backend: "pytorch", Prefetch: 2, CostPerImage: 5e-3, ReferenceGHz: 3,
+		Platforms: []InputPlatform{{Name: "test", GPUPrefix: "A100", WorkersPerGPU: 6,
+			CPU: devices.HostCPU{Name: "test CPU", Sockets: 2, CoresPerSocket: 8, ThreadsPerCore: 2, BaseGHz: 2, BoostGHz: 3}}}}
+}
+
+// TestInputPipelineTime: the input time per batch in closed form, batch x
+// cost x (reference clock / clock) / min(workers, cores/n - 1): one GPU's
+// 6 workers on 6 cores at the 3 GHz boost; four GPUs' on 16/4 - 1 = 3
+// cores each at the 2 GHz base; the break-even cost is the GPU step x
+// cores / batch.
+func TestInputPipelineTime(t *testing.T) {
+	t.Parallel()
+	const tol = 1e-12
+	p := testPipeline()
+	for _, c := range []struct {
+		n, cores int
+		clock    float64
+	}{{1, 6, 3}, {4, 3, 2}} {
+		const batch, step = 32, 1.0 // a slow GPU: nothing exposed
+		in, err := p.Time("A100-80GB", c.n, batch, step)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := batch * 5e-3 * (3 / c.clock) / float64(c.cores)
+		if in.Cores != c.cores || in.ClockGHz != c.clock || in.Workers != 6 || !in.Modelled {
+			t.Errorf("%d GPUs: cores %d at %g GHz, %d workers, modelled %v; want %d at %g GHz, 6, true", c.n, in.Cores, in.ClockGHz, in.Workers, in.Modelled, c.cores, c.clock)
+		}
+		if !scalar.EqualWithinRel(in.PerBatch, want, tol) {
+			t.Errorf("%d GPUs: %g s per batch, want %g", c.n, in.PerBatch, want)
+		}
+		if !scalar.EqualWithinRel(in.BreakEven, step*float64(c.cores)/batch, tol) {
+			t.Errorf("%d GPUs: break-even %g s, want %g", c.n, in.BreakEven, step*float64(c.cores)/batch)
+		}
+		if in.Exposed != 0 {
+			t.Errorf("%d GPUs: %g s exposed behind a %g s GPU step longer than the %g s input", c.n, in.Exposed, step, in.PerBatch)
+		}
+	}
+}
+
+// TestInputPipelineStall: a slow GPU hides the input, a fast one waits for
+// it (input - GPU step), and the same fast GPU waits longer with four
+// GPUs sharing the server's cores at the base clock than alone.
+func TestInputPipelineStall(t *testing.T) {
+	t.Parallel()
+	const tol = 1e-12
+	p := testPipeline()
+	const batch = 32
+	one, err := p.Time("A100-40GB", 1, batch, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := one.PerBatch * 1.5
+	fast := one.PerBatch * 0.5
+	in, err := p.Time("A100-40GB", 1, batch, slow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Exposed != 0 {
+		t.Errorf("slow GPU (%g s step, %g s input): %g s exposed, want 0", slow, in.PerBatch, in.Exposed)
+	}
+	in, err = p.Time("A100-40GB", 1, batch, fast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !scalar.EqualWithinRel(in.Exposed, in.PerBatch-fast, tol) || !(in.Exposed > 0) {
+		t.Errorf("fast GPU (%g s step, %g s input): %g s exposed, want %g", fast, in.PerBatch, in.Exposed, in.PerBatch-fast)
+	}
+	four, err := p.Time("A100-40GB", 4, batch, fast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(four.Exposed > in.Exposed) {
+		t.Errorf("four GPUs: %g s exposed, one GPU %g s: sharing the cores at the base clock should expose more", four.Exposed, in.Exposed)
+	}
+	// without a cited cost nothing is simulated, the break-even stays
+	p.CostPerImage = 0
+	none, err := p.Time("A100-40GB", 1, batch, fast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if none.Modelled || none.PerBatch != 0 || none.Exposed != 0 || !scalar.EqualWithinRel(none.BreakEven, in.BreakEven, tol) {
+		t.Errorf("no cost: modelled %v, %g s per batch, %g s exposed, break-even %g (want false, 0, 0, %g)", none.Modelled, none.PerBatch, none.Exposed, none.BreakEven, in.BreakEven)
+	}
+}
+
+// TestInputPipelineErrors: bad settings and rows are errors naming the
+// field and its valid range.
+func TestInputPipelineErrors(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		edit func(*InputPipeline)
+		kind string
+		n    int
+		want string
+	}{
+		{"unknown GPU", nil, "H100-80GB", 1, "valid: test (A100)"},
+		{"too many GPUs", nil, "A100-80GB", 9, "leave a rank no core"},
+		{"no workers", func(p *InputPipeline) { p.Platforms[0].WorkersPerGPU = 0 }, "A100-80GB", 1, "workers per GPU (valid range: >= 1)"},
+		{"negative cost", func(p *InputPipeline) { p.CostPerImage = -1 }, "A100-80GB", 1, "cost per image"},
+		{"no reference clock", func(p *InputPipeline) { p.ReferenceGHz = 0 }, "A100-80GB", 1, "reference clock"},
+		{"boost below base", func(p *InputPipeline) { p.Platforms[0].CPU.BoostGHz = 1 }, "A100-80GB", 1, "boost >= base"},
+	} {
+		p := testPipeline()
+		if c.edit != nil {
+			c.edit(&p)
+		}
+		_, err := p.Time(c.kind, c.n, 32, 0.1)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestDLEConvNetsInput: the ConvNets program's pipeline as configs.yml at
+// the results' release sets it: 16 workers per A100 on the DGX A100's 128
+// cores (15 per rank with 8 ranks, at the 2.25 GHz base), 8 per V100 on
+// the DGX-1's 40 (4 per rank with 8 ranks; 8 at the 3.6 GHz turbo alone);
+// no cited per-image cost, so nothing simulated.
+func TestDLEConvNetsInput(t *testing.T) {
+	t.Parallel()
+	p := HostPrograms["dle-convnets"].Input
+	if p == nil {
+		t.Fatal("dle-convnets has no input pipeline")
+	}
+	for _, c := range []struct {
+		kind           string
+		n, workers, co int
+		clock          float64
+	}{{"A100-80GB", 8, 16, 15, 2.25}, {"A100-80GB", 1, 16, 16, 3.4}, {"V100-16GB", 8, 8, 4, 2.2}, {"V100-32GB", 1, 8, 8, 3.6}} {
+		in, err := p.Time(c.kind, c.n, 256, 0.1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in.Workers != c.workers || in.Cores != c.co || in.ClockGHz != c.clock || in.Modelled || in.Exposed != 0 {
+			t.Errorf("%s x%d: %d workers on %d cores at %g GHz, modelled %v, exposed %g; want %d on %d at %g, false, 0", c.kind, c.n, in.Workers, in.Cores, in.ClockGHz, in.Modelled, in.Exposed, c.workers, c.co, c.clock)
+		}
+	}
+}
