@@ -129,3 +129,50 @@ func TestBERTDropouts(t *testing.T) {
 		t.Errorf("xla: %d random-uniform ops writing %d bytes, want %d writing %d (FP32)", rng, rngBytes, 3*layers+1, want)
 	}
 }
+
+// TestXLAMomentsLayerNorm: under the XLA profile (TensorFlow's
+// moments-based layer norm in three kernels) a layer norm reads its inputs
+// once more than the same op under PyTorch's one fused kernel, and its
+// gradient reads its inputs and its output gradient once more than the
+// training derivation counts.
+func TestXLAMomentsLayerNorm(t *testing.T) {
+	const spec = "bert?layers=1&seq=16&batch=2&training=true&size=base&framework=xla"
+	const name = "encoder/layer_0/ffn/dropout_residual_layer_norm"
+	g := build(t, spec)
+	var fwd, grad *workloads.Op
+	for i := range g.Ops {
+		switch g.Ops[i].Name {
+		case name:
+			fwd = &g.Ops[i]
+		case name + "/grad":
+			grad = &g.Ops[i]
+		}
+	}
+	if fwd == nil || grad == nil {
+		t.Fatalf("no op %s or its gradient", name)
+	}
+	var in int64
+	for _, e := range g.In(fwd.ID) {
+		in += g.Edges[e].Bytes
+	}
+	if want := 2*in + fwd.OutputBytes + fwd.ParamBytes; fwd.BytesAccessed != want {
+		t.Errorf("forward bytes %d, want %d: the inputs read twice (%d), the output and parameters once", fwd.BytesAccessed, want, in)
+	}
+	// the derivation's count: every edge into the gradient (dY and the
+	// saved inputs) and what it writes (the gradients of the inputs but
+	// the random numbers, and of the parameters); then the inputs and dY
+	// (the output's size) once more
+	var read, written int64
+	for _, e := range g.In(grad.ID) {
+		read += g.Edges[e].Bytes
+	}
+	for _, e := range g.In(fwd.ID) {
+		if g.Ops[g.Edges[e].From].Type != "random-uniform" {
+			written += g.Edges[e].Bytes
+		}
+	}
+	written += fwd.ParamBytes
+	if want := read + written + in + fwd.OutputBytes; grad.BytesAccessed != want {
+		t.Errorf("gradient bytes %d, want %d (derivation %d, plus the inputs %d and dY %d once more)", grad.BytesAccessed, want, read+written, in, fwd.OutputBytes)
+	}
+}

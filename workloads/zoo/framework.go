@@ -32,7 +32,9 @@ const (
 	// and pointwise chains fused into one kernel: batch norm with its
 	// ReLU, the residual add with its ReLU, dropout with the residual add
 	// and layer norm, the attention mask with the softmax. Dropout's
-	// random numbers stay outside the clusters (xlaDropout).
+	// random numbers stay outside the clusters (xlaDropout); layer norm
+	// is TensorFlow's moments and normalisation in three kernels
+	// (momentsPasses).
 	FrameworkXLA = "xla"
 	// FrameworkMXNet is MXNet with NVIDIA's fused NHWC kernels: as
 	// PyTorch, with batch norm + ReLU and batch norm + add + ReLU fused
@@ -74,6 +76,11 @@ type profile struct {
 	// memory as FP32 (xlaDropout); else a fused dropout writes a 1-byte
 	// mask.
 	rngOutsideXLA bool
+	// momentsLN: layer norm is TensorFlow's tf.nn.moments (two dependent
+	// row reductions) and batch_normalization, three XLA kernels each
+	// reading the layer norm's input (net.momentsPasses); else one
+	// normalisation kernel.
+	momentsLN bool
 	// torchLoss: the cross-entropy is PyTorch's log_softmax + nll_loss
 	// (two kernels, the log-probabilities saved); else TensorFlow's fused
 	// SparseSoftmaxCrossEntropyWithLogits (MXNet's SoftmaxOutput and XLA
@@ -95,7 +102,7 @@ func profileFor(name string) (profile, error) {
 			fuseBNAct: true, fuseAddAct: true}, nil
 	case FrameworkXLA:
 		return profile{name: name, fusedBN: true, fusedLN: true, fusedDropout: true, batchedHeads: true, views: true, biasInGEMM: true,
-			fuseBNAct: true, fuseAddAct: true, fuseResidualNorm: true, fuseMaskSoftmax: true, rngOutsideXLA: true}, nil
+			fuseBNAct: true, fuseAddAct: true, fuseResidualNorm: true, fuseMaskSoftmax: true, rngOutsideXLA: true, momentsLN: true}, nil
 	}
 	return profile{}, fmt.Errorf("parameter framework=%q (valid: %s)", name, strings.Join(Frameworks(), ", "))
 }

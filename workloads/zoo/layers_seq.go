@@ -157,6 +157,7 @@ func (n *net) sublayer(x tensor, preNorm bool, f func(tensor) tensor) tensor {
 			y = f(x)
 			d := int64(x.dim())
 			z = n.op("dropout_residual_layer_norm", "layernorm", 11*e, x.shape, []int64{d, d}, ins(y)...)
+			n.momentsPasses(z)
 		}
 		if n.train && !n.prof.rngOutsideXLA { // the dropout mask
 			op := &n.g.Ops[z.op]

@@ -84,7 +84,10 @@ type net struct {
 	blockOf []int32
 	// tensors: parameter tensor sizes (bytes) of ops with more than one
 	tensors map[int][]int64
-	err     error
+	// gradExtra: bytes that the gradient op of a forward op (by name)
+	// reads beyond what the training derivation counts (momentsPasses)
+	gradExtra map[string]int64
+	err       error
 }
 
 func newNet(name string, p *Params) *net {
@@ -457,7 +460,9 @@ func (n *net) sumLosses(losses []tensor) tensor {
 func (n *net) layerNorm(name string, x tensor) tensor {
 	if n.prof.fusedLN {
 		d := int64(x.dim())
-		return n.op(name, "layernorm", 8*float64(x.elems()), x.shape, []int64{d, d}, x)
+		y := n.op(name, "layernorm", 8*float64(x.elems()), x.shape, []int64{d, d}, x)
+		n.momentsPasses(y)
+		return y
 	}
 	rows := x.elems() / int64(x.dim())
 	stat := append(append([]int(nil), x.shape[:len(x.shape)-1]...), 1)
@@ -470,6 +475,47 @@ func (n *net) layerNorm(name string, x tensor) tensor {
 	norm := n.op(name+"/mul", "mul", float64(x.elems()), x.shape, nil, c, inv)
 	s := n.op(name+"/mul_scale", "mul", float64(x.elems()), x.shape, []int64{int64(x.dim())}, norm)
 	return n.op(name+"/add_bias", "add", float64(x.elems()), x.shape, []int64{int64(x.dim())}, s)
+}
+
+// momentsPasses charges layer norm op ln (an op of the normalisation
+// class, whose kernels are costed as two passes over their bytes: the
+// statistics, then the normalisation; devices normPasses) as TensorFlow
+// runs it under XLA auto-clustering: three kernels, each reading the
+// layer norm's input (or recomputing it from its fused producers: the
+// residual add, the dropout and its random numbers). BERT's layer norm in
+// TensorFlow is tf.nn.moments then tf.nn.batch_normalization: NVIDIA's
+// TensorFlow 1 BERT (modeling.py layer_norm: tf.contrib.layers.layer_norm
+// for FP32 inputs, which TF-AMP's graph rewrite leaves them) and the
+// TensorFlow 2 BERT (official/nlp/modeling/layers/transformer.py:
+// tf.keras.layers.LayerNormalization with epsilon=1e-12, below the
+// 1.001e-5 that its fused_batch_norm path needs, so Keras takes the
+// moments path). moments is two dependent row reductions (the mean, then
+// the mean of squared_difference(x, stop_gradient(mean))) and the
+// normalisation needs both, and XLA's GPU fusion of that time ends a
+// fusion at its reduce (reduction epilogue fusion came in 2023,
+// openxla/xla#4528): so the mean's kernel, the variance's and the
+// normalisation's read the input once each, three reads where a fused
+// layer norm kernel makes two. The gradient likewise: the column
+// reductions of gamma's and beta's gradients, the row reductions of the
+// input gradient's two means, then its elementwise kernel, each reading
+// the output gradient and the input. Under the normalisation class's two
+// passes, one more read of the input forward and of the input and output
+// gradient backward is the difference: ln's bytes grow by its inputs', and
+// its gradient's (Build adds gradExtra after the training derivation) by
+// its inputs' and its output's.
+func (n *net) momentsPasses(ln tensor) {
+	if !n.prof.momentsLN {
+		return
+	}
+	op := &n.g.Ops[ln.op]
+	in := op.BytesAccessed - op.OutputBytes - op.ParamBytes
+	op.BytesAccessed += in
+	if n.train {
+		if n.gradExtra == nil {
+			n.gradExtra = map[string]int64{}
+		}
+		n.gradExtra[op.Name] = in + op.OutputBytes
+	}
 }
 
 // embedding looks up rows of an owned table [vocab, dim] for ids.
