@@ -1,0 +1,53 @@
+package study_test
+
+import (
+	"context"
+	"testing"
+
+	"gonum.org/v1/gonum/floats/scalar"
+
+	"placesim/placers/builtin"
+	"placesim/study"
+)
+
+// TestExplainInputPipeline: p003 (ResNet-50 on a DGX A100's 8 GPUs,
+// program dle-convnets) carries its input pipeline: 16 workers per GPU
+// on 128/8 - 1 = 15 cores per rank at the EPYC 7742's 2.25 GHz base, not
+// simulated (no cited cost), its break-even the row's step x 15 / 256
+// images, with no input-wait part; p039 (fairseq) has no input pipeline.
+func TestExplainInputPipeline(t *testing.T) {
+	t.Parallel()
+	const tol = 1e-9
+	rows, err := study.ReadValidation("../validation/published.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, _ := builtin.NewRegistry()
+	e, err := study.Explain(context.Background(), reg, rows, "p003", "../validation")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := e.Row.Input
+	if in == nil {
+		t.Fatal("p003: no input pipeline")
+	}
+	if in.Workers != 16 || in.Cores != 15 || in.ClockGHz != 2.25 || in.Modelled || in.Exposed != 0 {
+		t.Errorf("p003: %d workers on %d cores at %g GHz, modelled %v, exposed %g; want 16 on 15 at 2.25, false, 0", in.Workers, in.Cores, in.ClockGHz, in.Modelled, in.Exposed)
+	}
+	step := 2048 / e.Row.Simulated // the row's step: 8 x 256 images
+	if !scalar.EqualWithinRel(in.BreakEven, step*15/256, tol) {
+		t.Errorf("p003: break-even %g s per image, want the step %g s x 15 / 256 = %g", in.BreakEven, step, step*15/256)
+	}
+	for _, p := range e.Parts {
+		if p.Part == "input-wait" {
+			t.Errorf("p003: input-wait %g s without a cited cost", p.Seconds)
+		}
+	}
+	f, err := study.Explain(context.Background(), reg, rows, "p039", "../validation")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Row.Input != nil {
+		t.Errorf("p039 (fairseq): input pipeline %+v, want none", f.Row.Input)
+	}
+}
