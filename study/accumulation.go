@@ -66,11 +66,15 @@ type AccumulatedStep struct {
 // create_optimizer with num_accumulation_steps > 1) every micro-batch's
 // gradients are clipped by their global norm before the accum_vars
 // assign_add inside tf.cond: tf.global_norm reads every gradient (1) and
-// clip_by_global_norm reads and writes it (2); under TF-AMP (--amp,
+// clip_by_global_norm reads and writes it (2). Under TF-AMP (--amp,
 // enable_mixed_precision_graph_rewrite) the variables stay FP32 and the
 // rewrite casts each one to FP16 before its MatMul (a WhiteList op of
 // grappler's auto_mixed_precision_lists.h) on every micro-batch: read
-// FP32, write FP16 (1.5). (NVIDIA's TensorFlow 2 BERT,
+// FP32, write FP16 (1.5); the loss scaler's finiteness check
+// (all_are_finite: reduce_all(is_finite(g)) over every gradient) reads
+// the FP16 gradients once more (0.5), which the norm and the clip also
+// read as FP16 (half a word each, 1 less than the FP32 count): 1 more in
+// all. (NVIDIA's TensorFlow 2 BERT,
 // official/modeling/model_training_utils.py, clips once per step after
 // accumulating: its rows name no program.)
 func AccumulationWords(p *HostProgram, prec workloads.Precision) float64 {
