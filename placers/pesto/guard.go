@@ -28,8 +28,9 @@ type startPlan struct {
 }
 
 // guard replaces res.Plan by the fastest of it, the starts and, with
-// Config.LayerSearch > 0, the layer search's plan (layerSearch) in a
-// simulation with the request's estimates, then, with Config.Search > 0,
+// Config.LayerSearch > 0, the layer search's plan (layerSearch) and, with
+// Config.RangeSearch > 0, the range search's (rangeSearch, from the layer
+// search's plans) in a simulation with the request's estimates, then, with Config.Search > 0,
 // runs the placement-group search (groupSearch) from each of them, the
 // fastest first, within Config.Search simulations in all, and keeps the
 // fastest plan found; it records what it measured.
@@ -89,6 +90,18 @@ func (p *Pesto) guard(ctx context.Context, req *placers.Request, pr *problem, re
 			cands = append(cands, candidate{keptLayerSearch, ls.plan, ls.time})
 			if ls.time < best*(1-1e-9) {
 				best, res.Plan, res.Kept = ls.time, ls.plan, keptLayerSearch
+			}
+			if p.cfg.RangeSearch > 0 {
+				rs, ok := rangeSearch(ctx, req.Graph, g, req.Cluster, req.Estimates, ls, p.cfg.RangeSearch)
+				res.RangeEvals, res.RangeStarts = rs.evals, rs.starts
+				if ok {
+					res.RangeMoves, res.RangeTime = rs.moves, rs.time
+					res.StartTimes = append(res.StartTimes, fmt.Sprintf("range search %.6gs", rs.time))
+					cands = append(cands, candidate{keptRangeSearch, rs.plan, rs.time})
+					if rs.time < best*(1-1e-9) {
+						best, res.Plan, res.Kept = rs.time, rs.plan, keptRangeSearch
+					}
+				}
 			}
 		}
 	}

@@ -85,6 +85,18 @@ type layerSearchResult struct {
 	time float64
 	// units is the number of units, evals the simulations run.
 	units, evals int
+	// unitOf is each op's unit, load each unit's estimated compute, and
+	// tried every assignment of units to devices the search played with
+	// its step (a finite one), for the range search's starts.
+	unitOf []int
+	load   []float64
+	tried  []triedAssignment
+}
+
+// triedAssignment is a unit assignment the layer search played.
+type triedAssignment struct {
+	ud []int
+	t  float64
 }
 
 // layerSearch places whole layers: a local search over the assignment of
@@ -148,6 +160,7 @@ func layerSearch(ctx context.Context, g *workloads.Graph, eg *workloads.Graph, c
 	if movable == 0 {
 		return res, false
 	}
+	res.unitOf, res.load = unitOf, load
 	order, err := g.TopoOrder()
 	if err != nil {
 		return res, false
@@ -169,6 +182,9 @@ func layerSearch(ctx context.Context, g *workloads.Graph, eg *workloads.Graph, c
 		t, err := simulateEstimated(eg, cl, plan)
 		if err != nil {
 			return nil, math.Inf(1)
+		}
+		if !math.IsInf(t, 1) {
+			res.tried = append(res.tried, triedAssignment{slices.Clone(ud), t})
 		}
 		return plan, t
 	}

@@ -73,6 +73,12 @@ type Config struct {
 	// spend; its plan is one more candidate of the guard (layersearch=,
 	// default DefaultLayerSearch; 0: none).
 	LayerSearch int
+	// RangeSearch is the number of simulations the range search
+	// (rangeSearch: runs of a layer's time steps moved between the GPUs,
+	// from the layer search's plans) may spend; its plan is one more
+	// candidate of the guard (rangesearch=, default DefaultRangeSearch; 0:
+	// none; it needs the layer search).
+	RangeSearch int
 	// OrderSearch is the number of simulations the order search
 	// (orderSearch: producers of cross-device transfers moved in their
 	// device's order, section 3.2.2) may spend on the fastest plan found
@@ -176,6 +182,12 @@ type Result struct {
 	// estimates (0 when it did not run).
 	LayerUnits, LayerEvals int
 	LayerTime              float64
+	// RangeStarts is the number of layer plans the range search started
+	// from, RangeEvals its simulations, RangeMoves the moves it kept and
+	// RangeTime its plan's step with the estimates (0 when it found none
+	// faster than its starts).
+	RangeStarts, RangeEvals, RangeMoves int
+	RangeTime                           float64
 	// OrderMoves is the number of order moves the order search kept,
 	// OrderEvals its simulations and OrderTime the plan's step with the
 	// estimates after them (0 when none was kept).
@@ -450,6 +462,13 @@ func (r *Result) Report() *placers.Report {
 	if r.LayerEvals > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("layer search: %d layers, %d simulations, %.6gs with the estimates", r.LayerUnits, r.LayerEvals, r.LayerTime))
 	}
+	if r.RangeEvals > 0 {
+		if r.RangeMoves == 0 {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("range search: no run of a layer's time steps moved gives a faster plan than its %d layer plans (%d simulations)", r.RangeStarts, r.RangeEvals))
+		} else {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("range search: %d runs of layers' time steps moved, %.6gs with the estimates (%d simulations from %d layer plans)", r.RangeMoves, r.RangeTime, r.RangeEvals, r.RangeStarts))
+		}
+	}
 	if r.SearchEvals > 0 {
 		from := "the ILP's plan"
 		if r.Kept != "" {
@@ -498,8 +517,11 @@ func (r *Result) Report() *placers.Report {
 // keptName names a plan the guard kept instead of the ILP's: "<start>
 // start", or the layer search's plan.
 func keptName(kept string) string {
-	if kept == keptLayerSearch {
+	switch kept {
+	case keptLayerSearch:
 		return "layer search's plan (whole layers on the GPUs)"
+	case keptRangeSearch:
+		return "range search's plan (layers and runs of their time steps on the GPUs)"
 	}
 	return kept + " start"
 }

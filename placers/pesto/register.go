@@ -38,6 +38,8 @@ func (a *Args) Declare(d *placers.Decls) {
 		"simulations the placement-group search may spend on the fastest of the ILP's plan and its starts (0: none)")
 	d.Int(&c.LayerSearch, "layersearch", DefaultLayerSearch, 0, 1000000,
 		"simulations the layer search may spend: whole layers moved and swapped between the GPUs, a candidate beside the starts (0: none)")
+	d.Int(&c.RangeSearch, "rangesearch", DefaultRangeSearch, 0, 1000000,
+		"simulations the range search may spend: runs of a layer's time steps moved between the GPUs from the layer search's plans, a candidate beside them (0: none)")
 	d.Int(&c.OrderSearch, "ordersearch", DefaultOrderSearch, 0, 1000000,
 		"simulations the order search may spend on the fastest plan: producers of cross-device transfers moved in their device's order (0: none)")
 	d.Path(&c.ILP.Dir, "dir", placers.Directory, "",
