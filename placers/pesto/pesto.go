@@ -74,7 +74,7 @@ type Config struct {
 	// default DefaultLayerSearch; 0: none).
 	LayerSearch int
 	// RangeSearch is the number of simulations the range search
-	// (rangeSearch: runs of a layer's time steps moved between the GPUs,
+	// (rangeSearch: runs of a layer's ops, such as time steps, moved between the GPUs,
 	// from the layer search's plans) may spend; its plan is one more
 	// candidate of the guard (rangesearch=, default DefaultRangeSearch; 0:
 	// none; it needs the layer search).
@@ -464,9 +464,9 @@ func (r *Result) Report() *placers.Report {
 	}
 	if r.RangeEvals > 0 {
 		if r.RangeMoves == 0 {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("range search: no run of a layer's time steps moved gives a faster plan than its %d layer plans (%d simulations)", r.RangeStarts, r.RangeEvals))
+			rep.Notes = append(rep.Notes, fmt.Sprintf("range search: no run of a layer's ops moved gives a faster plan than its %d layer plans (%d simulations)", r.RangeStarts, r.RangeEvals))
 		} else {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("range search: %d runs of layers' time steps moved, %.6gs with the estimates (%d simulations from %d layer plans)", r.RangeMoves, r.RangeTime, r.RangeEvals, r.RangeStarts))
+			rep.Notes = append(rep.Notes, fmt.Sprintf("range search: %d runs of layers' ops moved, %.6gs with the estimates (%d simulations from %d layer plans)", r.RangeMoves, r.RangeTime, r.RangeEvals, r.RangeStarts))
 		}
 	}
 	if r.SearchEvals > 0 {
@@ -521,7 +521,7 @@ func keptName(kept string) string {
 	case keptLayerSearch:
 		return "layer search's plan (whole layers on the GPUs)"
 	case keptRangeSearch:
-		return "range search's plan (layers and runs of their time steps on the GPUs)"
+		return "range search's plan (layers split into runs of their ops, such as time steps, on the GPUs)"
 	}
 	return kept + " start"
 }

@@ -39,7 +39,7 @@ func (a *Args) Declare(d *placers.Decls) {
 	d.Int(&c.LayerSearch, "layersearch", DefaultLayerSearch, 0, 1000000,
 		"simulations the layer search may spend: whole layers moved and swapped between the GPUs, a candidate beside the starts (0: none)")
 	d.Int(&c.RangeSearch, "rangesearch", DefaultRangeSearch, 0, 1000000,
-		"simulations the range search may spend: runs of a layer's time steps moved between the GPUs from the layer search's plans, a candidate beside them (0: none)")
+		"simulations the range search may spend: runs of a layer's ops (time steps, branches) moved between the GPUs from the layer search's plans, a candidate beside them (0: none)")
 	d.Int(&c.OrderSearch, "ordersearch", DefaultOrderSearch, 0, 1000000,
 		"simulations the order search may spend on the fastest plan: producers of cross-device transfers moved in their device's order (0: none)")
 	d.Path(&c.ILP.Dir, "dir", placers.Directory, "",
@@ -56,7 +56,7 @@ func (a Args) config() Config {
 // Register adds this package's placers to r.
 func Register(r *placers.Registry) error {
 	return r.AddAll(
-		placers.Define("pesto", "Pesto: coarsening to ~200 vertices, then the placement-and-scheduling ILP on CBC, m-ETF warm start; the fastest in simulation of its plan, its starts (m-ETF, Expert, one GPU) and a layer search, improved by placement-group moves and an order search", New),
+		placers.Define("pesto", "Pesto: coarsening to ~200 vertices, then the placement-and-scheduling ILP on CBC, m-ETF warm start; the fastest in simulation of its plan, its starts (m-ETF, Expert, one GPU), a layer search and a range search (runs of a layer's ops moved), improved by placement-group moves and an order search", New),
 		placers.Define("pesto-expert", "Pesto's Expert placements: LSTM/Transformer layers split across GPUs, embedding first, attention and softmax last; NASNet branches spread", NewExpert),
 	)
 }
