@@ -79,6 +79,8 @@ type InputTime struct {
 	// Modelled is false when the program has no cited per-image cost:
 	// PerBatch and Exposed are then 0 and nothing is added to the step.
 	Modelled bool `json:"modelled"`
+	// CostSource is where the per-image cost is from ("" when none).
+	CostSource string `json:"costSource,omitempty"`
 	// PerBatch is a rank's input time per batch and Exposed the time the
 	// GPU waits for it each step (seconds).
 	PerBatch float64 `json:"perBatch,omitempty"`
@@ -147,7 +149,7 @@ func (p *InputPipeline) Time(gpuKind string, n, batchPerGPU int, gpuStep float64
 	}
 	t.BreakEven = gpuStep * float64(t.Cores) / float64(batchPerGPU)
 	if p.CostPerImage > 0 {
-		t.Modelled = true
+		t.Modelled, t.CostSource = true, p.CostSource
 		t.PerBatch = float64(batchPerGPU) * p.CostPerImage * (p.ReferenceGHz / t.ClockGHz) / float64(t.Cores)
 		t.Exposed = math.Max(0, t.PerBatch-gpuStep)
 	}

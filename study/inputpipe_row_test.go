@@ -51,3 +51,43 @@ func TestExplainInputPipeline(t *testing.T) {
 		t.Errorf("p039 (fairseq): input pipeline %+v, want none", f.Row.Input)
 	}
 }
+
+// TestInputPipelineWhatIf: with a what-if cost of 10 ms per image at the
+// EPYC 7742's 3.4 GHz boost, p001 (one A100, 256 images, about 106 ms a
+// step) is input-bound: 16 workers on 16 cores deliver 16 / 10 ms = 1600
+// images/s, which is the row's simulated throughput; the explanation's
+// input-wait part is the input's 160 ms less the GPU step, and the parts
+// still sum to the iteration.
+func TestInputPipelineWhatIf(t *testing.T) {
+	t.Parallel()
+	const tol = 1e-9
+	rows, err := study.ReadValidation("../validation/published.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range rows {
+		rows[i].InputCost = &study.InputCost{PerImage: 10e-3, GHz: 3.4}
+	}
+	reg, _ := builtin.NewRegistry()
+	e, err := study.Explain(context.Background(), reg, rows, "p001", "../validation")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := e.Row.Input
+	if in == nil || !in.Modelled {
+		t.Fatalf("p001: input %+v, want one modelled", in)
+	}
+	if !scalar.EqualWithinRel(e.Row.Simulated, 1600, tol) || !scalar.EqualWithinRel(in.PerBatch, 0.16, tol) {
+		t.Errorf("p001: %g images/s, %g s per batch; want 1600 and 0.16", e.Row.Simulated, in.PerBatch)
+	}
+	var sum, wait float64
+	for _, p := range e.Parts {
+		sum += p.Seconds
+		if p.Part == "input-wait" {
+			wait = p.Seconds
+		}
+	}
+	if !(wait > 0) || !scalar.EqualWithinRel(wait, in.Exposed, tol) || !scalar.EqualWithinRel(sum, e.StepTime, tol) || !scalar.EqualWithinRel(e.StepTime, 0.16, 1e-6) {
+		t.Errorf("p001: input-wait %g s (exposed %g), parts %g s, iteration %g s; want the exposed wait and parts summing to the 0.16 s iteration", wait, in.Exposed, sum, e.StepTime)
+	}
+}

@@ -55,6 +55,16 @@ type ValidationRow struct {
 	// the workload's batch per all-reduce and optimizer update (optional
 	// column accumulation, "" or "-" for 1; AccumulatedStep).
 	Accumulation int `json:"accumulation,omitempty"`
+	// InputCost, when set, is a what-if CPU cost per image for the row's
+	// program's input pipeline (InputPipeline.CostPerImage and
+	// ReferenceGHz), never read from a file: `validate --input-cost`.
+	InputCost *InputCost `json:"inputCost,omitempty"`
+}
+
+// InputCost is a CPU cost per image on one core (seconds) at a clock.
+type InputCost struct {
+	PerImage float64 `json:"perImage"`
+	GHz      float64 `json:"ghz"`
 }
 
 // validationColumns are the columns a validation file must have.
@@ -388,7 +398,11 @@ func simulateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 			// the GPU step with the program's work; the input pipeline
 			// overlaps it (InputPipeline)
 			step := o.StepTime + h.Total()
-			in, err := p.Input.Time(c.Devices[c.Accelerators()[0]].Kind.Name, r.GPUs, g.Batch/r.GPUs, step)
+			pipe := *p.Input
+			if c := r.InputCost; c != nil {
+				pipe.CostPerImage, pipe.ReferenceGHz, pipe.CostSource = c.PerImage, c.GHz, "what-if (validate --input-cost)"
+			}
+			in, err := pipe.Time(c.Devices[c.Accelerators()[0]].Kind.Name, r.GPUs, g.Batch/r.GPUs, step)
 			if err != nil {
 				return out, nil, nil, fmt.Errorf("program %s: %w", p.Name, err)
 			}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -23,6 +24,11 @@ type ValidateOptions struct {
 	MaxMultiGPU float64
 	// Explain, when set, is the id of the one row to take apart.
 	Explain string
+	// InputCost and InputGHz are a what-if CPU cost per image (a
+	// duration) at a clock for every row whose program has a CPU input
+	// pipeline ("" and 0: none).
+	InputCost string
+	InputGHz  float64
 }
 
 // NewCmdValidate builds validate; runF, when not nil, replaces
@@ -59,7 +65,14 @@ all-reduce model charged the compute stream (DDP's bucket copies, and
 apart the overlapped compute slowed by the SMs and by the memory
 bandwidth NCCL's kernels held), the slowest GPU's slowdown, the time
 the GPU idled with gradients in flight (exposed communication) and any
-other idle time; the parts sum to the iteration.`,
+other idle time; the parts sum to the iteration.
+
+--input-cost D --input-cost-ghz F is a what-if for the rows whose
+program has a CPU input pipeline (dle-convnets: PyTorch DataLoader
+workers): D of CPU time per image on one core at F GHz, scaled by the
+clock the row's workers run at whatever the CPU, makes each step
+max(GPU step, input per batch); without it the pipeline is described,
+not simulated (no cited cost).`,
 		Example: `  placesim validate validation/published.tsv
   placesim validate validation/published.tsv --max-median 0.10 --max-worst 0.25
   placesim validate my-cluster.tsv --format json
@@ -78,7 +91,27 @@ other idle time; the parts sum to the iteration.`,
 	cmd.Flags().Float64Var(&opts.MaxWorst, "max-worst", 0, "exit 1 when the worst |error| is above this fraction (0 = no limit)")
 	cmd.Flags().Float64Var(&opts.MaxMultiGPU, "max-multi-gpu", 0, "exit 1 when a row on more than one GPU has an |error| above this fraction (0 = no limit)")
 	cmd.Flags().StringVar(&opts.Explain, "explain", "", "simulate the row with this id alone and print its iteration taken apart (kernel classes, optimizer, communication, exposed communication, slowest GPU, idle)")
+	cmd.Flags().StringVar(&opts.InputCost, "input-cost", "", "what-if: CPU time per image on one core (e.g. 5ms) for every row whose program has a CPU input pipeline, at the clock --input-cost-ghz; the step becomes max(GPU step, input per batch)")
+	cmd.Flags().Float64Var(&opts.InputGHz, "input-cost-ghz", 0, "the clock (GHz) --input-cost was measured at")
 	return cmd
+}
+
+// inputCost parses --input-cost and --input-cost-ghz (nil: not given).
+func inputCost(opts *ValidateOptions) (*study.InputCost, error) {
+	if opts.InputCost == "" {
+		if opts.InputGHz != 0 {
+			return nil, fmt.Errorf("--input-cost-ghz %g without --input-cost (give both)", opts.InputGHz)
+		}
+		return nil, nil
+	}
+	d, err := time.ParseDuration(opts.InputCost)
+	if err != nil || d <= 0 {
+		return nil, fmt.Errorf("--input-cost %q (valid: a positive duration, e.g. 5ms or 4500us)", opts.InputCost)
+	}
+	if !(opts.InputGHz > 0) || math.IsInf(opts.InputGHz, 0) {
+		return nil, fmt.Errorf("--input-cost-ghz %g (valid range: > 0, the clock the cost was measured at)", opts.InputGHz)
+	}
+	return &study.InputCost{PerImage: d.Seconds(), GHz: opts.InputGHz}, nil
 }
 
 func validateRun(opts *ValidateOptions) error {
@@ -105,6 +138,13 @@ func validateRun(opts *ValidateOptions) error {
 	rows, err := study.ReadValidation(opts.File)
 	if err != nil {
 		return err
+	}
+	ic, err := inputCost(opts)
+	if err != nil {
+		return err
+	}
+	for i := range rows {
+		rows[i].InputCost = ic
 	}
 	reg, err := opts.Registry()
 	if err != nil {
@@ -251,7 +291,7 @@ func printExplanation(w io.Writer, e *study.Explanation) {
 func printInput(w io.Writer, in *study.InputTime) {
 	fmt.Fprintf(w, "\ninput pipeline: %s DataLoader, %d workers per GPU on %d cores per rank of %s (%s) at %.2f GHz", in.Backend, in.Workers, in.Cores, in.CPU, in.Platform, in.ClockGHz)
 	if in.Modelled {
-		fmt.Fprintf(w, ": %s per batch, exposed %s\n", units.Seconds(in.PerBatch), units.Seconds(in.Exposed))
+		fmt.Fprintf(w, ": %s per batch, exposed %s (cost per image: %s)\n", units.Seconds(in.PerBatch), units.Seconds(in.Exposed), in.CostSource)
 	} else {
 		fmt.Fprintf(w, ": not simulated (no cited CPU cost per image)\n")
 	}

@@ -17,6 +17,8 @@ func TestValidateCmd(t *testing.T) {
 	os.WriteFile(multi, []byte(header+"mlp2\tzoo:mlp?training=true&batch=64\t4xV100-pcie\t2\tfp32\tpytorch\t1e9\tsamples/s\t1\tnowhere\t\n"), 0o644)
 	bad := filepath.Join(dir, "bad.tsv")
 	os.WriteFile(bad, []byte(header+"mlp\tzoo:mlp?training=true&batch=64\t1xV100\tone\tfp32\tpytorch\t1\tsamples/s\t1\tnowhere\t\n"), 0o644)
+	conv := filepath.Join(dir, "conv.tsv")
+	os.WriteFile(conv, []byte(strings.TrimSuffix(header, "\n")+"\tprogram\n"+"rn\tzoo:resnet50?training=true&batch=32\t1xV100\t1\tfp32\tpytorch\t100\tsamples/s\t1\tnowhere\t\tdle-convnets\n"), 0o644)
 	tests := []struct {
 		name     string
 		args     []string
@@ -32,6 +34,11 @@ func TestValidateCmd(t *testing.T) {
 		{"multi-gpu negative", []string{"validate", good, "--max-multi-gpu", "-0.5"}, 1, "", "--max-multi-gpu -0.5"},
 		{"explain", []string{"validate", good, "--explain", "mlp"}, 0, "optimizer (update ops)", ""},
 		{"explain unknown", []string{"validate", good, "--explain", "nope"}, 1, "", `--explain: "nope": no such row id (valid: [mlp])`},
+		{"input pipeline", []string{"validate", conv, "--explain", "rn"}, 0, "input pipeline: pytorch DataLoader, 8 workers per GPU on 8 cores per rank of 2x Intel Xeon E5-2698 v4 (DGX1V) at 3.60 GHz: not simulated", ""},
+		{"input what-if", []string{"validate", conv, "--explain", "rn", "--input-cost", "1s", "--input-cost-ghz", "3.6"}, 0, "program: GPU waits for the CPU input pipeline", ""},
+		{"input cost bad", []string{"validate", conv, "--input-cost", "-5ms", "--input-cost-ghz", "3"}, 1, "", `--input-cost "-5ms" (valid: a positive duration`},
+		{"input cost no clock", []string{"validate", conv, "--input-cost", "5ms"}, 1, "", "--input-cost-ghz 0 (valid range: > 0"},
+		{"input clock alone", []string{"validate", conv, "--input-cost-ghz", "3"}, 1, "", "--input-cost-ghz 3 without --input-cost"},
 		{"explain and threshold", []string{"validate", good, "--explain", "mlp", "--max-worst", "0.1"}, 1, "", "--explain takes one row apart"},
 	}
 	for _, tc := range tests {
