@@ -176,3 +176,33 @@ func TestXLAMomentsLayerNorm(t *testing.T) {
 		t.Errorf("gradient bytes %d, want %d (derivation %d, plus the inputs %d and dY %d once more)", grad.BytesAccessed, want, read+written, in, fwd.OutputBytes)
 	}
 }
+
+// TestXLAAttentionHeads: under XLA the query, key and value are each
+// transposed to [batch, heads, seq, head size] by a copy (a batched dot
+// takes its batch dimensions most major) and the scores' scale is part of
+// the softmax; PyTorch reads the heads through strided views and scales
+// the query in a kernel of its own.
+func TestXLAAttentionHeads(t *testing.T) {
+	count := func(fw string) (transposes, scales int) {
+		g := build(t, "bert?layers=1&seq=16&batch=2&size=base&framework="+fw)
+		for i := range g.Ops {
+			op := &g.Ops[i]
+			if !strings.Contains(op.Name, "self_attention") {
+				continue
+			}
+			switch {
+			case op.Type == "transpose":
+				transposes++
+			case strings.HasSuffix(op.Name, "q/scale"):
+				scales++
+			}
+		}
+		return
+	}
+	if tr, sc := count("xla"); tr != 4 || sc != 0 {
+		t.Errorf("xla: %d transposes, %d scale ops; want 4 (query, key, value, heads combined) and 0", tr, sc)
+	}
+	if tr, sc := count("pytorch"); tr != 1 || sc != 1 {
+		t.Errorf("pytorch: %d transposes, %d scale ops; want 1 (heads combined) and 1", tr, sc)
+	}
+}

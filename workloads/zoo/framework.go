@@ -34,7 +34,7 @@ const (
 	// and layer norm, the attention mask with the softmax. Dropout's
 	// random numbers stay outside the clusters (xlaDropout); layer norm
 	// is TensorFlow's moments and normalisation in three kernels
-	// (momentsPasses).
+	// (momentsPasses); the attention heads' transposes are copies.
 	FrameworkXLA = "xla"
 	// FrameworkMXNet is MXNet with NVIDIA's fused NHWC kernels: as
 	// PyTorch, with batch norm + ReLU and batch norm + add + ReLU fused
@@ -81,6 +81,11 @@ type profile struct {
 	// reading the layer norm's input (net.momentsPasses); else one
 	// normalisation kernel.
 	momentsLN bool
+	// xlaHeads: the heads' split is one transpose copy per projection
+	// (the reshape a free bitcast) and the scores' 1/sqrt(d) scale is
+	// fused into the softmax (net.attention); else views or copies by
+	// views, and the scale a kernel of its own.
+	xlaHeads bool
 	// torchLoss: the cross-entropy is PyTorch's log_softmax + nll_loss
 	// (two kernels, the log-probabilities saved); else TensorFlow's fused
 	// SparseSoftmaxCrossEntropyWithLogits (MXNet's SoftmaxOutput and XLA
@@ -102,7 +107,7 @@ func profileFor(name string) (profile, error) {
 			fuseBNAct: true, fuseAddAct: true}, nil
 	case FrameworkXLA:
 		return profile{name: name, fusedBN: true, fusedLN: true, fusedDropout: true, batchedHeads: true, views: true, biasInGEMM: true,
-			fuseBNAct: true, fuseAddAct: true, fuseResidualNorm: true, fuseMaskSoftmax: true, rngOutsideXLA: true, momentsLN: true}, nil
+			fuseBNAct: true, fuseAddAct: true, fuseResidualNorm: true, fuseMaskSoftmax: true, rngOutsideXLA: true, momentsLN: true, xlaHeads: true}, nil
 	}
 	return profile{}, fmt.Errorf("parameter framework=%q (valid: %s)", name, strings.Join(Frameworks(), ", "))
 }

@@ -82,6 +82,21 @@ func (n *net) attention(q, kv, mask tensor, cfg attnConfig) tensor {
 	var ctx tensor
 	if cfg.fused {
 		split := func(name string, x tensor, t int) tensor {
+			if n.prof.xlaHeads {
+				// XLA: the reshape to [b, t, heads, dk] is a bitcast; the
+				// transpose to [b, heads, t, dk] a copy, as a batched dot
+				// takes its batch dimensions most major (DotDecomposer,
+				// tensorflow/compiler/xla/service/dot_decomposer.cc
+				// CanonicalizeDot: "Batch dimensions are the most major
+				// dimensions. This requires transposing ... of the lhs
+				// and rhs"); TensorFlow 1 BERT's transpose_for_scores
+				// (modeling.py) is that transpose, of the query, key and
+				// value projections; TensorFlow 2 BERT's
+				// (official/nlp/modeling/layers/attention.py) transposes
+				// the query and key with tf.transpose and the value
+				// through its einsum
+				return n.reshape(name+"/transpose", "transpose", n.view(x, b, t, cfg.heads, dk), b, cfg.heads, t, dk)
+			}
 			if n.prof.views { // the batched GEMM reads the heads strided
 				return n.view(x, b, cfg.heads, t, dk)
 			}
@@ -91,11 +106,21 @@ func (n *net) attention(q, kv, mask tensor, cfg attnConfig) tensor {
 		qh := split("q", proj("q", q, d), tq)
 		kh := split("k", proj("k", kv, d), tk)
 		vh := split("v", proj("v", kv, d), tk)
-		qh = n.scale("q/scale", qh)
+		if !n.prof.xlaHeads {
+			qh = n.scale("q/scale", qh)
+		}
+		// else TensorFlow BERT scales the scores (attention_layer:
+		// tf.multiply(attention_scores, 1/sqrt(size_per_head))), which XLA
+		// fuses into the softmax's kernels (its FLOPs are the softmax's
+		// extra one per element below)
 		l := bmm("logits", qh, kh, []int{b, cfg.heads, tq, tk}, dk)
 		var w tensor
 		if n.prof.fuseMaskSoftmax {
-			w = n.op("softmax", "softmax", float64(flopSoftmax+1)*float64(l.elems()), l.shape, nil, l, mask)
+			f := float64(flopSoftmax + 1)
+			if n.prof.xlaHeads {
+				f++ // the scale
+			}
+			w = n.op("softmax", "softmax", f*float64(l.elems()), l.shape, nil, l, mask)
 		} else {
 			w = n.softmax("softmax", n.add("add_mask", l, mask))
 		}
