@@ -117,6 +117,7 @@ var gradRules = map[string]GradRule{
 	"log-softmax":          {Saved: SavedOutput, FLOPs: 1},
 	"nll-loss":             {Saved: SavedNone, FLOPs: 1},
 	"cast-fp32":            {Saved: SavedNone, FLOPs: 1},
+	"cast-fp16":            {Saved: SavedNone, FLOPs: 1},
 	"complex-abs":          {Saved: SavedInputsOutput, FLOPs: 2},
 	"max-pool":             {Saved: SavedInputsOutput, FLOPs: 1},
 	"avg-pool":             {Saved: SavedNone, FLOPs: 1},

@@ -91,6 +91,10 @@ type profile struct {
 	// SparseSoftmaxCrossEntropyWithLogits (MXNet's SoftmaxOutput and XLA
 	// likewise compute the loss and its gradient in one forward kernel).
 	torchLoss bool
+	// fairseqTransformer: zoo:transformer is NVIDIA's fairseq program
+	// (DeepLearningExamples PyTorch/Translation/Transformer), the PyTorch
+	// reference of the validation rows (transformer_fairseq.go).
+	fairseqTransformer bool
 }
 
 // profileFor returns a framework's profile.
@@ -101,7 +105,7 @@ func profileFor(name string) (profile, error) {
 	case FrameworkTensorFlow:
 		return profile{name: name, fusedBN: true, batchedHeads: true}, nil
 	case FrameworkPyTorch:
-		return profile{name: name, fusedBN: true, fusedLN: true, fusedDropout: true, batchedHeads: true, views: true, biasInGEMM: true, torchLoss: true}, nil
+		return profile{name: name, fusedBN: true, fusedLN: true, fusedDropout: true, batchedHeads: true, views: true, biasInGEMM: true, torchLoss: true, fairseqTransformer: true}, nil
 	case FrameworkMXNet:
 		return profile{name: name, fusedBN: true, fusedLN: true, fusedDropout: true, batchedHeads: true, views: true, biasInGEMM: true,
 			fuseBNAct: true, fuseAddAct: true}, nil

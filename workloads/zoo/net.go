@@ -87,7 +87,11 @@ type net struct {
 	// gradExtra: bytes that the gradient op of a forward op (by name)
 	// reads beyond what the training derivation counts (momentsPasses)
 	gradExtra map[string]int64
-	err       error
+	// afterTraining are corrections of the training graph's backward ops
+	// where the program's kernels differ from DeriveTraining's rules
+	// (run at op granularity only; fairseq's loss and embedding).
+	afterTraining []func(*workloads.Graph) error
+	err           error
 }
 
 func newNet(name string, p *Params) *net {

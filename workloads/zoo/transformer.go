@@ -25,6 +25,14 @@ func attentionParam(p *Params) (bool, error) {
 // layers=12, heads=16, hidden=2048. Layers: encoder/embedding,
 // encoder/layer_<i>/self_attention, encoder/layer_<i>/ffn,
 // decoder/layer_<i>/{self_attention,encdec_attention,ffn}, decoder/softmax.
+//
+// impl=fairseq (the default of the pytorch profile) builds instead the
+// program the PyTorch rows of validation/ ran, NVIDIA's fairseq
+// (buildFairseqTransformer); impl=vaswani builds the paper's graph in any
+// profile. norm=pre|post puts the layer norms before each sublayer (with a
+// final norm after each stack, tensor2tensor's order) or after it (the
+// paper's); the default is post, pre for impl=fairseq (the DLE scripts'
+// --arch transformer_wmt_en_de_big_t2t).
 func buildTransformer(p *Params) (*net, error) {
 	layers, err := p.Int("layers", 6, 1, 256)
 	if err != nil {
@@ -53,11 +61,26 @@ func buildTransformer(p *Params) (*net, error) {
 	if err != nil {
 		return nil, err
 	}
+	impl, norm, err := transformerImpl(p)
+	if err != nil {
+		return nil, err
+	}
+	if impl == implFairseq {
+		a, err := p.String("attention", "fused", "heads", "fused")
+		if err != nil {
+			return nil, err
+		}
+		if a != "fused" {
+			return nil, fmt.Errorf("parameter attention=%q with impl=fairseq (valid: fused: fairseq runs the heads as batched GEMMs; attention=heads needs impl=vaswani)", a)
+		}
+		return buildFairseqTransformer(p, fairseqDims{layers: layers, hid: hid, heads: heads, ff: ff, seq: seq, vocab: vocab, preNorm: norm == "pre"})
+	}
 	fused, err := attentionParam(p)
 	if err != nil {
 		return nil, err
 	}
 	cfg := attnConfig{heads: heads, fused: fused}
+	preNorm := norm == "pre"
 	b := p.Batch
 	n := newNet("transformer", p)
 	n.in("input", "input")
@@ -79,20 +102,28 @@ func buildTransformer(p *Params) (*net, error) {
 	for l := 0; l < layers; l++ {
 		pre := fmt.Sprintf("encoder/layer_%d", l)
 		n.in(pre+"/self_attention", "attention")
-		x = n.sublayer(x, false, func(h tensor) tensor { return n.attention(h, h, pad, cfg) })
+		x = n.sublayer(x, preNorm, func(h tensor) tensor { return n.attention(h, h, pad, cfg) })
 		n.in(pre+"/ffn", "ffn")
-		x = n.sublayer(x, false, func(h tensor) tensor { return n.ffn(h, ff, "relu") })
+		x = n.sublayer(x, preNorm, func(h tensor) tensor { return n.ffn(h, ff, "relu") })
+	}
+	if preNorm {
+		n.in("encoder/layer_norm", "layernorm")
+		x = n.layerNorm("layer_norm", x)
 	}
 	mem := x
 	y := embed("decoder", tgt)
 	for l := 0; l < layers; l++ {
 		pre := fmt.Sprintf("decoder/layer_%d", l)
 		n.in(pre+"/self_attention", "attention")
-		y = n.sublayer(y, false, func(h tensor) tensor { return n.attention(h, h, causal, cfg) })
+		y = n.sublayer(y, preNorm, func(h tensor) tensor { return n.attention(h, h, causal, cfg) })
 		n.in(pre+"/encdec_attention", "attention")
-		y = n.sublayer(y, false, func(h tensor) tensor { return n.attention(h, mem, pad, cfg) })
+		y = n.sublayer(y, preNorm, func(h tensor) tensor { return n.attention(h, mem, pad, cfg) })
 		n.in(pre+"/ffn", "ffn")
-		y = n.sublayer(y, false, func(h tensor) tensor { return n.ffn(h, ff, "relu") })
+		y = n.sublayer(y, preNorm, func(h tensor) tensor { return n.ffn(h, ff, "relu") })
+	}
+	if preNorm {
+		n.in("decoder/layer_norm", "layernorm")
+		y = n.layerNorm("layer_norm", y)
 	}
 	// Audit (issue 29): the projection to the vocabulary and the loss run
 	// at every target position, as the reference trainers compute them:

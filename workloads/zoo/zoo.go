@@ -279,6 +279,13 @@ func Build(spec string) (*workloads.Graph, error) {
 				}
 			}
 		}
+		if p.Granularity == Operator {
+			for _, f := range n.afterTraining {
+				if err := f(g); err != nil {
+					return nil, fmt.Errorf("zoo:%s: %w", name, err)
+				}
+			}
+		}
 	}
 	g.Name = "zoo:" + spec
 	if !explicitFramework {

@@ -1,0 +1,167 @@
+package zoo_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"placesim/workloads"
+)
+
+// fairseqSpec is a small Transformer in the pytorch profile (fairseq):
+// B sequences of T tokens, D hidden, V vocabulary, L layers per stack.
+const (
+	fsB, fsT, fsD, fsV, fsL = 4, 8, 64, 1000, 2
+	fairseqSpec             = "zoo:transformer?layers=2&hidden=64&heads=2&ff=128&vocab=1000&seq=8&batch=4&training=true"
+)
+
+// opsByName indexes a graph's ops by name.
+func opsByName(g *workloads.Graph) map[string]*workloads.Op {
+	m := make(map[string]*workloads.Op, len(g.Ops))
+	for i := range g.Ops {
+		m[g.Ops[i].Name] = &g.Ops[i]
+	}
+	return m
+}
+
+func mustOp(t *testing.T, m map[string]*workloads.Op, name string) *workloads.Op {
+	t.Helper()
+	op, ok := m[name]
+	if !ok {
+		t.Fatalf("no op %q", name)
+	}
+	return op
+}
+
+// TestFairseqLoss: the loss's kernels and their bytes in closed form
+// (ddp_trainer.py:201 and criterions.py:28-42 at DeepLearningExamples
+// 729963dd): log_softmax reads the logits (a bytes per element: 4 FP32,
+// 2 FP16) and writes FP32 log-probabilities without a separate cast; the
+// smoothing sum reads them once more; backward, gather's gradient writes
+// a dense FP32 [N, V], the expanded smoothing gradient is added into it
+// in place (two passes), and log_softmax's backward reads it and the
+// saved output and writes the logits' gradient (a bytes).
+func TestFairseqLoss(t *testing.T) {
+	const n = fsB * fsT
+	const nv = int64(n) * fsV
+	for _, tc := range []struct {
+		prec string
+		a    int64
+	}{{"fp32", 4}, {"amp-fp16", 2}} {
+		t.Run(tc.prec, func(t *testing.T) {
+			g := build(t, fairseqSpec+"&precision="+tc.prec)
+			m := opsByName(g)
+			const p = "decoder/softmax/loss/"
+			lsm := mustOp(t, m, p+"log_softmax")
+			if want := nv*tc.a + nv*4; lsm.BytesAccessed != want || lsm.OutputBytes != nv*4 {
+				t.Errorf("log_softmax: %d bytes accessed, %d written; want %d, %d", lsm.BytesAccessed, lsm.OutputBytes, want, nv*4)
+			}
+			if sm := mustOp(t, m, p+"smooth_sum"); sm.BytesAccessed != nv*4+n*4 {
+				t.Errorf("smooth_sum: %d bytes accessed, want %d", sm.BytesAccessed, nv*4+n*4)
+			}
+			for name := range m {
+				if strings.Contains(name, "/loss/") && strings.Contains(name, "cast") {
+					t.Errorf("op %q: the log_softmax casts nothing itself", name)
+				}
+			}
+			gg := mustOp(t, m, p+"nll_gather/grad")
+			if gg.BytesAccessed < nv*4 || gg.BytesAccessed > nv*4+4*int64(n)*8 {
+				t.Errorf("gather's gradient: %d bytes accessed, want the dense %d plus per-row terms", gg.BytesAccessed, nv*4)
+			}
+			if s := mustOp(t, m, p+"log_softmax/grad_sum"); s.BytesAccessed != 2*nv*4+n*4 {
+				t.Errorf("gradient sum: %d bytes accessed, want %d (in-place add of the expanded row sums)", s.BytesAccessed, 2*nv*4+n*4)
+			}
+			if lg := mustOp(t, m, p+"log_softmax/grad"); lg.BytesAccessed != nv*4+nv*4+nv*tc.a {
+				t.Errorf("log_softmax backward: %d bytes accessed, want %d", lg.BytesAccessed, nv*4+nv*4+nv*tc.a)
+			}
+		})
+	}
+}
+
+// TestFairseqAMPCasts: under autocast the residual stream is FP32 and
+// every sublayer casts its input to FP16: per encoder layer the
+// self-attention's input and weights and the FFN's input (3), per decoder
+// layer the self-attention's 2, the encoder-decoder attention's query,
+// encoder output and weights (3) and the FFN's 1, and the output
+// projection's input: 9L + 1 casts. FP32 has none. The residual adds
+// write FP32.
+func TestFairseqAMPCasts(t *testing.T) {
+	for _, tc := range []struct {
+		prec  string
+		casts int
+	}{{"fp32", 0}, {"amp-fp16", 9*fsL + 1}} {
+		t.Run(tc.prec, func(t *testing.T) {
+			g := build(t, fairseqSpec+"&precision="+tc.prec)
+			casts := 0
+			for i := range g.Ops {
+				op := &g.Ops[i]
+				if op.Role == workloads.Forward && op.Type == "cast-fp16" {
+					casts++
+				}
+				if op.Role == workloads.Forward && strings.HasSuffix(op.Name, "/residual") && op.OutputBytes != 4*fsB*fsT*fsD {
+					t.Errorf("%s writes %d bytes, want FP32 %d", op.Name, op.OutputBytes, 4*fsB*fsT*fsD)
+				}
+			}
+			if casts != tc.casts {
+				t.Errorf("%d casts to FP16, want %d", casts, tc.casts)
+			}
+		})
+	}
+}
+
+// TestFairseqStructure: pre-norm with a final layer norm per stack
+// (transformer_wmt_en_de_big_t2t), no separate query scaling (folded into
+// the GEMM's alpha), the causal mask added in the decoder's
+// self-attention only (no padding in the zoo's batches), no head
+// transposes copied; impl=vaswani keeps the paper's post-norm graph.
+func TestFairseqStructure(t *testing.T) {
+	g := build(t, fairseqSpec)
+	m := opsByName(g)
+	norms := 0
+	for i := range g.Ops {
+		op := &g.Ops[i]
+		if op.Role != workloads.Forward {
+			continue
+		}
+		if op.Type == "layernorm" {
+			norms++
+		}
+		if strings.Contains(op.Name, "scale") && strings.Contains(op.Name, "attention") {
+			t.Errorf("op %q: fairseq folds the query scaling into its GEMM", op.Name)
+		}
+		if strings.Contains(op.Name, "mask") && !strings.Contains(op.Name, "decoder/layer_") {
+			t.Errorf("op %q: no mask outside the decoder", op.Name)
+		}
+		if op.Type == "transpose" && strings.Contains(op.Name, "attention") {
+			t.Errorf("op %q: the heads are strided views", op.Name)
+		}
+	}
+	if want := 2*fsL + 1 + 3*fsL + 1; norms != want {
+		t.Errorf("%d layer norms, want %d", norms, want)
+	}
+	for l := 0; l < fsL; l++ {
+		mustOp(t, m, fmt.Sprintf("decoder/layer_%d/self_attention/add_causal_mask", l))
+	}
+	mustOp(t, m, "encoder/layer_norm/layer_norm")
+	mustOp(t, m, "decoder/layer_norm/layer_norm")
+	v := opsByName(build(t, fairseqSpec+"&impl=vaswani"))
+	if _, ok := v["encoder/layer_norm/layer_norm"]; ok {
+		t.Error("impl=vaswani: a final encoder layer norm in the paper's post-norm graph")
+	}
+}
+
+// TestFairseqEmbeddingBackward: each lookup of the shared table writes a
+// dense zero-filled [V, D] FP32 gradient and adds it into the table's
+// (read both, write one): 4 V D 4 bytes beyond its rows.
+func TestFairseqEmbeddingBackward(t *testing.T) {
+	table := int64(fsV) * fsD * 4
+	fs := opsByName(build(t, fairseqSpec))
+	va := opsByName(build(t, fairseqSpec+"&impl=vaswani"))
+	for _, side := range []string{"encoder", "decoder"} {
+		name := side + "/embedding/lookup/grad"
+		f, v := mustOp(t, fs, name), mustOp(t, va, name)
+		if d := f.BytesAccessed - v.BytesAccessed; d != 4*table {
+			t.Errorf("%s: fairseq accesses %d bytes more than the rows' gradient, want %d", name, d, 4*table)
+		}
+	}
+}
