@@ -60,13 +60,15 @@ type fairseqDims struct {
 //
 // Under mixed precision (--amp: torch.cuda.amp.autocast,
 // fairseq/ddp_trainer.py:197) the residual stream is FP32: the embedding
-// is not autocast (its output is the FP32 table's), the layer norms run
-// in FP32, and residual + x of an FP32 residual and an FP16 sublayer
-// output promotes to FP32 (transformer.py:382). So every sublayer casts
-// its FP32 input to FP16 (the attention's custom_fwd(cast_inputs=
-// torch.half), fairseq/modules/multihead_attention.py:39,65,98; autocast
-// for fc1 and the output projection), and its backward casts the
-// gradients back.
+// is not autocast (its output is the FP32 table's), and residual + x of an
+// FP32 residual and an FP16 sublayer output promotes to FP32
+// (transformer.py:382). apex's FusedLayerNorm (--fuse-layer-norm) casts
+// its input, weight and bias to the autocast type and normalises in FP16
+// (apex/normalization/fused_layer_norm.py, fused_layer_norm_affine with
+// _cast_if_autocast_enabled since NVIDIA/apex@365fdc18, 2021-10, before
+// the pytorch-22.06 container): each layer norm is a cast of the FP32
+// stream and an FP16 kernel, whose FP16 output the sublayers read without
+// a cast of their own, and whose backward casts the gradient back to FP32.
 func buildFairseqTransformer(p *Params, dm fairseqDims) (*net, error) {
 	b, seq, hid := p.Batch, dm.seq, dm.hid
 	n := newNet("transformer", p)
@@ -107,7 +109,7 @@ func buildFairseqTransformer(p *Params, dm fairseqDims) (*net, error) {
 	}
 	if dm.preNorm { // transformer.py:236-237
 		n.in("encoder/layer_norm", "layernorm")
-		x = n.layerNorm("layer_norm", x)
+		x = n.fairseqNorm("layer_norm", x)
 	}
 	mem := x
 	y := embed("decoder", tgt)
@@ -122,11 +124,11 @@ func buildFairseqTransformer(p *Params, dm fairseqDims) (*net, error) {
 	}
 	if dm.preNorm { // transformer.py:326-327
 		n.in("decoder/layer_norm", "layernorm")
-		y = n.layerNorm("layer_norm", y)
+		y = n.fairseqNorm("layer_norm", y)
 	}
 	n.in("decoder/softmax", "softmax")
 	// x.transpose(0, 1) then F.linear(x, embed_out) (transformer.py:330-333):
-	// autocast casts the input to FP16 (keeping its strides), and
+	// autocast casts an FP32 input to FP16 (keeping its strides), and
 	// at::matmul folds the [B, T, D] view into rows with a contiguous
 	// copy, as the view is not contiguous
 	yh := n.toHalf("input/cast", y)
@@ -145,11 +147,21 @@ func buildFairseqTransformer(p *Params, dm fairseqDims) (*net, error) {
 // MaybeLayerNorm, 513-525), the add promoting to FP32 under autocast.
 func (n *net) fairseqSublayer(x tensor, preNorm bool, f func(tensor) tensor) tensor {
 	if preNorm {
-		y := n.dropout("dropout", f(n.layerNorm("layer_norm", x)), nil)
+		y := n.dropout("dropout", f(n.fairseqNorm("layer_norm", x)), nil)
 		return n.residualAdd("residual", x, y)
 	}
 	y := n.dropout("dropout", f(x), nil)
-	return n.layerNorm("layer_norm", n.residualAdd("residual", x, y))
+	return n.fairseqNorm("layer_norm", n.residualAdd("residual", x, y))
+}
+
+// fairseqNorm is apex's FusedLayerNorm: under autocast a cast of an FP32
+// input to FP16 and the layer norm in FP16 (see buildFairseqTransformer);
+// otherwise the layer norm.
+func (n *net) fairseqNorm(name string, x tensor) tensor {
+	if !n.prec.Mixed() {
+		return n.layerNorm(name, x)
+	}
+	return n.asAct(n.layerNorm(name, n.toHalf(name+"/cast", x)))
 }
 
 // residualAdd is residual + x, whose output is FP32 when either input is
@@ -164,7 +176,7 @@ func (n *net) residualAdd(name string, x, y tensor) tensor {
 
 // fairseqFFN is fc1, F.threshold (ReLU), F.dropout(relu_dropout = 0.1),
 // fc2 (transformer.py:388-393; both Linear with a bias, 528-532), under
-// autocast with the FP32 input cast to FP16.
+// autocast with an FP32 input cast to FP16.
 func (n *net) fairseqFFN(x tensor, ff int) tensor {
 	h := n.toHalf("input/cast", x)
 	h = n.dropout("dropout_inner", n.dense("fc1", h, ff, "relu"), nil)
@@ -179,8 +191,8 @@ func (n *net) fairseqFFN(x tensor, ff int) tensor {
 //     query's 1/√d_k folded into its GEMM's alpha (addmm(..., beta=0.0,
 //     alpha=scale), :43-45 and :102-104): no separate scaling kernel;
 //   - the inputs are cast to FP16 by custom_fwd(cast_inputs=torch.half)
-//     (:39, :65, :98): the encoder-decoder attention casts the encoder's
-//     output again in every decoder layer;
+//     (:39, :65, :98), a kernel where one is FP32 (post-norm's first
+//     sublayer; the layer norms' outputs are FP16 already);
 //   - the heads are views of the projections, read by strided batched
 //     GEMMs (strided_bmm1/2, :365-369, :387), the context written into a
 //     buffer already laid out [Tq, B·H, d] (:178-179), so transpose(0,
@@ -325,6 +337,20 @@ func (n *net) asF32(t tensor) tensor {
 	if t.view > 0 { // a dropout's output, read without its mask
 		t.view = t.elems() * f32
 	}
+	return t
+}
+
+// asAct makes t's op write the activation type (an op the net would run
+// in FP32 under autocast that the program runs in FP16).
+func (n *net) asAct(t tensor) tensor {
+	if t.esz != f32 || n.act == f32 {
+		return t
+	}
+	d := t.elems() * (f32 - n.act)
+	op := &n.g.Ops[t.op]
+	op.OutputBytes -= d
+	op.BytesAccessed -= d
+	t.esz = n.act
 	return t
 }
 

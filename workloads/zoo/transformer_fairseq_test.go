@@ -78,18 +78,17 @@ func TestFairseqLoss(t *testing.T) {
 	}
 }
 
-// TestFairseqAMPCasts: under autocast the residual stream is FP32 and
-// every sublayer casts its input to FP16: per encoder layer the
-// self-attention's input and weights and the FFN's input (3), per decoder
-// layer the self-attention's 2, the encoder-decoder attention's query,
-// encoder output and weights (3) and the FFN's 1, and the output
-// projection's input: 9L + 1 casts. FP32 has none. The residual adds
-// write FP32.
+// TestFairseqAMPCasts: under autocast the residual stream is FP32, every
+// layer norm (apex's FusedLayerNorm) casts its input to FP16 and writes
+// FP16, and every attention casts its FP32 weights after dropout for the
+// second batched GEMM: (2L+1) + (3L+1) norms and 3L attentions, 8L + 2
+// casts. FP32 has none. The residual adds write FP32, the norms FP16.
 func TestFairseqAMPCasts(t *testing.T) {
 	for _, tc := range []struct {
 		prec  string
 		casts int
-	}{{"fp32", 0}, {"amp-fp16", 9*fsL + 1}} {
+		norm  int64
+	}{{"fp32", 0, 4}, {"amp-fp16", 8*fsL + 2, 2}} {
 		t.Run(tc.prec, func(t *testing.T) {
 			g := build(t, fairseqSpec+"&precision="+tc.prec)
 			casts := 0
@@ -100,6 +99,9 @@ func TestFairseqAMPCasts(t *testing.T) {
 				}
 				if op.Role == workloads.Forward && strings.HasSuffix(op.Name, "/residual") && op.OutputBytes != 4*fsB*fsT*fsD {
 					t.Errorf("%s writes %d bytes, want FP32 %d", op.Name, op.OutputBytes, 4*fsB*fsT*fsD)
+				}
+				if op.Role == workloads.Forward && op.Type == "layernorm" && op.OutputBytes != tc.norm*fsB*fsT*fsD {
+					t.Errorf("%s writes %d bytes, want %d", op.Name, op.OutputBytes, tc.norm*fsB*fsT*fsD)
 				}
 			}
 			if casts != tc.casts {
