@@ -200,8 +200,10 @@ func (n *net) fairseqFFN(x tensor, ff int) tensor {
 //   - masks: the decoder's self-attention adds the causal mask in place
 //     (:373-376); key_padding_mask is None where the source has no
 //     padding (transformer.py:226-230, 322), as in the zoo's fixed-length
-//     batches, so the encoder's and the encoder-decoder attention mask
-//     nothing;
+//     batches (and in most of fairseq's: it orders the pairs by source
+//     length last, data/language_pair_dataset.py:93-101, so a batch's
+//     sources mostly share one length), so the encoder's and the
+//     encoder-decoder attention mask nothing;
 //   - F.softmax under autocast writes FP32 (:385), F.dropout keeps FP32
 //     (:386), and strided_bmm2's custom_fwd casts the weights to FP16;
 //   - out_proj is nn.Linear without bias (:283).
