@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"placesim/workloads"
+	"placesim/workloads/zoo"
 )
 
 // fairseqSpec is a small Transformer in the pytorch profile (fairseq):
@@ -165,5 +166,26 @@ func TestFairseqEmbeddingBackward(t *testing.T) {
 		if d := f.BytesAccessed - v.BytesAccessed; d != 4*table {
 			t.Errorf("%s: fairseq accesses %d bytes more than the rows' gradient, want %d", name, d, 4*table)
 		}
+	}
+}
+
+// TestFairseqParamErrors: impl=, norm= and attention=heads with fairseq
+// are refused with the parameter and its valid values.
+func TestFairseqParamErrors(t *testing.T) {
+	for _, tc := range []struct{ spec, want string }{
+		{"zoo:transformer?impl=t2t", `parameter impl="t2t" (valid: fairseq, vaswani)`},
+		{"zoo:transformer?norm=mid", `parameter norm="mid" (valid: pre, post)`},
+		{"zoo:transformer?attention=heads", `attention="heads" with impl=fairseq (valid: fused`},
+	} {
+		t.Run(tc.spec, func(t *testing.T) {
+			_, err := zoo.Build(tc.spec)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+	// the paper's per-head chains stay available
+	if _, err := zoo.Build("zoo:transformer?impl=vaswani&attention=heads&layers=1&hidden=32&heads=4&seq=8&vocab=50&batch=2"); err != nil {
+		t.Errorf("impl=vaswani&attention=heads: %v", err)
 	}
 }
