@@ -162,3 +162,35 @@ func BenchmarkOrderSearch(b *testing.B) {
 	}
 	b.ReportMetric(float64(evals)/b.Elapsed().Seconds(), "sims/s")
 }
+
+// BenchmarkRangeSearch runs 60 simulations of the range search from the
+// layer search's plans of NMT-2 training (12,452 ops) at 0.1x NVLink (the
+// Figure 8b point); it reports simulations per second.
+func BenchmarkRangeSearch(b *testing.B) {
+	g, err := zoo.Build("zoo:gnmt?layers=2&hidden=1024&batch=128&training=true&framework=tf1-graph")
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, _ := devices.NewPreset("2xV100-nvlink+cpu")
+	for i := range c.Topology.Links {
+		if l := &c.Topology.Links[i]; l.Family == "nvlink" {
+			l.Bandwidth *= 0.1
+		}
+	}
+	if err := c.Rebuild(); err != nil {
+		b.Fatal(err)
+	}
+	est, _ := devices.NewEstimates(g, c, devices.EstimateOptions{})
+	eg := estimatedGraph(g, c, est)
+	ls, ok := layerSearch(context.Background(), g, eg, c, est, 100)
+	if !ok {
+		b.Fatal("no plan")
+	}
+	b.ResetTimer()
+	evals := 0
+	for i := 0; i < b.N; i++ {
+		r, _ := rangeSearch(context.Background(), g, eg, c, est, ls, 60)
+		evals += r.evals
+	}
+	b.ReportMetric(float64(evals)/b.Elapsed().Seconds(), "sims/s")
+}

@@ -18,9 +18,11 @@
 //
 // Within the time limit CBC rarely improves on its start, so the placer
 // plays its plan with its estimates beside its starts (m-ETF, Expert, one
-// GPU) and the plan of a layer search (whole layers moved and swapped
-// between the GPUs, list-scheduled by upward rank), keeps the fastest and
-// refines it by placement-group moves, then by an order search that moves
-// producers of cross-device transfers in their device's order (guard.go,
-// layers.go, search.go, order.go).
+// GPU), the plan of a layer search (whole layers moved and swapped
+// between the GPUs, list-scheduled by upward rank) and that of a range
+// search (runs of a layer's ops, such as an unrolled layer's time steps,
+// moved between the GPUs from the layer search's fastest plans), keeps the
+// fastest and refines it by placement-group moves, then by an order search
+// that moves producers of cross-device transfers in their device's order
+// (guard.go, layers.go, ranges.go, search.go, order.go).
 package pesto
