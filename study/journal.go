@@ -139,6 +139,26 @@ func (c *inputCache) optionFiles(reg *placers.Registry, placer string, opts plac
 	return out
 }
 
+// optionDefaults lists "option=default" for every option placer
+// declares: a default that changes between two builds (a search budget,
+// say) changes the point's result as much as a given option does, and
+// the build's version alone does not show it when both builds carry the
+// same revision with local changes.
+func optionDefaults(reg *placers.Registry, placer string) []string {
+	if reg == nil {
+		return nil
+	}
+	e, err := reg.Entry(placer)
+	if err != nil {
+		return nil
+	}
+	out := make([]string, 0, len(e.Options))
+	for _, decl := range e.Options {
+		out = append(out, decl.Name+"="+decl.Default)
+	}
+	return out
+}
+
 // pointInputs computes the input hashes of point p.
 // The contents of every file an option of the point's placer names (a
 // placers.InputFile option, such as expert's file) are hashed too: a
@@ -164,12 +184,13 @@ func (c *inputCache) pointInputs(reg *placers.Registry, s *Scenario, p Point, op
 	settings, _ := json.Marshal(struct {
 		Placer    string         `json:"placer"`
 		Options   []string       `json:"options"`
+		Defaults  []string       `json:"defaults,omitempty"`
 		Files     []string       `json:"files,omitempty"`
 		Seed      uint64         `json:"seed"`
 		Settings  []Setting      `json:"settings"`
 		MaxMemory int64          `json:"maxMemory"`
 		Wide      map[string]any `json:"wide"`
-	}{p.Placer, o, c.optionFiles(reg, p.Placer, opts), p.Seed, p.Settings, maxMemory, wide})
+	}{p.Placer, o, optionDefaults(reg, p.Placer), c.optionFiles(reg, p.Placer, opts), p.Seed, p.Settings, maxMemory, wide})
 	return PointInputs{Version: version, Workload: c.specHash(p.Workload), Cluster: c.specHash(p.Cluster), Settings: hashOf(settings)}
 }
 

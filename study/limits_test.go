@@ -3,10 +3,12 @@ package study
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"placesim/placers"
 	"placesim/placers/builtin"
 	"placesim/workloads"
 )
@@ -120,5 +122,48 @@ func TestResumeKeysOnOptionFiles(t *testing.T) {
 	notes := run()
 	if len(notes) != 1 || !strings.Contains(notes[0], "1 journaled points") || !strings.Contains(notes[0], "expert") {
 		t.Fatalf("after the plan changed: notes %q, want the expert point re-simulated", notes)
+	}
+}
+
+// TestPointInputsKeyOnOptionDefaults: a point run with a placer's
+// declared defaults hashes differently once a default changes (a new
+// build with a larger search budget), so that a resume re-runs it even
+// when the two builds carry the same version string.
+func TestPointInputsKeyOnOptionDefaults(t *testing.T) {
+	t.Parallel()
+	reg, err := builtin.NewRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := reg.Entry("pesto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := slices.IndexFunc(e.Options, func(o placers.Option) bool { return o.Name == "rangesearch" })
+	if k < 0 {
+		t.Fatal("pesto declares no rangesearch option")
+	}
+	changed := e
+	changed.Options = slices.Clone(e.Options)
+	changed.Options[k].Default += "1" // 400 -> 4001 simulations
+	reg2 := placers.NewRegistry()
+	if err := reg2.Add(changed); err != nil {
+		t.Fatal(err)
+	}
+	s := &Scenario{Name: "ex", Workloads: []string{"zoo:mlp?batch=8"}, Clusters: []string{"4xV100-pcie"}, Placers: []string{"pesto"}}
+	p := Point{Placer: "pesto", Workload: s.Workloads[0], Cluster: s.Clusters[0]}
+	in := func(r *placers.Registry) PointInputs {
+		c := newInputCache()
+		return c.pointInputs(r, s, p, placers.Options{}, 0, "v")
+	}
+	if a, b := in(reg), in(reg); a != b {
+		t.Fatalf("the same registry hashes differently: %+v, %+v", a, b)
+	}
+	a, b := in(reg), in(reg2)
+	if a.Settings == b.Settings {
+		t.Fatalf("option %s's default %q -> %q left the settings hash unchanged", e.Options[k].Name, e.Options[k].Default, changed.Options[k].Default)
+	}
+	if d := b.diff(a); !strings.Contains(d, "settings or placer options") {
+		t.Fatalf("diff %q does not name the settings", d)
 	}
 }
