@@ -115,8 +115,10 @@ func (p *InputPipeline) Validate() error {
 }
 
 // Time is the input pipeline of a row whose GPUs are of kind gpuKind, n
-// of them in data parallel on one server, each with batchPerGPU images
-// per step of gpuStep seconds. A GPU kind no platform names is an error
+// of its data-parallel ranks on the server that holds the most of them
+// (ranksPerServer: a row on several servers shares each one's CPUs among
+// that server's ranks only), each with batchPerGPU images per step of
+// gpuStep seconds. A GPU kind no platform names is an error
 // listing the platforms.
 func (p *InputPipeline) Time(gpuKind string, n, batchPerGPU int, gpuStep float64) (InputTime, error) {
 	var t InputTime
@@ -140,7 +142,7 @@ func (p *InputPipeline) Time(gpuKind string, n, batchPerGPU int, gpuStep float64
 	}
 	cores := pl.CPU.Cores()/n - 1 // a core per rank for its main process
 	if cores < 1 {
-		return t, fmt.Errorf("input pipeline %s: %d GPUs on %s's %d cores leave a rank no core for its workers (valid range: GPUs <= cores/2)", p.Backend, n, pl.CPU.Name, pl.CPU.Cores())
+		return t, fmt.Errorf("input pipeline %s: %d GPUs on one server with %s's %d cores leave a rank no core for its workers (valid range: GPUs per server <= cores/2)", p.Backend, n, pl.CPU.Name, pl.CPU.Cores())
 	}
 	t = InputTime{Backend: p.Backend, Platform: pl.Name, CPU: pl.CPU.Name, Workers: pl.WorkersPerGPU,
 		Cores: min(pl.WorkersPerGPU, cores), ClockGHz: pl.CPU.BaseGHz}
@@ -154,4 +156,21 @@ func (p *InputPipeline) Time(gpuKind string, n, batchPerGPU int, gpuStep float64
 		t.Exposed = math.Max(0, t.PerBatch-gpuStep)
 	}
 	return t, nil
+}
+
+// ranksPerServer is the most of the devices devs that share one server
+// (no NIC on the route between them, devices.Cluster.CrossesNIC): the
+// ranks whose processes share a server's CPUs (InputPipeline.Time).
+func ranksPerServer(c *devices.Cluster, devs []int) int {
+	most := 0
+	for _, a := range devs {
+		k := 0
+		for _, b := range devs {
+			if a == b || !c.CrossesNIC(a, b) {
+				k++
+			}
+		}
+		most = max(most, k)
+	}
+	return most
 }

@@ -151,3 +151,31 @@ func TestDLEConvNetsInput(t *testing.T) {
 		}
 	}
 }
+
+// TestRanksPerServer: a row's ranks share the CPUs of their own server
+// only: 16 GPUs on two DGX A100 nodes are 8 per server, so the ConvNets
+// pipeline gives each rank min(16 workers, 128/8 - 1 = 15) cores, as on
+// one node, not 128/16 - 1 = 7; 8 GPUs of one node are 8 per server.
+func TestRanksPerServer(t *testing.T) {
+	t.Parallel()
+	c, err := devices.NewSystem("dgx-a100-80gb:nodes=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc := c.Accelerators()
+	if len(acc) != 16 {
+		t.Fatalf("%d accelerators, want 16", len(acc))
+	}
+	for _, tc := range []struct{ n, want int }{{16, 8}, {8, 8}, {12, 8}, {1, 1}} {
+		if got := ranksPerServer(c, acc[:tc.n]); got != tc.want {
+			t.Errorf("%d GPUs: %d ranks per server, want %d", tc.n, got, tc.want)
+		}
+	}
+	in, err := dleConvNetsInput.Time(c.Devices[acc[0]].Kind.Name, ranksPerServer(c, acc), 256, 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Cores != 15 {
+		t.Errorf("16 GPUs on 2 DGX A100: %d cores per rank, want 15", in.Cores)
+	}
+}

@@ -402,7 +402,10 @@ func simulateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 			if c := r.InputCost; c != nil {
 				pipe.CostPerImage, pipe.ReferenceGHz, pipe.CostSource = c.PerImage, c.GHz, "what-if (validate --input-cost)"
 			}
-			in, err := pipe.Time(c.Devices[c.Accelerators()[0]].Kind.Name, r.GPUs, g.Batch/r.GPUs, step)
+			// the single placer's replicas take the accelerators in
+			// index order (engine.DataParallel.Devices)
+			perServer := ranksPerServer(c, c.Accelerators()[:r.GPUs])
+			in, err := pipe.Time(c.Devices[c.Accelerators()[0]].Kind.Name, perServer, g.Batch/r.GPUs, step)
 			if err != nil {
 				return out, nil, nil, fmt.Errorf("program %s: %w", p.Name, err)
 			}
