@@ -2,6 +2,7 @@ package pesto
 
 import (
 	"context"
+	"encoding/binary"
 	"math"
 	"slices"
 	"sort"
@@ -182,16 +183,11 @@ func rangeSearch(ctx context.Context, g, eg *workloads.Graph, cl *devices.Cluste
 		if len(starts) == rangeStarts {
 			break
 		}
-		key := make([]byte, 0, len(ta.ud))
-		for u, d := range ta.ud {
-			if big[u] {
-				key = append(key, byte(d))
-			}
-		}
-		if seen[string(key)] || len(starts) > 0 && math.Abs(ta.t-starts[len(starts)-1].t) <= 1e-9*ta.t {
+		key := startKey(ta.ud, big)
+		if seen[key] || len(starts) > 0 && math.Abs(ta.t-starts[len(starts)-1].t) <= 1e-9*ta.t {
 			continue
 		}
-		seen[string(key)] = true
+		seen[key] = true
 		starts = append(starts, ta)
 	}
 	n := len(g.Ops)
@@ -281,4 +277,18 @@ func rangeSearch(ctx context.Context, g, eg *workloads.Graph, cl *devices.Cluste
 	}
 	res.plan, res.time = best.plan, best.t
 	return res, true
+}
+
+// startKey is the range search's key of a unit assignment ud (unit to
+// device): the devices of the units big marks, as varints, a prefix-free
+// key for any device index (one byte a device would merge devices 256
+// apart).
+func startKey(ud []int, big []bool) string {
+	key := make([]byte, 0, len(ud))
+	for u, d := range ud {
+		if big[u] {
+			key = binary.AppendUvarint(key, uint64(d))
+		}
+	}
+	return string(key)
 }

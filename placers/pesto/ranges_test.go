@@ -84,3 +84,24 @@ func TestRangeSearch(t *testing.T) {
 		t.Errorf("the weight is on device %d with %d of big's 6 ops, want it with the most", r.plan.Device[0], with)
 	}
 }
+
+// TestStartKey: the range search's start key tells apart assignments
+// that differ in a big unit's device, devices 256 apart included, and
+// ignores the small units.
+func TestStartKey(t *testing.T) {
+	big := []bool{true, false, true}
+	cases := []struct {
+		a, b []int
+		same bool
+	}{
+		{[]int{0, 1, 1}, []int{0, 0, 1}, true},    // only the small unit differs
+		{[]int{0, 1, 1}, []int{1, 1, 0}, false},   // the mirror image
+		{[]int{1, 0, 2}, []int{257, 0, 2}, false}, // 256 apart
+		{[]int{1, 0, 300}, []int{1, 0, 44}, false},
+	}
+	for _, c := range cases {
+		if got := startKey(c.a, big) == startKey(c.b, big); got != c.same {
+			t.Errorf("startKey(%v) == startKey(%v): %v, want %v", c.a, c.b, got, c.same)
+		}
+	}
+}
