@@ -464,7 +464,7 @@ func (r *Result) Report() *placers.Report {
 	}
 	if r.RangeEvals > 0 {
 		if r.RangeMoves == 0 {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("range search: no run of a layer's ops moved gives a faster plan than its %d layer plans (%d simulations)", r.RangeStarts, r.RangeEvals))
+			rep.Notes = append(rep.Notes, fmt.Sprintf("range search: no run of the longest (%d/%d of a layer's ops) moved gives a faster plan than its %d layer plans (%d simulations)", rangeLengths[len(rangeLengths)-1], rangeSlices, r.RangeStarts, r.RangeEvals))
 		} else {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("range search: %d runs of layers' ops moved, %.6gs with the estimates (%d simulations from %d layer plans)", r.RangeMoves, r.RangeTime, r.RangeEvals, r.RangeStarts))
 		}

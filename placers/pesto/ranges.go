@@ -26,9 +26,10 @@ const keptRangeSearch = "range search"
 // rangeSlices slices along a topological order (an unrolled recurrent
 // layer's time steps, a layer's branches), and a move sends a run of
 // rangeLengths[i]/rangeSlices of the layer (a sixth, a third) to another
-// accelerator; a layer below rangeMinShare of the graph's estimated
-// compute is not cut (its runs move little work, and each move is a
-// simulation). The search starts from the rangeStarts fastest distinct
+// accelerator; a layer whose unit (layerUnits: the layer, or the layers
+// a colocation group joins) is below rangeMinShare of the graph's
+// estimated compute is not cut (its runs move little work, and each move
+// is a simulation). The search starts from the rangeStarts fastest distinct
 // plans of the layer search.
 const (
 	rangeSlices   = 48
@@ -75,8 +76,10 @@ type rangeMove struct {
 // start (on NMT-2 the fastest layer plans gain nothing, the fifth and
 // sixth most, so a cheap pass from each ranks them); then it goes on from
 // the fastest plan so found with every move, pass after pass, until a
-// pass keeps nothing or budget simulations are spent. It returns ok=false when no
-// layer is cut or the layer search gave no plan.
+// pass keeps nothing or budget simulations are spent. It returns ok=false
+// when no layer is cut, the layer search gave no plan, or no start's pass
+// of the longest runs beats that start (the shorter runs are then not
+// tried).
 func rangeSearch(ctx context.Context, g, eg *workloads.Graph, cl *devices.Cluster, est *devices.Estimates, ls layerSearchResult, budget int) (rangeSearchResult, bool) {
 	res := rangeSearchResult{time: math.Inf(1)}
 	acc, _ := placers.Targets(cl)
