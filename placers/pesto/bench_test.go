@@ -132,15 +132,19 @@ func BenchmarkLayerSearch(b *testing.B) {
 	b.ReportMetric(float64(evals)/b.Elapsed().Seconds(), "sims/s")
 }
 
-// BenchmarkOrderSearch runs 40 simulations of the order search on the
-// layer search's plan of NMT-2 training (12,452 ops) at 0.1x NVLink (the
-// Figure 8b point); it reports simulations per second.
-func BenchmarkOrderSearch(b *testing.B) {
+// nmt2SlowNVLink is the Figure 8b point the search benchmarks run: NMT-2
+// training (12,452 ops) on 2 V100s with NVLink at 0.1x, its estimates and
+// its estimated graph, and the layer search's result within layerBudget
+// simulations.
+func nmt2SlowNVLink(b *testing.B, layerBudget int) (*workloads.Graph, *workloads.Graph, *devices.Cluster, *devices.Estimates, layerSearchResult) {
 	g, err := zoo.Build("zoo:gnmt?layers=2&hidden=1024&batch=128&training=true&framework=tf1-graph")
 	if err != nil {
 		b.Fatal(err)
 	}
-	c, _ := devices.NewPreset("2xV100-nvlink+cpu")
+	c, err := devices.NewPreset("2xV100-nvlink+cpu")
+	if err != nil {
+		b.Fatal(err)
+	}
 	for i := range c.Topology.Links {
 		if l := &c.Topology.Links[i]; l.Family == "nvlink" {
 			l.Bandwidth *= 0.1
@@ -149,12 +153,23 @@ func BenchmarkOrderSearch(b *testing.B) {
 	if err := c.Rebuild(); err != nil {
 		b.Fatal(err)
 	}
-	est, _ := devices.NewEstimates(g, c, devices.EstimateOptions{})
-	eg := estimatedGraph(g, c, est)
-	ls, ok := layerSearch(context.Background(), g, eg, c, est, 20)
-	if !ok {
-		b.Fatal("no plan")
+	est, err := devices.NewEstimates(g, c, devices.EstimateOptions{})
+	if err != nil {
+		b.Fatal(err)
 	}
+	eg := estimatedGraph(g, c, est)
+	ls, ok := layerSearch(context.Background(), g, eg, c, est, layerBudget)
+	if !ok {
+		b.Fatal("layer search: no plan")
+	}
+	return g, eg, c, est, ls
+}
+
+// BenchmarkOrderSearch runs 40 simulations of the order search on the
+// layer search's plan of NMT-2 training (12,452 ops) at 0.1x NVLink (the
+// Figure 8b point); it reports simulations per second.
+func BenchmarkOrderSearch(b *testing.B) {
+	_, eg, c, _, ls := nmt2SlowNVLink(b, 20)
 	b.ResetTimer()
 	evals := 0
 	for i := 0; i < b.N; i++ {
@@ -167,25 +182,7 @@ func BenchmarkOrderSearch(b *testing.B) {
 // layer search's plans of NMT-2 training (12,452 ops) at 0.1x NVLink (the
 // Figure 8b point); it reports simulations per second.
 func BenchmarkRangeSearch(b *testing.B) {
-	g, err := zoo.Build("zoo:gnmt?layers=2&hidden=1024&batch=128&training=true&framework=tf1-graph")
-	if err != nil {
-		b.Fatal(err)
-	}
-	c, _ := devices.NewPreset("2xV100-nvlink+cpu")
-	for i := range c.Topology.Links {
-		if l := &c.Topology.Links[i]; l.Family == "nvlink" {
-			l.Bandwidth *= 0.1
-		}
-	}
-	if err := c.Rebuild(); err != nil {
-		b.Fatal(err)
-	}
-	est, _ := devices.NewEstimates(g, c, devices.EstimateOptions{})
-	eg := estimatedGraph(g, c, est)
-	ls, ok := layerSearch(context.Background(), g, eg, c, est, 100)
-	if !ok {
-		b.Fatal("no plan")
-	}
+	g, eg, c, est, ls := nmt2SlowNVLink(b, 100)
 	b.ResetTimer()
 	evals := 0
 	for i := 0; i < b.N; i++ {
