@@ -48,7 +48,8 @@ type LengthPart struct {
 	Bin int `json:"bin"`
 	Seq int `json:"seq"`
 	// Predictions is the masked positions per sequence: LDDL's static
-	// masking rule on the bin's mean sample.
+	// masking rule, max(1, round(0.15 L)) a sample of L tokens, averaged
+	// over the bin's samples and rounded.
 	Predictions int `json:"predictions"`
 	// Weight is the probability that a step runs this part.
 	Weight float64 `json:"weight"`
@@ -190,9 +191,9 @@ func SampleLengths() []string {
 //     padded length l with probability p_k ((G(l))^B - (G(l-8))^B).
 //
 // Each part's masked positions follow LDDL's static masking (the default
-// of run_pretraining.sh): round(0.15 L) for a sample of L tokens, taken
-// at the bin's mean (NVIDIA's BERT runs the masked-LM head on the masked
-// rows only, sequence_output_is_dense).
+// of run_pretraining.sh): round(0.15 L) for a sample of L tokens,
+// averaged over the bin's samples (NVIDIA's BERT runs the masked-LM head
+// on the masked rows only, sequence_output_is_dense).
 func LengthMixOf(spec string) (*LengthMix, error) {
 	spec = strings.TrimPrefix(spec, "zoo:")
 	name, query, _ := strings.Cut(spec, "?")
