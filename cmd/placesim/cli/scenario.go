@@ -791,12 +791,23 @@ func checkRun(opts *CheckOptions) error {
 	}
 	var parts []string
 	if len(regs) > 0 {
-		parts = append(parts, fmt.Sprintf("%d of %s regressed beyond %s%s", len(regs), points(len(base.Records)), opts.Tolerance, detail))
+		parts = append(parts, fmt.Sprintf("%d of %s regressed beyond %s%s", changedPoints(regs), points(len(base.Records)), opts.Tolerance, detail))
 	}
 	if len(better) > 0 {
-		parts = append(parts, fmt.Sprintf("%d of %s improved beyond %s: explain it and re-record the baseline (--one-sided checks only for the worse)", len(better), points(len(base.Records)), opts.Tolerance))
+		parts = append(parts, fmt.Sprintf("%d of %s improved beyond %s: explain it and re-record the baseline (--one-sided checks only for the worse)", changedPoints(better), points(len(base.Records)), opts.Tolerance))
 	}
 	return &exitError{ExitError, errors.New(strings.Join(parts, "; "))}
+}
+
+// changedPoints is the number of points rs names: a point whose step
+// time and peak memory both moved is two Regressions but one point of
+// "N of M points regressed".
+func changedPoints(rs []study.Regression) int {
+	keys := map[string]bool{}
+	for _, r := range rs {
+		keys[r.Key] = true
+	}
+	return len(keys)
 }
 
 // points is "1 point" or "N points".
