@@ -35,9 +35,9 @@ func TestWikipediaLengths(t *testing.T) {
 // (c), bins of 16 tokens, batches of B: bin 0 (a+b samples) is picked with
 // probability (a+b)/N; its batch is padded to 8 when all B samples are
 // 4 tokens long, probability (a/(a+b))^B, else to 16; bin 1 (only 20-token
-// samples) with probability c/N, padded to 24. Masked positions: round(0.15
-// L) at the bin's mean, (a round(0.6) + b round(1.8)) / (a+b) = (a + 2b)/(a+b)
-// rounded, and round(3.0) = 3.
+// samples) with probability c/N, padded to 24. Masked positions: max(1,
+// round(0.15 L)) averaged over the bin's samples, (a max(1, round(0.6)) +
+// b round(1.8)) / (a+b) = (a + 2b)/(a+b) rounded, and round(3.0) = 3.
 func TestBinnedLengthsClosedForm(t *testing.T) {
 	const a, b, c, batch = 3.0, 1.0, 4.0, 2
 	counts := make([]int64, 32)
