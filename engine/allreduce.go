@@ -557,21 +557,36 @@ func (t *collectiveTopo) split(bytes int64) []int64 {
 }
 
 // ringStep is the modelled time of one step of the ring all-reduce of
-// bytes on its rings at once: each ring's chunk crosses its hops' links
-// as wireBytes, a link shared by several rings' hops carrying them one
-// after another; the step lasts as long as its busiest link's load plus
-// the route's latencies (m may be nil).
+// bytes on its rings at once (linkStep), each ring's chunk its share of
+// the bytes over the replicas (m may be nil).
 func (t *collectiveTopo) ringStep(bytes int64, m *CollectiveModel) float64 {
-	c := t.c
 	n := len(t.devs)
+	parts := t.split(bytes)
+	chunks := make([]int64, len(parts))
+	for k, part := range parts {
+		chunks[k] = divUp(part, n)
+	}
+	return t.linkStep(t.rings, chunks, m)
+}
+
+// linkStep is the modelled time of one step in which every member of
+// each ring of rings (replica indices) sends chunks[k] bytes to the next
+// in its ring at once: each chunk crosses its hops' links as wireBytes,
+// as the engine plays it, a link shared by several hops carrying them
+// one after another; the step lasts as long as its busiest link's load
+// plus the longest route's latencies across it (m may be nil). With
+// equal chunks and m nil it is stepModel's time.
+func (t *collectiveTopo) linkStep(rings [][]int, chunks []int64, m *CollectiveModel) float64 {
+	c := t.c
 	busy := map[links.LinkID]float64{}
 	lat := map[links.LinkID]float64{}
-	for k, part := range t.split(bytes) {
-		ring := t.rings[k]
-		chunk := divUp(part, n)
+	for k, ring := range rings {
+		if len(ring) < 2 {
+			continue
+		}
 		for i, r := range ring {
 			a, b := t.devs[r], t.devs[ring[(i+1)%len(ring)]]
-			w := float64(wireBytes(c, m, a, b, chunk))
+			w := float64(wireBytes(c, m, a, b, chunks[k]))
 			var l float64
 			route := c.Route(a, b)
 			for _, lid := range route {
@@ -588,6 +603,15 @@ func (t *collectiveTopo) ringStep(bytes int64, m *CollectiveModel) float64 {
 		worst = math.Max(worst, b+lat[lid])
 	}
 	return worst
+}
+
+// same is n copies of chunk.
+func same(n int, chunk int64) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = chunk
+	}
+	return out
 }
 
 // choose picks the algorithm for an all-reduce of bytes as NCCL does: the
@@ -622,7 +646,9 @@ func (t *collectiveTopo) choose(bytes int64, m *CollectiveModel) (string, float6
 				rails[j] = append(rails[j], t.groups[h][j])
 			}
 		}
-		h := base + 2*float64(g-1)*(step+stepTime(c, t.devs, t.groups, shard)) + 2*float64(k-1)*(step+stepTime(c, t.devs, rails, divUp(shard, k)))
+		// the engine plays both phases' chunks as wireBytes (ringPhase),
+		// as the ring's ringStep counts them
+		h := base + 2*float64(g-1)*(step+t.linkStep(t.groups, same(k, shard), m)) + 2*float64(k-1)*(step+t.linkStep(rails, same(g, divUp(shard, k)), m))
 		if h < bestT {
 			best, bestT = AlgoHierarchical, h
 		}
@@ -635,7 +661,7 @@ func (t *collectiveTopo) choose(bytes int64, m *CollectiveModel) (string, float6
 	var edge float64
 	for i := 1; i < n; i++ {
 		a, b := t.devs[t.nodeOrder[(i-1)/2]], t.devs[t.nodeOrder[i]]
-		edge = math.Max(edge, c.TransferTime(a, b, bytes))
+		edge = math.Max(edge, c.TransferTime(a, b, wireBytes(c, m, a, b, bytes))) // as tree plays it
 	}
 	if tr := base + 2*float64(depth)*(step+edge); tr < bestT {
 		best, bestT = AlgoTree, tr

@@ -14,16 +14,13 @@ import (
 // bandwidth, not latency, decides.
 const ringRefBytes = 64 << 20
 
-// stepTime models one step of rings run at once (every member sends a
-// chunk to the next in its ring): each transfer takes its route's
-// latencies plus chunk times the busiest share of a link's bandwidth, a
-// link shared by k transfers of the step giving each 1/k; the step lasts
-// as long as its slowest transfer.
-func stepTime(c *devices.Cluster, devs []int, rings [][]int, chunk int64) float64 {
-	return newStepModel(c).time(devs, rings, chunk)
-}
-
-// stepModel evaluates stepTime without allocating, for the ring search.
+// stepModel models one step of rings run at once (every member sends a
+// chunk to the next in its ring), without allocating, for the ring
+// search: each transfer takes its route's latencies plus chunk times the
+// busiest share of a link's bandwidth, a link shared by k transfers of
+// the step giving each 1/k; the step lasts as long as its slowest
+// transfer (collectiveTopo.linkStep with equal chunks and no collective
+// model).
 type stepModel struct {
 	c    *devices.Cluster
 	load []int32 // transfers of the step on each link
