@@ -1,15 +1,12 @@
 package study_test
 
 import (
-	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/floats/scalar"
 
-	"placesim/placers/builtin"
 	"placesim/study"
 	"placesim/workloads"
 )
@@ -30,16 +27,7 @@ func TestValidateAccumulation(t *testing.T) {
 		"onek\tzoo:bert?size=base&layers=2&seq=128&training=true&batch=8\t1xV100\t1\tfp32\tpytorch\t100\tsamples/s\t1\tsrc\t\t-\t16\n" +
 		"two\tzoo:bert?size=base&layers=2&seq=128&training=true&batch=16\t8xV100-nvlink\t2\tamp-fp16\tpytorch\t100\tsamples/s\t1\tsrc\t\t-\t1\n" +
 		"twok\tzoo:bert?size=base&layers=2&seq=128&training=true&batch=16\t8xV100-nvlink\t2\tamp-fp16\tpytorch\t100\tsamples/s\t1\tsrc\t\t-\t16\n"
-	path := writeValidation(t, body)
-	rows, err := study.ReadValidation(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, _ := builtin.NewRegistry()
-	s, err := study.Validate(context.Background(), reg, rows, filepath.Dir(path))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := validateText(t, body)
 	const tol = 1e-9
 	for _, pair := range [][2]int{{0, 1}, {2, 3}} {
 		base, acc := s.Rows[pair[0]], s.Rows[pair[1]]

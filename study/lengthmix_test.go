@@ -1,15 +1,12 @@
 package study_test
 
 import (
-	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/floats/scalar"
 
-	"placesim/placers/builtin"
 	"placesim/study"
 	"placesim/workloads"
 	"placesim/workloads/zoo"
@@ -103,16 +100,7 @@ func TestValidateLengthMix(t *testing.T) {
 	for i, p := range mix.Parts {
 		fmt.Fprintf(&b, "p%d\t%s\t1xV100\t1\tfp32\tpytorch\t100\tsamples/s\t1\tsrc\t\n", i, p.Spec)
 	}
-	path := writeValidation(t, b.String())
-	rows, err := study.ReadValidation(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, _ := builtin.NewRegistry()
-	s, err := study.Validate(context.Background(), reg, rows, filepath.Dir(path))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := validateText(t, b.String())
 	var inv float64
 	for i, p := range mix.Parts {
 		r := s.Rows[i+1]

@@ -26,6 +26,26 @@ func writeValidation(t *testing.T, body string) string {
 	return p
 }
 
+// validateText writes body as a validation file, reads it and simulates
+// its rows with the built-in placers.
+func validateText(t *testing.T, body string) *study.ValidationSummary {
+	t.Helper()
+	path := writeValidation(t, body)
+	rows, err := study.ReadValidation(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := builtin.NewRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := study.Validate(context.Background(), reg, rows, filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // TestReadValidationErrors: a malformed file is an error naming the line
 // and the column.
 func TestReadValidationErrors(t *testing.T) {
@@ -63,16 +83,7 @@ func TestValidate(t *testing.T) {
 		"a\tzoo:mlp?training=true&batch=64\t1xV100\t1\tfp32\tpytorch\t1000\tsamples/s\t1\tsrc\t\n" +
 		"b\tzoo:mlp?training=true&batch=64\t1xV100\t1\tamp-fp16\tpytorch\t1000\ttokens/s\t10\tsrc\t\n" +
 		"c\tzoo:mlp?training=true&batch=64\t4xV100-pcie\t2\tfp32\ttensorflow\t1000\tsamples/s\t1\tsrc\t\n"
-	path := writeValidation(t, body)
-	rows, err := study.ReadValidation(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, _ := builtin.NewRegistry()
-	s, err := study.Validate(context.Background(), reg, rows, filepath.Dir(path))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := validateText(t, body)
 	if len(s.Rows) != 3 {
 		t.Fatalf("%d rows", len(s.Rows))
 	}
