@@ -11,18 +11,20 @@ import (
 	"placesim/workloads/zoo"
 )
 
-// LengthMixResult is a validation row's distribution of padded lengths.
+// LengthMixResult is a validation row's distribution of padded lengths:
+// the summary stats prints for the workload, and the part explain takes
+// apart.
 type LengthMixResult struct {
-	// Lengths names the sample-length distribution, Bin LDDL's bin size,
-	// Parts the padded lengths simulated, MeanPadded their expectation.
-	Lengths    string  `json:"lengths"`
-	Bin        int     `json:"bin"`
-	Parts      int     `json:"parts"`
-	MeanPadded float64 `json:"meanPadded"`
+	runresult.LengthMix
 	// Explained is the most probable part's spec, Weight its probability:
 	// the padded length placesim validate --explain takes apart.
 	Explained string  `json:"explained"`
 	Weight    float64 `json:"weight"`
+}
+
+// mixSummary is the summary of mix that stats and validate report.
+func mixSummary(mix *zoo.LengthMix) runresult.LengthMix {
+	return runresult.LengthMix{Lengths: mix.Lengths, Bin: mix.Bin, Parts: len(mix.Parts), MeanLength: mix.MeanLength, MeanPadded: mix.MeanPadded}
 }
 
 // simulateLengthMix simulates a validation row whose workload is a mix of
@@ -70,7 +72,7 @@ func simulateLengthMix(ctx context.Context, reg *placers.Registry, r ValidationR
 	out.Simulated = 1 / inv
 	out.Cluster, out.Program, out.Host = bestPart.Cluster, bestPart.Program, bestPart.Host
 	out.Accumulation = bestPart.Accumulation
-	out.LengthMix = &LengthMixResult{Lengths: mix.Lengths, Bin: mix.Bin, Parts: len(mix.Parts), MeanPadded: mix.MeanPadded, Explained: bestPart.Workload, Weight: best}
+	out.LengthMix = &LengthMixResult{LengthMix: mixSummary(mix), Explained: bestPart.Workload, Weight: best}
 	out.Error = out.Simulated/r.Measured - 1
 	return out, bestRec, bestG, nil
 }
@@ -120,6 +122,7 @@ func lengthMixStats(req StatsRequest, mix *zoo.LengthMix) (*WorkloadStats, error
 	if o.CCR != nil {
 		o.CCR.Value = ccr
 	}
-	o.LengthMix = &runresult.LengthMix{Lengths: mix.Lengths, Bin: mix.Bin, Parts: len(mix.Parts), MeanLength: mix.MeanLength, MeanPadded: mix.MeanPadded}
+	m := mixSummary(mix)
+	o.LengthMix = &m
 	return o, nil
 }
