@@ -45,12 +45,21 @@ const (
 // GradientPassTime is the GPU time of one elementwise pass over a
 // gradient of bytes on kind k, read and written in place (an in-place
 // division or scaling kernel): the kind's elementwise row of its kernel
-// table, launch overhead included.
+// table, launch overhead included. Its FLOPs count 4-byte elements; the
+// pass is bound by memory either way.
 func GradientPassTime(bytes int64, k *Kind) (float64, error) {
-	if bytes < 0 {
-		return 0, fmt.Errorf("gradient pass: bytes = %d (valid range: >= 0)", bytes)
+	return GradientWordsTime(bytes, 2, 4, k)
+}
+
+// GradientWordsTime is the GPU time of one elementwise kernel over a
+// gradient of bytes whose elements are elemBytes wide, moving words times
+// the gradient's bytes (2: an in-place pass; 3: an in-place add of a
+// second gradient) with one FLOP per element, on kind k.
+func GradientWordsTime(bytes int64, words float64, elemBytes int64, k *Kind) (float64, error) {
+	if bytes < 0 || !(words > 0) || elemBytes < 1 {
+		return 0, fmt.Errorf("gradient pass: bytes = %d (valid range: >= 0), words = %g (valid: > 0), element bytes = %d (valid: >= 1)", bytes, words, elemBytes)
 	}
-	op := workloads.Op{Name: "gradient pass", Type: "div", Role: workloads.Backward, BytesAccessed: 2 * bytes, FLOPs: float64(bytes / 4)}
+	op := workloads.Op{Name: "gradient pass", Type: "div", Role: workloads.Backward, BytesAccessed: int64(words * float64(bytes)), FLOPs: float64(bytes / elemBytes)}
 	return OpTime(&op, k)
 }
 

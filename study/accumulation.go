@@ -108,12 +108,9 @@ func accumulate(r *engine.Result, g *workloads.Graph, kind *devices.Kind, k int,
 		if o.Role != workloads.Update || o.GradBytes <= 0 {
 			continue
 		}
-		// one add per gradient element, GradBytes of them in the
-		// gradient's precision (2 bytes under fp16 and bf16, 4 otherwise:
-		// workloads.Precision.ParamBytes, as addUpdates counts them)
-		elems := o.GradBytes / g.Precision.ParamBytes()
-		op := workloads.Op{Name: "accumulate gradient", Type: "add", Role: workloads.Backward, BytesAccessed: int64(words * float64(o.GradBytes)), FLOPs: float64(elems)}
-		t, err := devices.OpTime(&op, kind)
+		// one add per gradient element, in the gradient's precision (2
+		// bytes under fp16 and bf16, 4 otherwise: as addUpdates counts them)
+		t, err := devices.GradientWordsTime(o.GradBytes, words, g.Precision.ParamBytes(), kind)
 		if err != nil {
 			return a, fmt.Errorf("gradient accumulation: op %q: %w", o.Name, err)
 		}
