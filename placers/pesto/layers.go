@@ -174,15 +174,11 @@ func layerSearch(ctx context.Context, g *workloads.Graph, eg *workloads.Graph, c
 
 	eval := func(ud []int) (*engine.Plan, float64) {
 		res.evals++
-		plan := &engine.Plan{Device: make([]int, len(g.Ops)), Priority: make([]float64, len(g.Ops))}
-		for op := range plan.Device {
-			plan.Device[op] = ud[unitOf[op]]
+		dev := make([]int, len(g.Ops))
+		for op := range dev {
+			dev[op] = ud[unitOf[op]]
 		}
-		upwardRank(g, est, plan.Device, order, plan.Priority)
-		t, err := simulateEstimated(eg, cl, plan)
-		if err != nil {
-			return nil, math.Inf(1)
-		}
+		plan, t := playRanked(g, eg, cl, est, order, dev)
 		if !math.IsInf(t, 1) {
 			res.tried = append(res.tried, triedAssignment{slices.Clone(ud), t})
 		}
@@ -307,6 +303,20 @@ func contiguousStart(g *workloads.Graph, order, unitOf []int, load []float64, ta
 		}
 	}
 	return ud
+}
+
+// playRanked plays the placement dev (op to device) list-scheduled by
+// upward rank with the estimates, as the layer and range searches play
+// their candidates: the plan and its simulated step time (+Inf when the
+// simulation fails).
+func playRanked(g, eg *workloads.Graph, cl *devices.Cluster, est *devices.Estimates, order, dev []int) (*engine.Plan, float64) {
+	plan := &engine.Plan{Device: dev, Priority: make([]float64, len(g.Ops))}
+	upwardRank(g, est, plan.Device, order, plan.Priority)
+	t, err := simulateEstimated(eg, cl, plan)
+	if err != nil {
+		return nil, math.Inf(1)
+	}
+	return plan, t
 }
 
 // upwardRank writes into rank each op's upward rank on the placement dev:

@@ -196,18 +196,13 @@ func rangeSearch(ctx context.Context, g, eg *workloads.Graph, cl *devices.Cluste
 	n := len(g.Ops)
 	eval := func(gd []int) (*engine.Plan, float64) {
 		res.evals++
-		plan := &engine.Plan{Device: make([]int, n), Priority: make([]float64, n)}
+		dev := make([]int, n)
 		for gi, ops := range groups {
 			for _, op := range ops {
-				plan.Device[op] = gd[gi]
+				dev[op] = gd[gi]
 			}
 		}
-		upwardRank(g, est, plan.Device, order, plan.Priority)
-		t, err := simulateEstimated(eg, cl, plan)
-		if err != nil {
-			return nil, math.Inf(1)
-		}
-		return plan, t
+		return playRanked(g, eg, cl, est, order, dev)
 	}
 	spent := func() bool { return res.evals >= budget || ctx.Err() != nil }
 	// pass plays each of moves on gd (step t) and applies the fastest when
