@@ -103,11 +103,9 @@ func (c *inputCache) specHash(spec string) string {
 
 func must[T any](v T, _ error) T { return v }
 
-// optionFiles lists "option=hash of the file's contents" for every option
-// of placer (as in opts, plain or qualified by the placer's name) that
-// names an input file; a file that cannot be read hashes as its error,
-// so that it changing into a readable one is a change too.
-func (c *inputCache) optionFiles(reg *placers.Registry, placer string, opts placers.Options) []string {
+// placerOptions is the placer's declared options (nil for a placer the
+// registry lacks: its point fails with that error).
+func placerOptions(reg *placers.Registry, placer string) []placers.Option {
 	if reg == nil {
 		return nil
 	}
@@ -115,8 +113,16 @@ func (c *inputCache) optionFiles(reg *placers.Registry, placer string, opts plac
 	if err != nil {
 		return nil
 	}
+	return e.Options
+}
+
+// optionFiles lists "option=hash of the file's contents" for every option
+// of decls (a placer's, plain or qualified by the placer's name in opts)
+// that names an input file; a file that cannot be read hashes as its
+// error, so that it changing into a readable one is a change too.
+func (c *inputCache) optionFiles(decls []placers.Option, placer string, opts placers.Options) []string {
 	var out []string
-	for _, decl := range e.Options {
+	for _, decl := range decls {
 		if decl.Resource != placers.InputFile {
 			continue
 		}
@@ -139,21 +145,14 @@ func (c *inputCache) optionFiles(reg *placers.Registry, placer string, opts plac
 	return out
 }
 
-// optionDefaults lists "option=default" for every option placer
-// declares: a default that changes between two builds (a search budget,
+// optionDefaults lists "option=default" for every option of decls (a
+// placer's): a default that changes between two builds (a search budget,
 // say) changes the point's result as much as a given option does, and
 // the build's version alone does not show it when both builds carry the
 // same revision with local changes.
-func optionDefaults(reg *placers.Registry, placer string) []string {
-	if reg == nil {
-		return nil
-	}
-	e, err := reg.Entry(placer)
-	if err != nil {
-		return nil
-	}
-	out := make([]string, 0, len(e.Options))
-	for _, decl := range e.Options {
+func optionDefaults(decls []placers.Option) []string {
+	out := make([]string, 0, len(decls))
+	for _, decl := range decls {
 		out = append(out, decl.Name+"="+decl.Default)
 	}
 	return out
@@ -181,6 +180,7 @@ func (c *inputCache) pointInputs(reg *placers.Registry, s *Scenario, p Point, op
 	for _, k := range keys {
 		o = append(o, k+"="+opts[k])
 	}
+	decls := placerOptions(reg, p.Placer)
 	settings, _ := json.Marshal(struct {
 		Placer    string         `json:"placer"`
 		Options   []string       `json:"options"`
@@ -190,7 +190,7 @@ func (c *inputCache) pointInputs(reg *placers.Registry, s *Scenario, p Point, op
 		Settings  []Setting      `json:"settings"`
 		MaxMemory int64          `json:"maxMemory"`
 		Wide      map[string]any `json:"wide"`
-	}{p.Placer, o, optionDefaults(reg, p.Placer), c.optionFiles(reg, p.Placer, opts), p.Seed, p.Settings, maxMemory, wide})
+	}{p.Placer, o, optionDefaults(decls), c.optionFiles(decls, p.Placer, opts), p.Seed, p.Settings, maxMemory, wide})
 	return PointInputs{Version: version, Workload: c.specHash(p.Workload), Cluster: c.specHash(p.Cluster), Settings: hashOf(settings)}
 }
 
