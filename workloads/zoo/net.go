@@ -85,11 +85,13 @@ type net struct {
 	// tensors: parameter tensor sizes (bytes) of ops with more than one
 	tensors map[int][]int64
 	// gradExtra: bytes that the gradient op of a forward op (by name)
-	// reads beyond what the training derivation counts (momentsPasses)
+	// reads beyond what the training derivation counts (momentsPasses;
+	// added by addGradExtra, one of afterTraining)
 	gradExtra map[string]int64
 	// afterTraining are corrections of the training graph's backward ops
 	// where the program's kernels differ from DeriveTraining's rules
-	// (run at op granularity only; fairseq's loss and embedding).
+	// (run at op granularity only: XLA's layer-norm gradients, fairseq's
+	// loss and embedding).
 	afterTraining []func(*workloads.Graph) error
 	err           error
 }
@@ -505,7 +507,7 @@ func (n *net) layerNorm(name string, x tensor) tensor {
 // the output gradient and the input. Under the normalisation class's two
 // passes, one more read of the input forward and of the input and output
 // gradient backward is the difference: ln's bytes grow by its inputs', and
-// its gradient's (Build adds gradExtra after the training derivation) by
+// its gradient's (addGradExtra, after the training derivation) by
 // its inputs' and its output's.
 func (n *net) momentsPasses(ln tensor) {
 	if !n.prof.momentsLN {
@@ -517,9 +519,25 @@ func (n *net) momentsPasses(ln tensor) {
 	if n.train {
 		if n.gradExtra == nil {
 			n.gradExtra = map[string]int64{}
+			n.afterTraining = append(n.afterTraining, n.addGradExtra)
 		}
 		n.gradExtra[op.Name] = in + op.OutputBytes
 	}
+}
+
+// addGradExtra adds to each gradient op what it reads beyond the
+// training derivation's count (gradExtra, by its forward op's name).
+func (n *net) addGradExtra(g *workloads.Graph) error {
+	for i := range g.Ops {
+		op := &g.Ops[i]
+		if op.Role != workloads.Backward {
+			continue
+		}
+		if fwd, ok := strings.CutSuffix(op.Name, "/grad"); ok {
+			op.BytesAccessed += n.gradExtra[fwd]
+		}
+	}
+	return nil
 }
 
 // embedding looks up rows of an owned table [vocab, dim] for ids.

@@ -266,19 +266,6 @@ func Build(spec string) (*workloads.Graph, error) {
 		if err != nil {
 			return nil, fmt.Errorf("zoo:%s: %w", name, err)
 		}
-		if p.Granularity == Operator && len(n.gradExtra) > 0 {
-			// what gradient ops read beyond the derivation's count
-			// (net.momentsPasses)
-			for i := range g.Ops {
-				op := &g.Ops[i]
-				if op.Role != workloads.Backward {
-					continue
-				}
-				if fwd, ok := strings.CutSuffix(op.Name, "/grad"); ok {
-					op.BytesAccessed += n.gradExtra[fwd]
-				}
-			}
-		}
 		if p.Granularity == Operator {
 			for _, f := range n.afterTraining {
 				if err := f(g); err != nil {
