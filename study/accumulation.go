@@ -38,20 +38,24 @@ import (
 // both, write one: 3 x the gradient's bytes, an elementwise kernel per
 // parameter tensor), the k micro-batches take
 //
-//	T_acc = (k-1) (T_micro + T_add) + T_step
+//	T_acc = (k-1) (T_micro + T_add) + T_step + k T_sync
 //
-// and the step's throughput is k batch / T_acc.
+// and the step's throughput is k batch / T_acc. T_sync is what every
+// micro-batch, the last one too, waits for its program's per-micro-batch
+// synchronisation (HostProgram.MicroBatchSync: NVIDIA's TensorFlow 1
+// BERT's Horovod all-reduce of its finiteness flag; 0 for the others).
 //
 // T_add is AccumulationWords(program, precision) passes over the
 // gradients' bytes: 3 (the in-place add), more for a program that does
 // more per micro-batch (NVIDIA's TensorFlow 1 BERT clips each one).
 type AccumulatedStep struct {
-	// Steps is k, Micro T_micro, Add T_add, Step T_step and Total T_acc
-	// (seconds).
+	// Steps is k, Micro T_micro, Add T_add, Step T_step, Sync T_sync and
+	// Total T_acc (seconds).
 	Steps int     `json:"steps"`
 	Micro float64 `json:"micro"`
 	Add   float64 `json:"add"`
 	Step  float64 `json:"step"`
+	Sync  float64 `json:"sync,omitempty"`
 	Total float64 `json:"total"`
 }
 
@@ -92,11 +96,12 @@ func AccumulationWords(p *HostProgram, prec workloads.Precision) float64 {
 // took step seconds (program costs included), whose simulation is r on
 // graph g with GPUs of kind kind, each micro-batch making words passes
 // over the gradients besides its forward and backward
-// (AccumulationWords).
-func accumulate(r *engine.Result, g *workloads.Graph, kind *devices.Kind, k int, step, words float64) (AccumulatedStep, error) {
-	a := AccumulatedStep{Steps: k, Step: step}
-	if k < 1 || !(step > 0) || r == nil {
-		return a, fmt.Errorf("gradient accumulation: %d steps (valid range: >= 1), step %g s (valid: > 0)", k, step)
+// (AccumulationWords) and waiting sync seconds for its program's
+// synchronisation (HostProgram.MicroBatchSync).
+func accumulate(r *engine.Result, g *workloads.Graph, kind *devices.Kind, k int, step, words, sync float64) (AccumulatedStep, error) {
+	a := AccumulatedStep{Steps: k, Step: step, Sync: sync}
+	if k < 1 || !(step > 0) || r == nil || sync < 0 {
+		return a, fmt.Errorf("gradient accumulation: %d steps (valid range: >= 1), step %g s (valid: > 0), sync %g s (valid: >= 0)", k, step, sync)
 	}
 	slow := 1.0
 	if dp := r.DataParallel; dp != nil {
@@ -116,6 +121,6 @@ func accumulate(r *engine.Result, g *workloads.Graph, kind *devices.Kind, k int,
 		}
 		a.Add += t
 	}
-	a.Total = float64(k-1)*(a.Micro+a.Add) + a.Step
+	a.Total = float64(k-1)*(a.Micro+a.Add) + a.Step + float64(k)*a.Sync
 	return a, nil
 }

@@ -81,3 +81,56 @@ func TestAccumulationWords(t *testing.T) {
 		}
 	}
 }
+
+// TestMicroBatchSync: NVIDIA's TensorFlow 1 BERT waits on every
+// micro-batch for its Horovod all-reduce of batch_finite only on more than
+// one GPU under mixed precision (half of Horovod's 5 ms cycle and the
+// all-reduce's NCCL latency); no other program, GPU count or precision
+// waits, and a validation row charges the wait to all k micro-batches.
+func TestMicroBatchSync(t *testing.T) {
+	t.Parallel()
+	tf := study.HostPrograms["dle-tf-bert"]
+	fairseq := study.HostPrograms["fairseq"]
+	amp8 := 2.5e-3 + 8.4e-6 + 14*3.4e-6
+	tests := []struct {
+		name string
+		p    *study.HostProgram
+		prec workloads.Precision
+		n    int
+		want float64
+	}{
+		{"none", nil, workloads.PrecisionAMPFP16, 8, 0},
+		{"fairseq", &fairseq, workloads.PrecisionAMPFP16, 8, 0},
+		{"tf-bert amp 1 GPU", &tf, workloads.PrecisionAMPFP16, 1, 0},
+		{"tf-bert fp32 8 GPUs", &tf, workloads.PrecisionFP32, 8, 0},
+		{"tf-bert tf32 8 GPUs", &tf, workloads.PrecisionTF32, 8, 0},
+		{"tf-bert amp 8 GPUs", &tf, workloads.PrecisionAMPFP16, 8, amp8},
+	}
+	for _, tc := range tests {
+		if got := tc.p.MicroBatchSync(tc.prec, tc.n); !scalar.EqualWithinAbsOrRel(got, tc.want, 1e-15, 1e-12) {
+			t.Errorf("%s: MicroBatchSync = %g s, want %g s", tc.name, got, tc.want)
+		}
+	}
+
+	const k = 16
+	header := strings.Replace(validationHeader, "note\n", "note\tprogram\taccumulation\n", 1)
+	body := header +
+		"amp\tzoo:bert?size=base&layers=2&seq=128&training=true&batch=16\t8xV100-nvlink\t2\tamp-fp16\ttensorflow-xla\t100\tsamples/s\t1\tsrc\t\tdle-tf-bert\t16\n" +
+		"fp32\tzoo:bert?size=base&layers=2&seq=128&training=true&batch=16\t8xV100-nvlink\t2\tfp32\ttensorflow-xla\t100\tsamples/s\t1\tsrc\t\tdle-tf-bert\t16\n"
+	s := validateText(t, body)
+	const tol = 1e-9
+	for i, want := range []float64{2.5e-3 + 8.4e-6 + 2*3.4e-6, 0} {
+		r := s.Rows[i]
+		a := r.Accumulation
+		if a == nil || a.Steps != k {
+			t.Fatalf("%s: accumulation %+v, want %d steps", r.ID, a, k)
+		}
+		if !scalar.EqualWithinAbsOrRel(a.Sync, want, 1e-15, 1e-12) {
+			t.Errorf("%s: T_sync %g s, want %g s", r.ID, a.Sync, want)
+		}
+		total := float64(k-1)*(a.Micro+a.Add) + a.Step + k*want
+		if !scalar.EqualWithinAbsOrRel(a.Total, total, tol, tol) || !scalar.EqualWithinAbsOrRel(r.Simulated, k*16/total, tol, tol) {
+			t.Errorf("%s: T_acc %g, simulated %g; want %g and %g", r.ID, a.Total, r.Simulated, total, k*16/total)
+		}
+	}
+}

@@ -90,6 +90,11 @@ type HostProgram struct {
 	// MixedMicroBatchWords those it adds under mixed precision
 	// (AccumulationWords).
 	MicroBatchWords, MixedMicroBatchWords float64
+	// FlagAllreduceCycle is, for a program that all-reduces a flag through
+	// Horovod at the end of every micro-batch of gradient accumulation
+	// under mixed precision, the cycle of Horovod's background thread in
+	// seconds (MicroBatchSync); 0: no such all-reduce.
+	FlagAllreduceCycle float64
 	// Input is the program's CPU input pipeline (InputPipeline); nil: the
 	// program's data need no host work per image (synthetic data, a GPU
 	// decoder).
@@ -111,7 +116,40 @@ var HostPrograms = map[string]HostProgram{
 	// (AccumulationWords cites the lines).
 	"dle-tf-bert": {Name: "dle-tf-bert",
 		Source:          "NVIDIA/DeepLearningExamples@729963dd TensorFlow/LanguageModeling/BERT/optimization.py create_optimizer (num_accumulation_steps > 1: tf.clip_by_global_norm of each micro-batch's gradients, accum_vars assign_add in tf.cond, apply_gradients once per k) and run_pretraining.py (--amp: enable_mixed_precision_graph_rewrite, --use_xla)",
-		MicroBatchWords: 3, MixedMicroBatchWords: 1},
+		MicroBatchWords: 3, MixedMicroBatchWords: 1, FlagAllreduceCycle: HorovodCycleBefore021},
+}
+
+// HorovodCycleBefore021 is the cycle of Horovod's background thread before
+// Horovod 0.21.0 (2020-11-23), whose CHANGELOG says "Changed default cycle
+// time from 5ms to 1ms" (horovod/horovod#2468; horovod/common/operations.cc
+// BackgroundThreadLoop: SetCycleTimeMs(5), RunLoopOnce sleeping out the
+// rest of each cycle before it gathers the ranks' requests): the Horovod
+// of the TensorFlow 20.06-tf1-py3 container (June 2020) that NVIDIA's
+// TensorFlow BERT figures ran in, whose scripts set no HOROVOD_CYCLE_TIME.
+const HorovodCycleBefore021 = 5e-3
+
+// MicroBatchSync is the time every micro-batch of gradient accumulation
+// waits, beyond its forward and backward, for program p's per-micro-batch
+// all-reduce of a flag on n GPUs in precision prec (nil p: none).
+// NVIDIA's TensorFlow 1 BERT (optimization.py create_optimizer,
+// num_accumulation_steps > 1, run with --horovod on more than one GPU)
+// computes new_global_step from tf.math.logical_and(update_step,
+// hvd.allreduce(tf.cast(batch_finite, tf.int32))) outside any tf.cond, so
+// every session.run, one per micro-batch, all-reduces batch_finite and,
+// fetching step_update (the _LogSessionRunHook), waits for it. Under
+// mixed precision batch_finite is assigned from all_are_finite, the
+// finiteness check of every gradient, so the request reaches Horovod only
+// after the backward; in FP32 and TF32 all_are_finite is a constant and the
+// all-reduce runs beside the forward, hidden. Horovod's background thread
+// takes requests once a cycle (FlagAllreduceCycle), at a phase unrelated
+// to the micro-batch's end: half a cycle on average, then the NCCL
+// all-reduce of one int32 (engine.NCCLRingBaseLatency and 2(n-1) ring
+// steps). The ranks' negotiation messages (MPI) are not counted.
+func (p *HostProgram) MicroBatchSync(prec workloads.Precision, n int) float64 {
+	if p == nil || !(p.FlagAllreduceCycle > 0) || n < 2 || !prec.Mixed() {
+		return 0
+	}
+	return p.FlagAllreduceCycle/2 + engine.NCCLRingBaseLatency + float64(2*(n-1))*engine.NCCLRingStepLatency
 }
 
 // dleConvNetsInput is the input pipeline of DeepLearningExamples' ConvNets

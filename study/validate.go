@@ -417,7 +417,7 @@ func simulateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 		// k micro-batches per all-reduce and update (AccumulatedStep)
 		prec, _ := workloads.ParsePrecision(r.Precision) // checked by ReadValidation
 		p, _ := hostProgram(r.Program)                   // checked by ReadValidation
-		a, err := accumulate(o.Result, g, &c.Devices[c.Accelerators()[0]].Kind, r.Accumulation, float64(g.Batch)/out.Simulated, AccumulationWords(p, prec))
+		a, err := accumulate(o.Result, g, &c.Devices[c.Accelerators()[0]].Kind, r.Accumulation, float64(g.Batch)/out.Simulated, AccumulationWords(p, prec), p.MicroBatchSync(prec, r.GPUs))
 		if err != nil {
 			return out, nil, nil, err
 		}

@@ -241,7 +241,11 @@ func printExplanation(w io.Writer, e *study.Explanation) {
 	}
 	fmt.Fprintf(w, "measured %.1f %s, simulated %.1f %s (%+.1f %%)\n", r.Measured, r.Unit, r.Simulated, r.Unit, 100*r.Error)
 	if a := r.Accumulation; a != nil {
-		fmt.Fprintf(w, "gradient accumulation: %d micro-batches per update, %d x (%s forward and backward + %s gradient work: study.AccumulationWords) + %s step = %s; taken apart below: the step with the all-reduce and update\n", a.Steps, a.Steps-1, units.Seconds(a.Micro), units.Seconds(a.Add), units.Seconds(a.Step), units.Seconds(a.Total))
+		sync := ""
+		if a.Sync > 0 {
+			sync = fmt.Sprintf(" + %d x %s program synchronisation per micro-batch (study.HostProgram.MicroBatchSync)", a.Steps, units.Seconds(a.Sync))
+		}
+		fmt.Fprintf(w, "gradient accumulation: %d micro-batches per update, %d x (%s forward and backward + %s gradient work: study.AccumulationWords) + %s step%s = %s; taken apart below: the step with the all-reduce and update\n", a.Steps, a.Steps-1, units.Seconds(a.Micro), units.Seconds(a.Add), units.Seconds(a.Step), sync, units.Seconds(a.Total))
 	}
 	if m := r.LengthMix; m != nil {
 		fmt.Fprintf(w, "lengths %s, bin %d: simulated is the expectation over %d padded lengths (mean %.1f tokens); taken apart below: the most probable, probability %.3f, %s\n", m.Lengths, m.Bin, m.Parts, m.MeanPadded, m.Weight, m.Explained)
