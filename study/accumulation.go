@@ -70,15 +70,26 @@ type AccumulatedStep struct {
 // create_optimizer with num_accumulation_steps > 1) every micro-batch's
 // gradients are clipped by their global norm before the accum_vars
 // assign_add inside tf.cond: tf.global_norm reads every gradient (1) and
-// clip_by_global_norm reads and writes it (2). Under TF-AMP (--amp,
-// enable_mixed_precision_graph_rewrite) the variables stay FP32 and the
-// rewrite casts each one to FP16 before its MatMul (a WhiteList op of
-// grappler's auto_mixed_precision_lists.h) on every micro-batch: read
-// FP32, write FP16 (1.5); the loss scaler's finiteness check
+// clip_by_global_norm reads and writes it (2). Under TF-AMP (--amp:
+// tf.train.experimental.enable_mixed_precision_graph_rewrite, TF 1.15)
+// every micro-batch also makes the passes the zoo charges once per step
+// to the update ops (workloads ampWords): the variables stay FP32 and the
+// rewrite casts each one to FP16 for its MatMul (read FP32, write FP16:
+// 1.5), and the gradients leave the FP16 MatMuls through a cast to FP32
+// (1.5), because the optimizer wrapper's compute_gradients unscales them
+// right there (MixedPrecisionLossScaleOptimizer._unscale_grads, grad *
+// 1/loss_scale: read, write: 2) and grappler's auto_mixed_precision keeps
+// that Mul in FP32: Mul is a graylist op, made FP16 only between two
+// whitelist ops, and nothing downstream of it is whitelisted (IsFinite,
+// Switch and Merge are clearlist, L2Loss blacklist, the accum_vars'
+// assign_add unlisted; auto_mixed_precision.cc passes 1 to 4,
+// auto_mixed_precision_lists.h). The loss scaler's finiteness check
 // (all_are_finite: reduce_all(is_finite(g)) over every gradient) reads
-// the FP16 gradients once more (0.5), which the norm and the clip also
-// read as FP16 (half a word each, 1 less than the FP32 count): 1 more in
-// all. (NVIDIA's TensorFlow 2 BERT,
+// the FP32 gradients and writes and reads a bool per element (1.5), and
+// the norm and the clip read them as FP32 (counted above): 6.5 more in
+// all. Each op is counted as a pass of its own, as the clip's are; where
+// XLA's auto-clustering fuses some of them the passes are fewer.
+// (NVIDIA's TensorFlow 2 BERT,
 // official/modeling/model_training_utils.py, clips once per step after
 // accumulating: its rows name no program.)
 func AccumulationWords(p *HostProgram, prec workloads.Precision) float64 {

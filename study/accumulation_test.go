@@ -58,8 +58,9 @@ func TestValidateAccumulation(t *testing.T) {
 
 // TestAccumulationWords: the in-place add's 3 words per micro-batch, and
 // NVIDIA's TensorFlow 1 BERT's clip by the global norm (3 more) and, under
-// TF-AMP, the FP16 cast of every variable and the finiteness check less
-// the FP16 gradients' half words (1 more).
+// TF-AMP, the FP16 cast of every variable (1.5), the FP32 cast of every
+// gradient (1.5), the loss scale's unscale (2) and the finiteness check
+// (1.5): 6.5 more.
 func TestAccumulationWords(t *testing.T) {
 	tf := study.HostPrograms["dle-tf-bert"]
 	fairseq := study.HostPrograms["fairseq"]
@@ -73,7 +74,7 @@ func TestAccumulationWords(t *testing.T) {
 		{"fairseq", &fairseq, workloads.PrecisionAMPFP16, 3},
 		{"tf-bert fp32", &tf, workloads.PrecisionFP32, 6},
 		{"tf-bert tf32", &tf, workloads.PrecisionTF32, 6},
-		{"tf-bert amp", &tf, workloads.PrecisionAMPFP16, 7},
+		{"tf-bert amp", &tf, workloads.PrecisionAMPFP16, 12.5},
 	}
 	for _, tc := range tests {
 		if got := study.AccumulationWords(tc.p, tc.prec); got != tc.want {

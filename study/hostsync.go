@@ -112,11 +112,12 @@ var HostPrograms = map[string]HostProgram{
 		Input: &dleConvNetsInput},
 	// NVIDIA's TensorFlow 1 BERT pre-training: clip_by_global_norm on
 	// every micro-batch before the accum_vars assign_add (3 words: the
-	// norm's read, the clip's read and write); under TF-AMP 1 more
-	// (AccumulationWords cites the lines).
+	// norm's read, the clip's read and write); under TF-AMP 6.5 more: the
+	// variables' FP16 casts, the gradients' FP32 casts, the loss scale's
+	// unscale and the finiteness check (AccumulationWords cites the lines).
 	"dle-tf-bert": {Name: "dle-tf-bert",
 		Source:          "NVIDIA/DeepLearningExamples@729963dd TensorFlow/LanguageModeling/BERT/optimization.py create_optimizer (num_accumulation_steps > 1: tf.clip_by_global_norm of each micro-batch's gradients, accum_vars assign_add in tf.cond, apply_gradients once per k) and run_pretraining.py (--amp: enable_mixed_precision_graph_rewrite, --use_xla)",
-		MicroBatchWords: 3, MixedMicroBatchWords: 1, FlagAllreduceCycle: HorovodCycleBefore021},
+		MicroBatchWords: 3, MixedMicroBatchWords: 6.5, FlagAllreduceCycle: HorovodCycleBefore021},
 }
 
 // HorovodCycleBefore021 is the cycle of Horovod's background thread before
