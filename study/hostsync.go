@@ -135,9 +135,10 @@ const HorovodCycleBefore021 = 5e-3
 // NVIDIA's TensorFlow 1 BERT (optimization.py create_optimizer,
 // num_accumulation_steps > 1, run with --horovod on more than one GPU)
 // computes new_global_step from tf.math.logical_and(update_step,
-// hvd.allreduce(tf.cast(batch_finite, tf.int32))) outside any tf.cond, so
-// every session.run, one per micro-batch, all-reduces batch_finite and,
-// fetching step_update (the _LogSessionRunHook), waits for it. Under
+// hvd.allreduce(tf.cast(batch_finite, tf.int32))) outside any tf.cond, and
+// the train op groups global_step.assign(new_global_step), so every
+// session.run, one per micro-batch, all-reduces batch_finite and waits
+// for it on every rank. Under
 // mixed precision batch_finite is assigned from all_are_finite, the
 // finiteness check of every gradient, so the request reaches Horovod only
 // after the backward; in FP32 and TF32 all_are_finite is a constant and the
