@@ -127,18 +127,59 @@ var HostPrograms = map[string]HostProgram{
 // DataLoader's default prefetch_factor 2), with configs.yml's platform
 // workers: 16 per GPU on DGXA100 and 8 on DGX1V (no gpu_affinity at that
 // release: 10 workers and socket_unique_contiguous came later).
-// CostPerImage is 0: no published per-image CPU cost of this pipeline on
-// these CPUs was found, so the pipeline is described and its break-even
-// cost printed, not simulated.
+// Its cost per image is the sum of two published single-process
+// measurements, each scaled from its CPU's boost clock by the clock alone
+// (InputPipeline.CostAt):
+//   - read, decode and convert to RGB, as torchvision's pil_loader does
+//     (Image.open, convert("RGB")): 410.01 +- 4.33 images/s, 2.439 ms an
+//     image, on an AMD EPYC 7702 (Zen 2, the EPYC 7742's core; max boost
+//     3.35 GHz, AMD's product page), Pillow, 5 runs over 2,000 ImageNet
+//     validation JPEGs, one process (ternaus/imread_benchmark@b6c1178,
+//     output/linux_AMD-EPYC-7702-64-Core-Processor/pillow_results.json,
+//     imread_benchmark/benchmark_single.py: Image.open, convert("RGB"),
+//     np.asarray; the preprint is Iglovikov, arXiv 2501.13131). The
+//     np.asarray copy of the whole image is not in the program's loader:
+//     counted, it makes this a slight overestimate;
+//   - the transforms on the PIL image, torchvision v1, one thread, medians
+//     over 1,000 images of ImageNet's average size (469 x 387, uint8): the
+//     crop of RandomResizedCrop 72 us, its resize to 224 (bilinear, Pillow)
+//     554 us, RandomHorizontalFlip(p=0.5) 52 us and PILToTensor 51 us (one
+//     copy of the 224 x 224 image, what fast_collate's np.asarray copies;
+//     its transposing copy and the add into the batch tensor are not
+//     counted), on an AMD Ryzen 9 5900X (Zen 3; max boost 4.8 GHz, AMD's
+//     product page; lscpu in the log: 4.95 GHz)
+//     (pmeier/detection-reference-benchmark@d639f63,
+//     results/20230412135803.log, classification-simple,
+//     input_type='PIL', api_version='v1'; the benchmark behind
+//     pytorch/vision#7497). The benchmark resizes the crop's short side to
+//     224 (Resize(224)), RandomResizedCrop to 224 x 224.
+//
+// Not counted: a Zen 3 core does more per clock than the Zen 2 and
+// Broadwell cores these settings ran on, so the resize's share is an
+// underestimate on them; the DataLoader's passing of each batch through
+// shared memory, the pin-memory thread's copy and the main process's
+// Python are not per-image work of the workers.
 var dleConvNetsInput = InputPipeline{
 	Backend:  "pytorch",
 	Source:   "NVIDIA/DeepLearningExamples@7bdfc81d PyTorch/Classification/ConvNets configs.yml (resnet_params data_backend pytorch; platform workers) and image_classification/dataloaders.py get_pytorch_train_loader",
 	Prefetch: 2,
+	Stages: []InputStage{
+		{Name: "read, decode, convert to RGB", Seconds: 1 / 410.01, GHz: 3.35, CPU: "AMD EPYC 7702",
+			Source: "ternaus/imread_benchmark@b6c1178 output/linux_AMD-EPYC-7702-64-Core-Processor/pillow_results.json: Pillow 410.01 images/s, ImageNet validation JPEGs"},
+		{Name: "RandomResizedCrop's crop", Seconds: 72e-6, GHz: 4.8, CPU: "AMD Ryzen 9 5900X", Source: pmeierClassificationPIL},
+		{Name: "RandomResizedCrop's resize to 224 (bilinear)", Seconds: 554e-6, GHz: 4.8, CPU: "AMD Ryzen 9 5900X", Source: pmeierClassificationPIL},
+		{Name: "RandomHorizontalFlip", Seconds: 52e-6, GHz: 4.8, CPU: "AMD Ryzen 9 5900X", Source: pmeierClassificationPIL},
+		{Name: "copy into the batch (PILToTensor's copy)", Seconds: 51e-6, GHz: 4.8, CPU: "AMD Ryzen 9 5900X", Source: pmeierClassificationPIL},
+	},
 	Platforms: []InputPlatform{
 		{Name: "DGXA100", GPUPrefix: "A100", WorkersPerGPU: 16, CPU: devices.DGXA100CPU},
 		{Name: "DGX1V", GPUPrefix: "V100", WorkersPerGPU: 8, CPU: devices.DGX1CPU},
 	},
 }
+
+// pmeierClassificationPIL is the source of the transforms' costs
+// (dleConvNetsInput).
+const pmeierClassificationPIL = "pmeier/detection-reference-benchmark@d639f63 results/20230412135803.log, classification-simple, PIL v1, medians"
 
 // HostProgramNames lists HostPrograms' names, sorted.
 func HostProgramNames() []string {

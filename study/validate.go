@@ -401,6 +401,7 @@ func simulateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 			pipe := *p.Input
 			if c := r.InputCost; c != nil {
 				pipe.CostPerImage, pipe.ReferenceGHz, pipe.CostSource = c.PerImage, c.GHz, "what-if (validate --input-cost)"
+				pipe.Stages = nil
 			}
 			// the single placer's replicas take the accelerators in
 			// index order (engine.DataParallel.Devices)
