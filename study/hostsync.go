@@ -94,6 +94,35 @@ type HostProgram struct {
 	// program's data need no host work per image (synthetic data, a GPU
 	// decoder).
 	Input *InputPipeline
+	// ImageBatch is the GPU work the program does on each step's image
+	// batch before the model's first kernel (ImageBatchWork); nil: none.
+	ImageBatch *ImageBatchWork
+}
+
+// ImageBatchWork is a program's per-step GPU work on its image batch
+// outside the model: the kernels' bytes are counted per element of the
+// GPU's batch (images x channels x height x width, N) and of its targets
+// (images x classes, M), each kernel priced by devices.OpTime.
+type ImageBatchWork struct {
+	// Normalize: the batch arrives as uint8 and is converted to FP32 and
+	// normalised on the GPU: .float() (1 byte read, 4 written), then
+	// in-place sub_(mean) and div_(std) (4 read, 4 written each).
+	Normalize bool
+	// OneHot: the targets are expanded to one-hot FP32 rows on the GPU
+	// (torch.zeros, then scatter_: 4 bytes written per target element
+	// each).
+	OneHot bool
+	// MixUp: each step mixes the batch with a permutation of itself,
+	// c x data + (1 - c) x data[perm] (three FP32 passes of 4 bytes read
+	// and 4 written, the sum 8 read and 4 written), and its one-hot
+	// targets likewise.
+	MixUp bool
+	// AutocastInput: under mixed precision autocast casts the FP32 batch
+	// to FP16 for the first convolution each forward (4 bytes read, 2
+	// written), a copy the model's FP16 input does not show.
+	AutocastInput bool
+	// Source is where the work is read from.
+	Source string
 }
 
 // HostPrograms are the reference programs the validation set names.
@@ -104,7 +133,7 @@ var HostPrograms = map[string]HostProgram{
 	"dle-convnets": {Name: "dle-convnets",
 		Source:     "NVIDIA/DeepLearningExamples@7bdfc81d (the pytorch-21.03 results' release) PyTorch/Classification/ConvNets/image_classification/training.py get_train_step (torch.cuda.amp GradScaler, utils.reduce_tensor of the loss, torch.cuda.synchronize() every step) and optimizers.py (torch.optim.SGD)",
 		ReduceLoss: true, ZeroGrad: true, ScaledSGD: true, Unscale: true, BroadcastBuffers: true,
-		Input: &dleConvNetsInput},
+		Input: &dleConvNetsInput, ImageBatch: &dleConvNetsBatch},
 	// NVIDIA's TensorFlow 1 BERT pre-training: clip_by_global_norm on
 	// every micro-batch before the accum_vars assign_add (3 words: the
 	// norm's read, the clip's read and write); under TF-AMP 1 more
@@ -177,6 +206,27 @@ var dleConvNetsInput = InputPipeline{
 	},
 }
 
+// dleConvNetsBatch is the ConvNets program's GPU work on each step's batch
+// as its published throughputs ran it (NVIDIA/DeepLearningExamples@7bdfc81d
+// PyTorch/Classification/ConvNets): configs.yml's resnet_params set
+// mixup: 0.2 and label_smoothing: 0.1 and the benchmark_training mode
+// overrides neither, so main.py asks get_pytorch_train_loader for one-hot
+// targets (args.mixup > 0.0) and wraps the loader in MixUpWrapper;
+// dataloaders.py PrefetchedWrapper.prefetched_loader copies the uint8
+// batch to the GPU and runs next_input.float(), expand() (torch.zeros and
+// scatter_ of the targets) and next_input.sub_(mean).div_(std) on a side
+// stream, beside the previous step's kernels (priced here as the step's
+// own, as the program's other passes: they take the same memory bandwidth
+// there); mixup.py mixup then computes c * data + (1 - c) * data[perm, :]
+// and the same of the targets on the compute stream under torch.no_grad.
+// Under AMP (training.py get_train_step: torch.cuda.amp.autocast around
+// the model) the normalised FP32 batch is cast to FP16 for the first
+// convolution (autocast's float16 op list: conv2d). The loss
+// (NLLMultiLabelSmooth on images x classes) is not counted: a few kernels
+// over 256 x 1000 elements.
+var dleConvNetsBatch = ImageBatchWork{Normalize: true, OneHot: true, MixUp: true, AutocastInput: true,
+	Source: "NVIDIA/DeepLearningExamples@7bdfc81d PyTorch/Classification/ConvNets configs.yml (resnet_params mixup 0.2), main.py (MixUpWrapper, one_hot = mixup > 0), image_classification/dataloaders.py PrefetchedWrapper (float, sub_, div_, expand) and mixup.py mixup"}
+
 // pmeierClassificationPIL is the source of the transforms' costs
 // (dleConvNetsInput).
 const pmeierClassificationPIL = "pmeier/detection-reference-benchmark@d639f63 results/20230412135803.log, classification-simple, PIL v1, medians"
@@ -219,11 +269,14 @@ type HostCost struct {
 	// the forward: the collective's latency and the copies back into the
 	// buffers (more than one GPU).
 	BufferBroadcast float64 `json:"bufferBroadcast,omitempty"`
+	// ImageBatch is the GPU time of the program's work on the image batch
+	// before the model (ImageBatchWork), on any number of GPUs.
+	ImageBatch float64 `json:"imageBatch,omitempty"`
 }
 
 // Total is the iteration's extra time.
 func (h HostCost) Total() float64 {
-	return h.GradientPassGPU + h.GatherList + h.IssueWait + h.ReduceLoss + h.OptimizerIssueWait + h.BufferBroadcast + h.Unscale + h.SlowestBatch
+	return h.GradientPassGPU + h.GatherList + h.IssueWait + h.ReduceLoss + h.OptimizerIssueWait + h.BufferBroadcast + h.Unscale + h.SlowestBatch + h.ImageBatch
 }
 
 // Cost is the program's per-iteration cost for graph g (one replica's
@@ -260,6 +313,13 @@ func (p HostProgram) Cost(g *workloads.Graph, k *devices.Kind, n int) (HostCost,
 	if n > 1 && p.GatherList {
 		h.GatherList = float64(n)*devices.HostGatherListPerRank +
 			engine.NCCLRingBaseLatency + float64(n-1)*engine.NCCLRingStepLatency
+	}
+	if w := p.ImageBatch; w != nil {
+		t, err := w.Time(g, k, n)
+		if err != nil {
+			return h, fmt.Errorf("host program %s: %w", p.Name, err)
+		}
+		h.ImageBatch = t
 	}
 	if n > 1 && p.ReduceLoss {
 		t, err := devices.GradientPassTime(4, k) // one FP32 scalar
@@ -388,4 +448,71 @@ func hostProgram(name string) (*HostProgram, error) {
 		return nil, fmt.Errorf("%q (valid: -, %s)", name, strings.Join(HostProgramNames(), ", "))
 	}
 	return &p, nil
+}
+
+// Time is the GPU time of the work on one GPU's share of graph g's image
+// batch (g.Batch / n images) on kind k: the graph's image input (the zoo
+// classifiers' "input/images" op, imageInput) holds the images (its bytes
+// over the graph's activation element size are the global batch's
+// elements) and its forward softmax the classes (its FP32 output's
+// elements over the batch). A graph without an image input has no image batch:
+// 0.
+func (w *ImageBatchWork) Time(g *workloads.Graph, k *devices.Kind, n int) (float64, error) {
+	if n < 1 || g.Batch < n || g.Batch%n != 0 {
+		return 0, fmt.Errorf("image batch: global batch %d on %d GPUs (valid: a positive multiple of the GPUs)", g.Batch, n)
+	}
+	elem := g.Precision.ActivationBytes()
+	var images, logits int64
+	for i := range g.Ops {
+		o := &g.Ops[i]
+		switch {
+		case images == 0 && o.Type == "input" && strings.HasSuffix(o.Name, "images"):
+			images = o.OutputBytes / elem
+		case logits == 0 && o.Role == workloads.Forward && workloads.KernelClassOf(o) == workloads.KernelSoftmax:
+			// the zoo's loss keeps FP32 logits at any precision, as
+			// autocast runs log_softmax in FP32 (ResNet-50 under AMP:
+			// 8,192,000 bytes for 2,048 x 1,000)
+			logits = o.OutputBytes / 4
+		}
+	}
+	if images <= 0 {
+		return 0, nil
+	}
+	if logits <= 0 || logits%int64(g.Batch) != 0 {
+		return 0, fmt.Errorf("image batch: workload %q has images but no forward softmax of batch x classes FP32 elements to count its classes by (%d elements, batch %d)", g.Name, logits, g.Batch)
+	}
+	ni, nt := float64(images/int64(n)), float64(logits/int64(n))
+	type kernel struct {
+		typ          string
+		elems, bytes float64 // elements and bytes moved per element
+	}
+	var ks []kernel
+	if w.Normalize {
+		ks = append(ks, kernel{"cast", ni, 5}, kernel{"sub", ni, 8}, kernel{"div", ni, 8})
+	}
+	if w.OneHot {
+		ks = append(ks, kernel{"fill", nt, 4}, kernel{"scatter", nt, 4})
+	}
+	if w.MixUp {
+		for _, m := range []float64{ni, nt} {
+			ks = append(ks, kernel{"mul", m, 8}, kernel{"gather", m, 8}, kernel{"mul", m, 8}, kernel{"add", m, 12})
+		}
+	}
+	if w.AutocastInput && g.Precision.Mixed() {
+		ks = append(ks, kernel{"cast", ni, 6})
+	}
+	var t float64
+	for _, kn := range ks {
+		op := workloads.Op{Name: "image batch " + kn.typ, Type: kn.typ, Role: workloads.Forward, Precision: workloads.FP32,
+			BytesAccessed: int64(kn.elems * kn.bytes), OutputBytes: int64(kn.elems * 4), FLOPs: kn.elems}
+		if kn.typ == "gather" {
+			op.FLOPs = 0
+		}
+		d, err := devices.OpTime(&op, k)
+		if err != nil {
+			return 0, fmt.Errorf("image batch: %s: %w", kn.typ, err)
+		}
+		t += d
+	}
+	return t, nil
 }

@@ -230,6 +230,7 @@ var explainNames = map[string]string{
 	"unscale":              "program: loss scaler's unscale pass and found_inf read",
 	"slowest-batch":        "program: the GPU whose token batch kept the most tokens",
 	"input-wait":           "program: GPU waits for the CPU input pipeline",
+	"image-batch":          "program: batch's normalisation and mixup on the GPU",
 }
 
 func printExplanation(w io.Writer, e *study.Explanation) {
