@@ -272,6 +272,9 @@ type HostCost struct {
 	// ImageBatch is the GPU time of the program's work on the image batch
 	// before the model (ImageBatchWork), on any number of GPUs.
 	ImageBatch float64 `json:"imageBatch,omitempty"`
+	// HostScale is how many times as long the program's host work took as
+	// the devices package's measured times (CostAtHost; 1: as measured).
+	HostScale float64 `json:"hostScale,omitempty"`
 }
 
 // Total is the iteration's extra time.
@@ -285,10 +288,23 @@ func (h HostCost) Total() float64 {
 // (engine.NCCLRingBaseLatency and NCCLRingStepLatency): a small
 // all-gather makes n-1 ring steps, a small all-reduce 2(n-1).
 func (p HostProgram) Cost(g *workloads.Graph, k *devices.Kind, n int) (HostCost, error) {
+	return p.CostAtHost(g, k, n, 1)
+}
+
+// CostAtHost is Cost with the program's host work (the devices package's
+// Host* times: Python's eager issue, blocking reads, the gather's pickling)
+// hostScale times as long: a main process on a core at a lower clock than
+// the one the 1-GPU row's host work runs at (hostScale = that clock / the
+// row's, InputPipeline.HostClock).
+func (p HostProgram) CostAtHost(g *workloads.Graph, k *devices.Kind, n int, hostScale float64) (HostCost, error) {
 	var h HostCost
 	if n < 1 {
 		return h, fmt.Errorf("host program %s: %d GPUs (valid range: >= 1)", p.Name, n)
 	}
+	if !(hostScale >= 1) || math.IsInf(hostScale, 0) {
+		return h, fmt.Errorf("host program %s: host work scale %g (valid range: >= 1, the 1-GPU clock over the row's)", p.Name, hostScale)
+	}
+	h.HostScale = hostScale
 	if p.GradientDivide {
 		// one tensor per update op (the zoo's optimizer updates each
 		// parameter tensor with an op of its own, as PyTorch's do)
@@ -306,12 +322,12 @@ func (p HostProgram) Cost(g *workloads.Graph, k *devices.Kind, n int) (HostCost,
 			h.GradientPassGPU += t
 		}
 		if n > 1 && p.GatherList {
-			wall := devices.HostIssuedLoop(gpu, devices.HostEagerOpTime)
+			wall := devices.HostIssuedLoop(gpu, hostScale*devices.HostEagerOpTime)
 			h.IssueWait = wall - h.GradientPassGPU
 		}
 	}
 	if n > 1 && p.GatherList {
-		h.GatherList = float64(n)*devices.HostGatherListPerRank +
+		h.GatherList = float64(n)*hostScale*devices.HostGatherListPerRank +
 			engine.NCCLRingBaseLatency + float64(n-1)*engine.NCCLRingStepLatency
 	}
 	if w := p.ImageBatch; w != nil {
@@ -378,7 +394,7 @@ func (p HostProgram) Cost(g *workloads.Graph, k *devices.Kind, n int) (HostCost,
 			}
 			h.Unscale = t
 			if !p.ScaledSGD {
-				h.Unscale += devices.HostBlockingRead
+				h.Unscale += hostScale * devices.HostBlockingRead
 			}
 		}
 	}
@@ -419,7 +435,7 @@ func (p HostProgram) Cost(g *workloads.Graph, k *devices.Kind, n int) (HostCost,
 		}
 		if scaled {
 			// the update ops' simulated time is part of the loop's wall
-			h.OptimizerIssueWait = math.Max(0, devices.HostIssuedLoop(loop, devices.HostOptimizerKernelTime)-updates)
+			h.OptimizerIssueWait = math.Max(0, devices.HostIssuedLoop(loop, hostScale*devices.HostOptimizerKernelTime)-updates)
 		} else {
 			h.GradientPassGPU += zero
 		}

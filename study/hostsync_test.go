@@ -299,3 +299,54 @@ func TestImageBatchWork(t *testing.T) {
 		t.Error("batch 8 on 3 GPUs: no error")
 	}
 }
+
+// TestHostProgramHostScale: host work on a slower core takes hostScale
+// times the measured host times: under AMP the ConvNets trainer's 699
+// SGD and zero_grad kernels are issued 1.5 x 6.45 us apart, so the GPU's
+// wait lies in [699 x 1.5 x issue - updates, that + the kernels' time]
+// and exceeds the wait at the measured pace by at least 699 x 0.5 x
+// issue less the kernels' time; a scale below 1 is an error.
+func TestHostProgramHostScale(t *testing.T) {
+	t.Parallel()
+	g, err := LoadWorkload("zoo:resnet50?training=true&batch=8&precision=amp-fp16&framework=pytorch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := devices.KindByName("A100-80GB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var updates, passes float64
+	for i := range g.Ops {
+		o := &g.Ops[i]
+		if o.Role != workloads.Update || o.GradBytes <= 0 {
+			continue
+		}
+		u, _ := devices.OpTime(o, &k)
+		updates += u
+		p, _ := devices.GradientPassTime(o.GradBytes, &k)
+		passes += 5 * p
+	}
+	conv := HostPrograms["dle-convnets"]
+	one, err := conv.CostAtHost(g, &k, 8, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow, err := conv.CostAtHost(g, &k, 8, 1.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo := 699*1.5*devices.HostOptimizerKernelTime - updates
+	if !(slow.OptimizerIssueWait >= lo-1e-12 && slow.OptimizerIssueWait <= lo+passes) || slow.HostScale != 1.5 || one.HostScale != 1 {
+		t.Errorf("x1.5: issue wait %g s, scale %g; want in [%g, %g] s, 1.5 (x1: scale %g)", slow.OptimizerIssueWait, slow.HostScale, lo, lo+passes, one.HostScale)
+	}
+	if d := slow.OptimizerIssueWait - one.OptimizerIssueWait; !(d >= 699*0.5*devices.HostOptimizerKernelTime-passes) {
+		t.Errorf("x1.5 waits %g s more than x1, want at least %g s", d, 699*0.5*devices.HostOptimizerKernelTime-passes)
+	}
+	if slow.ImageBatch != one.ImageBatch || slow.BufferBroadcast != one.BufferBroadcast {
+		t.Errorf("GPU work moved with the host's pace: %+v vs %+v", slow, one)
+	}
+	if _, err := conv.CostAtHost(g, &k, 8, 0.5); err == nil || !strings.Contains(err.Error(), "host work scale") {
+		t.Errorf("scale 0.5: error %v, want one naming the host work scale", err)
+	}
+}

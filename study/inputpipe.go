@@ -200,27 +200,16 @@ func (p *InputPipeline) Time(gpuKind string, n, batchPerGPU int, gpuStep float64
 	if n < 1 || batchPerGPU < 1 || !(gpuStep > 0) {
 		return t, fmt.Errorf("input pipeline %s: %d GPUs, batch %d per GPU, GPU step %g s (valid range: >= 1, >= 1, > 0)", p.Backend, n, batchPerGPU, gpuStep)
 	}
-	var pl *InputPlatform
-	var names []string
-	for i := range p.Platforms {
-		names = append(names, p.Platforms[i].Name+" ("+p.Platforms[i].GPUPrefix+")")
-		if strings.HasPrefix(gpuKind, p.Platforms[i].GPUPrefix) {
-			pl = &p.Platforms[i]
-			break
-		}
-	}
-	if pl == nil {
-		return t, fmt.Errorf("input pipeline %s: GPU kind %q is on none of the program's platforms (valid: %s)", p.Backend, gpuKind, strings.Join(names, ", "))
+	pl, clock, err := p.HostClock(gpuKind, n)
+	if err != nil {
+		return t, err
 	}
 	cores := pl.CPU.Cores()/n - 1 // a core per rank for its main process
 	if cores < 1 {
 		return t, fmt.Errorf("input pipeline %s: %d GPUs on one server with %s's %d cores leave a rank no core for its workers (valid range: GPUs per server <= cores/2)", p.Backend, n, pl.CPU.Name, pl.CPU.Cores())
 	}
 	t = InputTime{Backend: p.Backend, Platform: pl.Name, CPU: pl.CPU.Name, Workers: pl.WorkersPerGPU,
-		Cores: min(pl.WorkersPerGPU, cores), ClockGHz: pl.CPU.BaseGHz}
-	if n == 1 {
-		t.ClockGHz = pl.CPU.BoostGHz
-	}
+		Cores: min(pl.WorkersPerGPU, cores), ClockGHz: clock}
 	t.BreakEven = gpuStep * float64(t.Cores) / float64(batchPerGPU)
 	if p.Modelled() {
 		t.Modelled, t.CostSource = true, p.costSource()
@@ -234,6 +223,27 @@ func (p *InputPipeline) Time(gpuKind string, n, batchPerGPU int, gpuStep float64
 		t.Exposed = math.Max(0, t.PerBatch-gpuStep)
 	}
 	return t, nil
+}
+
+// HostClock is the platform of a row whose GPUs are of kind gpuKind and
+// the clock its host's cores run at with n of its ranks on one server:
+// the CPU's boost clock when one GPU's processes are the only busy ones,
+// its base clock (the datasheets' all-core guarantee, a bound: the
+// all-core clock is not published) when every GPU's are. A GPU kind no
+// platform names is an error listing the platforms.
+func (p *InputPipeline) HostClock(gpuKind string, n int) (*InputPlatform, float64, error) {
+	var names []string
+	for i := range p.Platforms {
+		pl := &p.Platforms[i]
+		names = append(names, pl.Name+" ("+pl.GPUPrefix+")")
+		if strings.HasPrefix(gpuKind, pl.GPUPrefix) {
+			if n == 1 {
+				return pl, pl.CPU.BoostGHz, nil
+			}
+			return pl, pl.CPU.BaseGHz, nil
+		}
+	}
+	return nil, 0, fmt.Errorf("input pipeline %s: GPU kind %q is on none of the program's platforms (valid: %s)", p.Backend, gpuKind, strings.Join(names, ", "))
 }
 
 // ranksPerServer is the most of the devices devs that share one server

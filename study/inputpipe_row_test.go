@@ -41,6 +41,12 @@ func TestExplainInputPipeline(t *testing.T) {
 	if !scalar.EqualWithinRel(in.PerBatch, 256*cost/15, tol) {
 		t.Errorf("p003: %g s per batch, want 256 x %g s / 15 = %g", in.PerBatch, cost, 256*cost/15)
 	}
+	// its main process runs at the workers' all-core base clock: the host
+	// work measured for one GPU at the 3.4 GHz boost takes 3.4 / 2.25 as
+	// long; p001 (one GPU) takes it as measured
+	if h := e.Row.Host; h == nil || !scalar.EqualWithinRel(h.HostScale, 3.4/2.25, tol) {
+		t.Errorf("p003: host %+v, want its host work x %g", h, 3.4/2.25)
+	}
 	step := 2048 / e.Row.Simulated // the row's step: 8 x 256 images
 	if !scalar.EqualWithinRel(in.BreakEven, step*15/256, tol) {
 		t.Errorf("p003: break-even %g s per image, want the step %g s x 15 / 256 = %g", in.BreakEven, step, step*15/256)
@@ -83,6 +89,9 @@ func TestInputPipelineWhatIf(t *testing.T) {
 	in := e.Row.Input
 	if in == nil || !in.Modelled {
 		t.Fatalf("p001: input %+v, want one modelled", in)
+	}
+	if h := e.Row.Host; h == nil || h.HostScale != 1 {
+		t.Errorf("p001: host %+v, want its host work as measured (x 1)", h)
 	}
 	if !scalar.EqualWithinRel(e.Row.Simulated, 1600, tol) || !scalar.EqualWithinRel(in.PerBatch, 0.16, tol) {
 		t.Errorf("p001: %g images/s, %g s per batch; want 1600 and 0.16", e.Row.Simulated, in.PerBatch)

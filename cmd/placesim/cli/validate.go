@@ -276,6 +276,13 @@ func printExplanation(w io.Writer, e *study.Explanation) {
 	} else {
 		fmt.Fprintf(w, "\nhost: the framework's per-iteration host work (logging syncs, Python between kernels) is not simulated; it shows only as a gap against the measurement\n")
 	}
+	if h := r.Host; h != nil && h.HostScale > 1 {
+		clock := ""
+		if in := r.Input; in != nil {
+			clock = fmt.Sprintf(" (its main process on %s at %.2f GHz, every GPU's DataLoader workers busy, against the one GPU's boost clock)", in.CPU, in.ClockGHz)
+		}
+		fmt.Fprintf(w, "host work: the program's measured host times x %.3f%s\n", h.HostScale, clock)
+	}
 	if in := r.Input; in != nil {
 		printInput(w, in)
 	}
