@@ -215,10 +215,12 @@ var dleConvNetsInput = InputPipeline{
 // dataloaders.py PrefetchedWrapper.prefetched_loader copies the uint8
 // batch to the GPU and runs next_input.float(), expand() (torch.zeros and
 // scatter_ of the targets) and next_input.sub_(mean).div_(std) on a side
-// stream, beside the previous step's kernels (priced here as the step's
-// own, as the program's other passes: they take the same memory bandwidth
-// there); mixup.py mixup then computes c * data + (1 - c) * data[perm, :]
-// and the same of the targets on the compute stream under torch.no_grad.
+// stream for the next batch when the loop asks for this one: after the
+// previous step's torch.cuda.synchronize() (training.py), with the GPU
+// idle, ahead of this step's kernels and beside its first ones (priced
+// here as the step's own, as the program's other passes); mixup.py mixup
+// then computes c * data + (1 - c) * data[perm, :] and the same of the
+// targets on the compute stream under torch.no_grad.
 // Under AMP (training.py get_train_step: torch.cuda.amp.autocast around
 // the model) the normalised FP32 batch is cast to FP16 for the first
 // convolution (autocast's float16 op list: conv2d). The loss
