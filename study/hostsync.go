@@ -99,6 +99,35 @@ type HostProgram struct {
 	// program's data need no host work per image (synthetic data, a GPU
 	// decoder).
 	Input *InputPipeline
+	// ImageBatch is the GPU work the program does on each step's image
+	// batch before the model's first kernel (ImageBatchWork); nil: none.
+	ImageBatch *ImageBatchWork
+}
+
+// ImageBatchWork is a program's per-step GPU work on its image batch
+// outside the model: the kernels' bytes are counted per element of the
+// GPU's batch (images x channels x height x width, N) and of its targets
+// (images x classes, M), each kernel priced by devices.OpTime.
+type ImageBatchWork struct {
+	// Normalize: the batch arrives as uint8 and is converted to FP32 and
+	// normalised on the GPU: .float() (1 byte read, 4 written), then
+	// in-place sub_(mean) and div_(std) (4 read, 4 written each).
+	Normalize bool
+	// OneHot: the targets are expanded to one-hot FP32 rows on the GPU
+	// (torch.zeros, then scatter_: 4 bytes written per target element
+	// each).
+	OneHot bool
+	// MixUp: each step mixes the batch with a permutation of itself,
+	// c x data + (1 - c) x data[perm] (three FP32 passes of 4 bytes read
+	// and 4 written, the sum 8 read and 4 written), and its one-hot
+	// targets likewise.
+	MixUp bool
+	// AutocastInput: under mixed precision autocast casts the FP32 batch
+	// to FP16 for the first convolution each forward (4 bytes read, 2
+	// written), a copy the model's FP16 input does not show.
+	AutocastInput bool
+	// Source is where the work is read from.
+	Source string
 }
 
 // HostPrograms are the reference programs the validation set names.
@@ -109,7 +138,7 @@ var HostPrograms = map[string]HostProgram{
 	"dle-convnets": {Name: "dle-convnets",
 		Source:     "NVIDIA/DeepLearningExamples@7bdfc81d (the pytorch-21.03 results' release) PyTorch/Classification/ConvNets/image_classification/training.py get_train_step (torch.cuda.amp GradScaler, utils.reduce_tensor of the loss, torch.cuda.synchronize() every step) and optimizers.py (torch.optim.SGD)",
 		ReduceLoss: true, ZeroGrad: true, ScaledSGD: true, Unscale: true, BroadcastBuffers: true,
-		Input: &dleConvNetsInput},
+		Input: &dleConvNetsInput, ImageBatch: &dleConvNetsBatch},
 	// NVIDIA's TensorFlow 1 BERT pre-training: clip_by_global_norm on
 	// every micro-batch before the accum_vars assign_add (3 words: the
 	// norm's read, the clip's read and write); under TF-AMP 6.5 more: the
@@ -167,18 +196,82 @@ func (p *HostProgram) MicroBatchSync(prec workloads.Precision, n int) float64 {
 // DataLoader's default prefetch_factor 2), with configs.yml's platform
 // workers: 16 per GPU on DGXA100 and 8 on DGX1V (no gpu_affinity at that
 // release: 10 workers and socket_unique_contiguous came later).
-// CostPerImage is 0: no published per-image CPU cost of this pipeline on
-// these CPUs was found, so the pipeline is described and its break-even
-// cost printed, not simulated.
+// Its cost per image is the sum of two published single-process
+// measurements, each scaled from its CPU's boost clock by the clock alone
+// (InputPipeline.CostAt):
+//   - read, decode and convert to RGB, as torchvision's pil_loader does
+//     (Image.open, convert("RGB")): 410.01 +- 4.33 images/s, 2.439 ms an
+//     image, on an AMD EPYC 7702 (Zen 2, the EPYC 7742's core; max boost
+//     3.35 GHz, AMD's product page), Pillow, 5 runs over 2,000 ImageNet
+//     validation JPEGs, one process (ternaus/imread_benchmark@b6c1178,
+//     output/linux_AMD-EPYC-7702-64-Core-Processor/pillow_results.json,
+//     imread_benchmark/benchmark_single.py: Image.open, convert("RGB"),
+//     np.asarray; the preprint is Iglovikov, arXiv 2501.13131). The
+//     np.asarray copy of the whole image is not in the program's loader:
+//     counted, it makes this a slight overestimate;
+//   - the transforms on the PIL image, torchvision v1, one thread, medians
+//     over 1,000 images of ImageNet's average size (469 x 387, uint8): the
+//     crop of RandomResizedCrop 72 us, its resize to 224 (bilinear, Pillow)
+//     554 us, RandomHorizontalFlip(p=0.5) 52 us and PILToTensor 51 us (one
+//     copy of the 224 x 224 image, what fast_collate's np.asarray copies;
+//     its transposing copy and the add into the batch tensor are not
+//     counted), on an AMD Ryzen 9 5900X (Zen 3; max boost 4.8 GHz, AMD's
+//     product page; lscpu in the log: 4.95 GHz)
+//     (pmeier/detection-reference-benchmark@d639f63,
+//     results/20230412135803.log, classification-simple,
+//     input_type='PIL', api_version='v1'; the benchmark behind
+//     pytorch/vision#7497). The benchmark resizes the crop's short side to
+//     224 (Resize(224)), RandomResizedCrop to 224 x 224.
+//
+// Not counted: a Zen 3 core does more per clock than the Zen 2 and
+// Broadwell cores these settings ran on, so the resize's share is an
+// underestimate on them; the DataLoader's passing of each batch through
+// shared memory, the pin-memory thread's copy and the main process's
+// Python are not per-image work of the workers.
 var dleConvNetsInput = InputPipeline{
 	Backend:  "pytorch",
 	Source:   "NVIDIA/DeepLearningExamples@7bdfc81d PyTorch/Classification/ConvNets configs.yml (resnet_params data_backend pytorch; platform workers) and image_classification/dataloaders.py get_pytorch_train_loader",
 	Prefetch: 2,
+	Stages: []InputStage{
+		{Name: "read, decode, convert to RGB", Seconds: 1 / 410.01, GHz: 3.35, CPU: "AMD EPYC 7702",
+			Source: "ternaus/imread_benchmark@b6c1178 output/linux_AMD-EPYC-7702-64-Core-Processor/pillow_results.json: Pillow 410.01 images/s, ImageNet validation JPEGs"},
+		{Name: "RandomResizedCrop's crop", Seconds: 72e-6, GHz: 4.8, CPU: "AMD Ryzen 9 5900X", Source: pmeierClassificationPIL},
+		{Name: "RandomResizedCrop's resize to 224 (bilinear)", Seconds: 554e-6, GHz: 4.8, CPU: "AMD Ryzen 9 5900X", Source: pmeierClassificationPIL},
+		{Name: "RandomHorizontalFlip", Seconds: 52e-6, GHz: 4.8, CPU: "AMD Ryzen 9 5900X", Source: pmeierClassificationPIL},
+		{Name: "copy into the batch (PILToTensor's copy)", Seconds: 51e-6, GHz: 4.8, CPU: "AMD Ryzen 9 5900X", Source: pmeierClassificationPIL},
+	},
 	Platforms: []InputPlatform{
 		{Name: "DGXA100", GPUPrefix: "A100", WorkersPerGPU: 16, CPU: devices.DGXA100CPU},
 		{Name: "DGX1V", GPUPrefix: "V100", WorkersPerGPU: 8, CPU: devices.DGX1CPU},
 	},
 }
+
+// dleConvNetsBatch is the ConvNets program's GPU work on each step's batch
+// as its published throughputs ran it (NVIDIA/DeepLearningExamples@7bdfc81d
+// PyTorch/Classification/ConvNets): configs.yml's resnet_params set
+// mixup: 0.2 and label_smoothing: 0.1 and the benchmark_training mode
+// overrides neither, so main.py asks get_pytorch_train_loader for one-hot
+// targets (args.mixup > 0.0) and wraps the loader in MixUpWrapper;
+// dataloaders.py PrefetchedWrapper.prefetched_loader copies the uint8
+// batch to the GPU and runs next_input.float(), expand() (torch.zeros and
+// scatter_ of the targets) and next_input.sub_(mean).div_(std) on a side
+// stream for the next batch when the loop asks for this one: after the
+// previous step's torch.cuda.synchronize() (training.py), with the GPU
+// idle, ahead of this step's kernels and beside its first ones (priced
+// here as the step's own, as the program's other passes); mixup.py mixup
+// then computes c * data + (1 - c) * data[perm, :] and the same of the
+// targets on the compute stream under torch.no_grad.
+// Under AMP (training.py get_train_step: torch.cuda.amp.autocast around
+// the model) the normalised FP32 batch is cast to FP16 for the first
+// convolution (autocast's float16 op list: conv2d). The loss
+// (NLLMultiLabelSmooth on images x classes) is not counted: a few kernels
+// over 256 x 1000 elements.
+var dleConvNetsBatch = ImageBatchWork{Normalize: true, OneHot: true, MixUp: true, AutocastInput: true,
+	Source: "NVIDIA/DeepLearningExamples@7bdfc81d PyTorch/Classification/ConvNets configs.yml (resnet_params mixup 0.2), main.py (MixUpWrapper, one_hot = mixup > 0), image_classification/dataloaders.py PrefetchedWrapper (float, sub_, div_, expand) and mixup.py mixup"}
+
+// pmeierClassificationPIL is the source of the transforms' costs
+// (dleConvNetsInput).
+const pmeierClassificationPIL = "pmeier/detection-reference-benchmark@d639f63 results/20230412135803.log, classification-simple, PIL v1, medians"
 
 // HostProgramNames lists HostPrograms' names, sorted.
 func HostProgramNames() []string {
@@ -218,11 +311,17 @@ type HostCost struct {
 	// the forward: the collective's latency and the copies back into the
 	// buffers (more than one GPU).
 	BufferBroadcast float64 `json:"bufferBroadcast,omitempty"`
+	// ImageBatch is the GPU time of the program's work on the image batch
+	// before the model (ImageBatchWork), on any number of GPUs.
+	ImageBatch float64 `json:"imageBatch,omitempty"`
+	// HostScale is how many times as long the program's host work took as
+	// the devices package's measured times (CostAtHost; 1: as measured).
+	HostScale float64 `json:"hostScale,omitempty"`
 }
 
 // Total is the iteration's extra time.
 func (h HostCost) Total() float64 {
-	return h.GradientPassGPU + h.GatherList + h.IssueWait + h.ReduceLoss + h.OptimizerIssueWait + h.BufferBroadcast + h.Unscale + h.SlowestBatch
+	return h.GradientPassGPU + h.GatherList + h.IssueWait + h.ReduceLoss + h.OptimizerIssueWait + h.BufferBroadcast + h.Unscale + h.SlowestBatch + h.ImageBatch
 }
 
 // Cost is the program's per-iteration cost for graph g (one replica's
@@ -231,10 +330,23 @@ func (h HostCost) Total() float64 {
 // (engine.NCCLRingBaseLatency and NCCLRingStepLatency): a small
 // all-gather makes n-1 ring steps, a small all-reduce 2(n-1).
 func (p HostProgram) Cost(g *workloads.Graph, k *devices.Kind, n int) (HostCost, error) {
+	return p.CostAtHost(g, k, n, 1)
+}
+
+// CostAtHost is Cost with the program's host work (the devices package's
+// Host* times: Python's eager issue, blocking reads, the gather's pickling)
+// hostScale times as long: a main process on a core at a lower clock than
+// the one the 1-GPU row's host work runs at (hostScale = that clock / the
+// row's, InputPipeline.HostClock).
+func (p HostProgram) CostAtHost(g *workloads.Graph, k *devices.Kind, n int, hostScale float64) (HostCost, error) {
 	var h HostCost
 	if n < 1 {
 		return h, fmt.Errorf("host program %s: %d GPUs (valid range: >= 1)", p.Name, n)
 	}
+	if !(hostScale >= 1) || math.IsInf(hostScale, 0) {
+		return h, fmt.Errorf("host program %s: host work scale %g (valid range: >= 1, the 1-GPU clock over the row's)", p.Name, hostScale)
+	}
+	h.HostScale = hostScale
 	if p.GradientDivide {
 		// one tensor per update op (the zoo's optimizer updates each
 		// parameter tensor with an op of its own, as PyTorch's do)
@@ -252,13 +364,20 @@ func (p HostProgram) Cost(g *workloads.Graph, k *devices.Kind, n int) (HostCost,
 			h.GradientPassGPU += t
 		}
 		if n > 1 && p.GatherList {
-			wall := devices.HostIssuedLoop(gpu, devices.HostEagerOpTime)
+			wall := devices.HostIssuedLoop(gpu, hostScale*devices.HostEagerOpTime)
 			h.IssueWait = wall - h.GradientPassGPU
 		}
 	}
 	if n > 1 && p.GatherList {
-		h.GatherList = float64(n)*devices.HostGatherListPerRank +
+		h.GatherList = float64(n)*hostScale*devices.HostGatherListPerRank +
 			engine.NCCLRingBaseLatency + float64(n-1)*engine.NCCLRingStepLatency
+	}
+	if w := p.ImageBatch; w != nil {
+		t, err := w.Time(g, k, n)
+		if err != nil {
+			return h, fmt.Errorf("host program %s: %w", p.Name, err)
+		}
+		h.ImageBatch = t
 	}
 	if n > 1 && p.ReduceLoss {
 		t, err := devices.GradientPassTime(4, k) // one FP32 scalar
@@ -317,7 +436,7 @@ func (p HostProgram) Cost(g *workloads.Graph, k *devices.Kind, n int) (HostCost,
 			}
 			h.Unscale = t
 			if !p.ScaledSGD {
-				h.Unscale += devices.HostBlockingRead
+				h.Unscale += hostScale * devices.HostBlockingRead
 			}
 		}
 	}
@@ -358,7 +477,7 @@ func (p HostProgram) Cost(g *workloads.Graph, k *devices.Kind, n int) (HostCost,
 		}
 		if scaled {
 			// the update ops' simulated time is part of the loop's wall
-			h.OptimizerIssueWait = math.Max(0, devices.HostIssuedLoop(loop, devices.HostOptimizerKernelTime)-updates)
+			h.OptimizerIssueWait = math.Max(0, devices.HostIssuedLoop(loop, hostScale*devices.HostOptimizerKernelTime)-updates)
 		} else {
 			h.GradientPassGPU += zero
 		}
@@ -387,4 +506,71 @@ func hostProgram(name string) (*HostProgram, error) {
 		return nil, fmt.Errorf("%q (valid: -, %s)", name, strings.Join(HostProgramNames(), ", "))
 	}
 	return &p, nil
+}
+
+// Time is the GPU time of the work on one GPU's share of graph g's image
+// batch (g.Batch / n images) on kind k: the graph's image input (the zoo
+// classifiers' "input/images" op, imageInput) holds the images (its bytes
+// over the graph's activation element size are the global batch's
+// elements) and its forward softmax the classes (its FP32 output's
+// elements over the batch). A graph without an image input has no image batch:
+// 0.
+func (w *ImageBatchWork) Time(g *workloads.Graph, k *devices.Kind, n int) (float64, error) {
+	if n < 1 || g.Batch < n || g.Batch%n != 0 {
+		return 0, fmt.Errorf("image batch: global batch %d on %d GPUs (valid: a positive multiple of the GPUs)", g.Batch, n)
+	}
+	elem := g.Precision.ActivationBytes()
+	var images, logits int64
+	for i := range g.Ops {
+		o := &g.Ops[i]
+		switch {
+		case images == 0 && o.Type == "input" && strings.HasSuffix(o.Name, "images"):
+			images = o.OutputBytes / elem
+		case logits == 0 && o.Role == workloads.Forward && workloads.KernelClassOf(o) == workloads.KernelSoftmax:
+			// the zoo's loss keeps FP32 logits at any precision, as
+			// autocast runs log_softmax in FP32 (ResNet-50 under AMP:
+			// 8,192,000 bytes for 2,048 x 1,000)
+			logits = o.OutputBytes / 4
+		}
+	}
+	if images <= 0 {
+		return 0, nil
+	}
+	if logits <= 0 || logits%int64(g.Batch) != 0 {
+		return 0, fmt.Errorf("image batch: workload %q has images but no forward softmax of batch x classes FP32 elements to count its classes by (%d elements, batch %d)", g.Name, logits, g.Batch)
+	}
+	ni, nt := float64(images/int64(n)), float64(logits/int64(n))
+	type kernel struct {
+		typ          string
+		elems, bytes float64 // elements and bytes moved per element
+	}
+	var ks []kernel
+	if w.Normalize {
+		ks = append(ks, kernel{"cast", ni, 5}, kernel{"sub", ni, 8}, kernel{"div", ni, 8})
+	}
+	if w.OneHot {
+		ks = append(ks, kernel{"fill", nt, 4}, kernel{"scatter", nt, 4})
+	}
+	if w.MixUp {
+		for _, m := range []float64{ni, nt} {
+			ks = append(ks, kernel{"mul", m, 8}, kernel{"gather", m, 8}, kernel{"mul", m, 8}, kernel{"add", m, 12})
+		}
+	}
+	if w.AutocastInput && g.Precision.Mixed() {
+		ks = append(ks, kernel{"cast", ni, 6})
+	}
+	var t float64
+	for _, kn := range ks {
+		op := workloads.Op{Name: "image batch " + kn.typ, Type: kn.typ, Role: workloads.Forward, Precision: workloads.FP32,
+			BytesAccessed: int64(kn.elems * kn.bytes), OutputBytes: int64(kn.elems * 4), FLOPs: kn.elems}
+		if kn.typ == "gather" {
+			op.FLOPs = 0
+		}
+		d, err := devices.OpTime(&op, k)
+		if err != nil {
+			return 0, fmt.Errorf("image batch: %s: %w", kn.typ, err)
+		}
+		t += d
+	}
+	return t, nil
 }

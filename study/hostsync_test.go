@@ -212,3 +212,141 @@ func TestHostProgramUnscale(t *testing.T) {
 		})
 	}
 }
+
+// TestImageBatchWork: the ConvNets program's GPU work on a step's batch
+// (dleConvNetsBatch) in closed form on one GPU's share, 256 images of
+// 3 x 224 x 224 (N elements) and 256 x 1000 one-hot targets (M): the
+// uint8 -> FP32 conversion (5 bytes per element), sub_ and div_ (8 each),
+// the targets' zeros and scatter_ (4 each), mixup's two scalings and
+// gather (8 each) and sum (12) of both the batch and the targets, and
+// under AMP autocast's FP16 cast of the batch (6): 63 N + 44 M bytes,
+// each kernel priced by devices.OpTime. 512 images on 2 GPUs cost what
+// 256 on one do; FP32 drops the cast; fairseq has no such work, and a
+// workload without images none either.
+func TestImageBatchWork(t *testing.T) {
+	t.Parallel()
+	const tol = 1e-12
+	k, err := devices.KindByName("A100-80GB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n, m = 256 * 3 * 224 * 224, 256 * 1000
+	want := func(amp bool) (float64, int64) {
+		ks := []struct {
+			typ          string
+			elems, bytes int64
+		}{{"cast", n, 5}, {"sub", n, 8}, {"div", n, 8}, {"fill", m, 4}, {"scatter", m, 4},
+			{"mul", n, 8}, {"gather", n, 8}, {"mul", n, 8}, {"add", n, 12},
+			{"mul", m, 8}, {"gather", m, 8}, {"mul", m, 8}, {"add", m, 12}}
+		if amp {
+			ks = append(ks, struct {
+				typ          string
+				elems, bytes int64
+			}{"cast", n, 6})
+		}
+		var t float64
+		var bytes int64
+		for _, kn := range ks {
+			op := workloads.Op{Type: kn.typ, Role: workloads.Forward, Precision: workloads.FP32, BytesAccessed: kn.elems * kn.bytes, OutputBytes: kn.elems * 4, FLOPs: float64(kn.elems)}
+			if kn.typ == "gather" {
+				op.FLOPs = 0
+			}
+			d, _ := devices.OpTime(&op, &k)
+			t += d
+			bytes += kn.elems * kn.bytes
+		}
+		return t, bytes
+	}
+	conv := HostPrograms["dle-convnets"]
+	for _, c := range []struct {
+		spec string
+		gpus int
+		amp  bool
+	}{{"zoo:resnet50?training=true&batch=512&precision=amp-fp16&framework=pytorch", 2, true},
+		{"zoo:resnet50?training=true&batch=256&precision=amp-fp16&framework=pytorch", 1, true},
+		{"zoo:resnet50?training=true&batch=256&framework=pytorch", 1, false}} {
+		g, err := LoadWorkload(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := conv.ImageBatch.Time(g, &k, c.gpus)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, bytes := want(c.amp)
+		if wb := int64(63*n + 44*m); c.amp && bytes != wb {
+			t.Fatalf("kernel list moves %d bytes, want 63 N + 44 M = %d", bytes, wb)
+		}
+		if !scalar.EqualWithinRel(got, w, tol) || !(got >= float64(bytes)/k.MemBandwidth) {
+			t.Errorf("%s on %d GPU(s): %g s, want %g s (at least %d bytes at the %g B/s peak)", c.spec, c.gpus, got, w, bytes, k.MemBandwidth)
+		}
+		h, err := conv.Cost(g, &k, c.gpus)
+		if err != nil || !scalar.EqualWithinRel(h.ImageBatch, w, tol) {
+			t.Errorf("%s: dle-convnets cost %+v (%v), want its image batch %g s", c.spec, h, err, w)
+		}
+		if f, _ := HostPrograms["fairseq"].Cost(g, &k, c.gpus); f.ImageBatch != 0 {
+			t.Errorf("%s: fairseq image batch %g s, want none", c.spec, f.ImageBatch)
+		}
+	}
+	tr, err := LoadWorkload("zoo:transformer?layers=2&hidden=256&heads=4&ff=1024&vocab=1000&seq=16&training=true&batch=8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x, err := conv.ImageBatch.Time(tr, &k, 1); x != 0 || err != nil {
+		t.Errorf("transformer: image batch %g s (%v), want 0", x, err)
+	}
+	if _, err := conv.ImageBatch.Time(tr, &k, 3); err == nil {
+		t.Error("batch 8 on 3 GPUs: no error")
+	}
+}
+
+// TestHostProgramHostScale: host work on a slower core takes hostScale
+// times the measured host times: under AMP the ConvNets trainer's 699
+// SGD and zero_grad kernels are issued 1.5 x 6.45 us apart, so the GPU's
+// wait lies in [699 x 1.5 x issue - updates, that + the kernels' time]
+// and exceeds the wait at the measured pace by at least 699 x 0.5 x
+// issue less the kernels' time; a scale below 1 is an error.
+func TestHostProgramHostScale(t *testing.T) {
+	t.Parallel()
+	g, err := LoadWorkload("zoo:resnet50?training=true&batch=8&precision=amp-fp16&framework=pytorch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := devices.KindByName("A100-80GB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var updates, passes float64
+	for i := range g.Ops {
+		o := &g.Ops[i]
+		if o.Role != workloads.Update || o.GradBytes <= 0 {
+			continue
+		}
+		u, _ := devices.OpTime(o, &k)
+		updates += u
+		p, _ := devices.GradientPassTime(o.GradBytes, &k)
+		passes += 5 * p
+	}
+	conv := HostPrograms["dle-convnets"]
+	one, err := conv.CostAtHost(g, &k, 8, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow, err := conv.CostAtHost(g, &k, 8, 1.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo := 699*1.5*devices.HostOptimizerKernelTime - updates
+	if !(slow.OptimizerIssueWait >= lo-1e-12 && slow.OptimizerIssueWait <= lo+passes) || slow.HostScale != 1.5 || one.HostScale != 1 {
+		t.Errorf("x1.5: issue wait %g s, scale %g; want in [%g, %g] s, 1.5 (x1: scale %g)", slow.OptimizerIssueWait, slow.HostScale, lo, lo+passes, one.HostScale)
+	}
+	if d := slow.OptimizerIssueWait - one.OptimizerIssueWait; !(d >= 699*0.5*devices.HostOptimizerKernelTime-passes) {
+		t.Errorf("x1.5 waits %g s more than x1, want at least %g s", d, 699*0.5*devices.HostOptimizerKernelTime-passes)
+	}
+	if slow.ImageBatch != one.ImageBatch || slow.BufferBroadcast != one.BufferBroadcast {
+		t.Errorf("GPU work moved with the host's pace: %+v vs %+v", slow, one)
+	}
+	if _, err := conv.CostAtHost(g, &k, 8, 0.5); err == nil || !strings.Contains(err.Error(), "host work scale") {
+		t.Errorf("scale 0.5: error %v, want one naming the host work scale", err)
+	}
+}

@@ -19,10 +19,12 @@ import (
 // ranks share it (each rank's main process keeps a core busy issuing
 // kernels). They run at the CPU's boost clock when one GPU's processes
 // are the only busy ones and at its base clock, the datasheets' all-core
-// guarantee, when every GPU's are. With a CPU cost of c seconds per
-// image at ReferenceGHz, scaled by the clock,
+// guarantee, when every GPU's are. With a CPU cost of c(clock) seconds
+// per image (the sum of the cited Stages, each measured at its own clock
+// and scaled by the clock alone: Σ seconds_i x GHz_i / clock; or, as a
+// what-if, CostPerImage at ReferenceGHz),
 //
-//	input per batch = batch x c x (ReferenceGHz / clock) / min(W, cores/n - 1)
+//	input per batch = batch x c(clock) / min(W, cores/n - 1)
 //
 // and, with the DataLoader's prefetch queue (prefetch_factor batches per
 // worker) hiding the input whenever it is faster than the GPU, the step
@@ -43,14 +45,61 @@ type InputPipeline struct {
 	// Platforms are the servers the program's configurations name, with
 	// their workers per GPU.
 	Platforms []InputPlatform
-	// CostPerImage is the CPU time one core spends on one training image
-	// (read, decode, augment, collate) at ReferenceGHz, in seconds; 0: no
-	// cited figure, the pipeline is described but not simulated.
+	// Stages are the cited CPU costs of one training image's steps (read
+	// and decode, crop and resize, flip, copy into the batch), each on one
+	// core at the clock it was measured at; their sum is the cost per
+	// image (CostAt). None: no cited figure, the pipeline is described but
+	// not simulated.
+	Stages []InputStage
+	// CostPerImage is a single CPU time per image on one core at
+	// ReferenceGHz, in seconds, in place of Stages (`validate
+	// --input-cost`, a what-if); 0: none.
 	CostPerImage float64
 	// ReferenceGHz is the clock CostPerImage was measured at.
 	ReferenceGHz float64
 	// CostSource is where CostPerImage is from.
 	CostSource string
+}
+
+// InputStage is one step of the CPU work per training image with its
+// published cost.
+type InputStage struct {
+	// Name says what the step does.
+	Name string
+	// Seconds is its CPU time per image on one core at GHz.
+	Seconds float64
+	// GHz is the clock of the CPU it was measured on (the datasheet's
+	// boost clock: the measurements ran one process on an idle machine).
+	GHz float64
+	// CPU is the processor it was measured on.
+	CPU string
+	// Source is the publication and the figure.
+	Source string
+}
+
+// Modelled reports whether the pipeline has a cost per image to simulate.
+func (p *InputPipeline) Modelled() bool { return p.CostPerImage > 0 || len(p.Stages) > 0 }
+
+// CostAt is the CPU time per image on one core at clock GHz: CostPerImage
+// scaled from ReferenceGHz when set, else the Stages' costs, each scaled
+// from its own clock (0 when neither is given).
+func (p *InputPipeline) CostAt(clock float64) float64 {
+	if p.CostPerImage > 0 {
+		return p.CostPerImage * p.ReferenceGHz / clock
+	}
+	var c float64
+	for _, s := range p.Stages {
+		c += s.Seconds * s.GHz / clock
+	}
+	return c
+}
+
+// costSource names where the cost per image is from.
+func (p *InputPipeline) costSource() string {
+	if p.CostPerImage > 0 || len(p.Stages) == 0 {
+		return p.CostSource
+	}
+	return "the sum of its stages' published costs, each scaled by the clock"
 }
 
 // InputPlatform is one server a program's configuration names.
@@ -77,8 +126,15 @@ type InputTime struct {
 	Cores    int     `json:"cores"`
 	ClockGHz float64 `json:"clockGHz"`
 	// Modelled is false when the program has no cited per-image cost:
-	// PerBatch and Exposed are then 0 and nothing is added to the step.
+	// PerImage, PerBatch and Exposed are then 0 and nothing is added to
+	// the step.
 	Modelled bool `json:"modelled"`
+	// PerImage is the CPU time per image on one core at ClockGHz
+	// (InputPipeline.CostAt, seconds).
+	PerImage float64 `json:"perImage,omitempty"`
+	// Stages are the pipeline's cited stages at ClockGHz (none for a
+	// what-if cost).
+	Stages []InputStageTime `json:"stages,omitempty"`
 	// CostSource is where the per-image cost is from ("" when none).
 	CostSource string `json:"costSource,omitempty"`
 	// PerBatch is a rank's input time per batch and Exposed the time the
@@ -91,6 +147,14 @@ type InputTime struct {
 	BreakEven float64 `json:"breakEven"`
 }
 
+// InputStageTime is a stage's CPU time per image on one core at the row's
+// clock, scaled from the one it was measured at.
+type InputStageTime struct {
+	InputStage
+	// AtClock is Seconds x GHz / the row's clock.
+	AtClock float64 `json:"atClock"`
+}
+
 // Validate checks the pipeline's settings.
 func (p *InputPipeline) Validate() error {
 	if p.Backend == "" {
@@ -101,6 +165,14 @@ func (p *InputPipeline) Validate() error {
 	}
 	if p.CostPerImage > 0 && !(p.ReferenceGHz > 0) {
 		return fmt.Errorf("input pipeline %s: reference clock %g GHz of its cost per image (valid range: > 0)", p.Backend, p.ReferenceGHz)
+	}
+	for _, s := range p.Stages {
+		if !(s.Seconds > 0) || math.IsInf(s.Seconds, 0) || !(s.GHz > 0) || math.IsInf(s.GHz, 0) {
+			return fmt.Errorf("input pipeline %s: stage %q: %g s per image at %g GHz (valid range: > 0 each)", p.Backend, s.Name, s.Seconds, s.GHz)
+		}
+		if s.Source == "" {
+			return fmt.Errorf("input pipeline %s: stage %q has no source (valid: the publication its cost is from)", p.Backend, s.Name)
+		}
 	}
 	for i := range p.Platforms {
 		pl := &p.Platforms[i]
@@ -128,34 +200,50 @@ func (p *InputPipeline) Time(gpuKind string, n, batchPerGPU int, gpuStep float64
 	if n < 1 || batchPerGPU < 1 || !(gpuStep > 0) {
 		return t, fmt.Errorf("input pipeline %s: %d GPUs, batch %d per GPU, GPU step %g s (valid range: >= 1, >= 1, > 0)", p.Backend, n, batchPerGPU, gpuStep)
 	}
-	var pl *InputPlatform
-	var names []string
-	for i := range p.Platforms {
-		names = append(names, p.Platforms[i].Name+" ("+p.Platforms[i].GPUPrefix+")")
-		if strings.HasPrefix(gpuKind, p.Platforms[i].GPUPrefix) {
-			pl = &p.Platforms[i]
-			break
-		}
-	}
-	if pl == nil {
-		return t, fmt.Errorf("input pipeline %s: GPU kind %q is on none of the program's platforms (valid: %s)", p.Backend, gpuKind, strings.Join(names, ", "))
+	pl, clock, err := p.HostClock(gpuKind, n)
+	if err != nil {
+		return t, err
 	}
 	cores := pl.CPU.Cores()/n - 1 // a core per rank for its main process
 	if cores < 1 {
 		return t, fmt.Errorf("input pipeline %s: %d GPUs on one server with %s's %d cores leave a rank no core for its workers (valid range: GPUs per server <= cores/2)", p.Backend, n, pl.CPU.Name, pl.CPU.Cores())
 	}
 	t = InputTime{Backend: p.Backend, Platform: pl.Name, CPU: pl.CPU.Name, Workers: pl.WorkersPerGPU,
-		Cores: min(pl.WorkersPerGPU, cores), ClockGHz: pl.CPU.BaseGHz}
-	if n == 1 {
-		t.ClockGHz = pl.CPU.BoostGHz
-	}
+		Cores: min(pl.WorkersPerGPU, cores), ClockGHz: clock}
 	t.BreakEven = gpuStep * float64(t.Cores) / float64(batchPerGPU)
-	if p.CostPerImage > 0 {
-		t.Modelled, t.CostSource = true, p.CostSource
-		t.PerBatch = float64(batchPerGPU) * p.CostPerImage * (p.ReferenceGHz / t.ClockGHz) / float64(t.Cores)
+	if p.Modelled() {
+		t.Modelled, t.CostSource = true, p.costSource()
+		t.PerImage = p.CostAt(t.ClockGHz)
+		if p.CostPerImage == 0 {
+			for _, s := range p.Stages {
+				t.Stages = append(t.Stages, InputStageTime{InputStage: s, AtClock: s.Seconds * s.GHz / t.ClockGHz})
+			}
+		}
+		t.PerBatch = float64(batchPerGPU) * t.PerImage / float64(t.Cores)
 		t.Exposed = math.Max(0, t.PerBatch-gpuStep)
 	}
 	return t, nil
+}
+
+// HostClock is the platform of a row whose GPUs are of kind gpuKind and
+// the clock its host's cores run at with n of its ranks on one server:
+// the CPU's boost clock when one GPU's processes are the only busy ones,
+// its base clock (the datasheets' all-core guarantee, a bound: the
+// all-core clock is not published) when every GPU's are. A GPU kind no
+// platform names is an error listing the platforms.
+func (p *InputPipeline) HostClock(gpuKind string, n int) (*InputPlatform, float64, error) {
+	var names []string
+	for i := range p.Platforms {
+		pl := &p.Platforms[i]
+		names = append(names, pl.Name+" ("+pl.GPUPrefix+")")
+		if strings.HasPrefix(gpuKind, pl.GPUPrefix) {
+			if n == 1 {
+				return pl, pl.CPU.BoostGHz, nil
+			}
+			return pl, pl.CPU.BaseGHz, nil
+		}
+	}
+	return nil, 0, fmt.Errorf("input pipeline %s: GPU kind %q is on none of the program's platforms (valid: %s)", p.Backend, gpuKind, strings.Join(names, ", "))
 }
 
 // ranksPerServer is the most of the devices devs that share one server

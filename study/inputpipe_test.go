@@ -126,13 +126,26 @@ func TestInputPipelineErrors(t *testing.T) {
 	}
 }
 
+// dleCost is the ConvNets pipeline's cited CPU time per image on one core
+// at clock GHz in closed form: Pillow's read, decode and RGB conversion
+// at 410.01 images/s on an EPYC 7702 at its 3.35 GHz boost, and the crop
+// (72 us), resize (554 us), flip (52 us) and tensor copy (51 us) on a
+// Ryzen 9 5900X at its 4.8 GHz boost, each scaled by the clock.
+func dleCost(clock float64) float64 {
+	return (1/410.01)*3.35/clock + (72e-6+554e-6+52e-6+51e-6)*4.8/clock
+}
+
 // TestDLEConvNetsInput: the ConvNets program's pipeline as configs.yml at
 // the results' release sets it: 16 workers per A100 on the DGX A100's 128
 // cores (15 per rank with 8 ranks, at the 2.25 GHz base), 8 per V100 on
-// the DGX-1's 40 (4 per rank with 8 ranks; 8 at the 3.6 GHz turbo alone);
-// no cited per-image cost, so nothing simulated.
+// the DGX-1's 40 (4 per rank with 8 ranks; 8 at the 3.6 GHz turbo alone),
+// simulated at the cited cost per image: behind a 0.1 s GPU step the input
+// per batch is 256 x dleCost(clock) / cores and the GPU waits for what
+// exceeds the step (8 DGX-1 ranks: 256 x 5.30 ms / 4 = 340 ms, 240 ms
+// exposed; the DGX A100's 8: 88.5 ms, none).
 func TestDLEConvNetsInput(t *testing.T) {
 	t.Parallel()
+	const tol = 1e-12
 	p := HostPrograms["dle-convnets"].Input
 	if p == nil {
 		t.Fatal("dle-convnets has no input pipeline")
@@ -142,12 +155,60 @@ func TestDLEConvNetsInput(t *testing.T) {
 		n, workers, co int
 		clock          float64
 	}{{"A100-80GB", 8, 16, 15, 2.25}, {"A100-80GB", 1, 16, 16, 3.4}, {"V100-16GB", 8, 8, 4, 2.2}, {"V100-32GB", 1, 8, 8, 3.6}} {
-		in, err := p.Time(c.kind, c.n, 256, 0.1)
+		const batch, step = 256, 0.1
+		in, err := p.Time(c.kind, c.n, batch, step)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if in.Workers != c.workers || in.Cores != c.co || in.ClockGHz != c.clock || in.Modelled || in.Exposed != 0 {
-			t.Errorf("%s x%d: %d workers on %d cores at %g GHz, modelled %v, exposed %g; want %d on %d at %g, false, 0", c.kind, c.n, in.Workers, in.Cores, in.ClockGHz, in.Modelled, in.Exposed, c.workers, c.co, c.clock)
+		if in.Workers != c.workers || in.Cores != c.co || in.ClockGHz != c.clock || !in.Modelled {
+			t.Errorf("%s x%d: %d workers on %d cores at %g GHz, modelled %v; want %d on %d at %g, true", c.kind, c.n, in.Workers, in.Cores, in.ClockGHz, in.Modelled, c.workers, c.co, c.clock)
+		}
+		per := batch * dleCost(c.clock) / float64(c.co)
+		if !scalar.EqualWithinRel(in.PerImage, dleCost(c.clock), tol) || !scalar.EqualWithinRel(in.PerBatch, per, tol) ||
+			!scalar.EqualWithinAbsOrRel(in.Exposed, max(0, per-step), tol, tol) {
+			t.Errorf("%s x%d: %g s per image, %g s per batch, %g s exposed; want %g, %g, %g", c.kind, c.n, in.PerImage, in.PerBatch, in.Exposed, dleCost(c.clock), per, max(0, per-step))
+		}
+		if len(in.Stages) != len(p.Stages) {
+			t.Errorf("%s x%d: %d stages shown, want %d", c.kind, c.n, len(in.Stages), len(p.Stages))
+		}
+	}
+}
+
+// TestInputPipelineStages: a pipeline of two cited stages measured at
+// different clocks costs their sum, each scaled from its own clock: 4 ms
+// at 4 GHz and 1 ms at 2 GHz are, on the test server's 3 GHz boost,
+// 4 x 4/3 + 1 x 2/3 = 6 ms; one GPU's 6 workers on
+// 6 cores take 32 x 6 ms / 6 = 32 ms a batch, 12 ms more than a 20 ms
+// GPU step; a what-if CostPerImage replaces the stages.
+func TestInputPipelineStages(t *testing.T) {
+	t.Parallel()
+	const tol = 1e-12
+	p := testPipeline()
+	p.CostPerImage, p.ReferenceGHz = 0, 0
+	p.Stages = []InputStage{{Name: "decode", Seconds: 4e-3, GHz: 4, Source: "test"}, {Name: "resize", Seconds: 1e-3, GHz: 2, Source: "test"}}
+	in, err := p.Time("A100-80GB", 1, 32, 0.020)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !in.Modelled || !scalar.EqualWithinRel(in.PerImage, 6e-3, tol) || !scalar.EqualWithinRel(in.PerBatch, 0.032, tol) || !scalar.EqualWithinRel(in.Exposed, 0.012, tol) {
+		t.Errorf("stages: modelled %v, %g s per image, %g s per batch, %g s exposed; want true, 0.006, 0.032, 0.012", in.Modelled, in.PerImage, in.PerBatch, in.Exposed)
+	}
+	if len(in.Stages) != 2 || !scalar.EqualWithinRel(in.Stages[0].AtClock, 4e-3*4/3, tol) || !scalar.EqualWithinRel(in.Stages[1].AtClock, 1e-3*2/3, tol) {
+		t.Errorf("stages at 3 GHz: %+v, want 5.33 ms and 0.67 ms", in.Stages)
+	}
+	p.CostPerImage, p.ReferenceGHz = 3e-3, 3
+	in, err = p.Time("A100-80GB", 1, 32, 0.020)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !scalar.EqualWithinRel(in.PerImage, 3e-3, tol) || len(in.Stages) != 0 {
+		t.Errorf("what-if over stages: %g s per image, %d stages; want 0.003 and none", in.PerImage, len(in.Stages))
+	}
+	for _, bad := range []InputStage{{Name: "no clock", Seconds: 1e-3, Source: "x"}, {Name: "no time", GHz: 3, Source: "x"}, {Name: "no source", Seconds: 1e-3, GHz: 3}} {
+		q := testPipeline()
+		q.Stages = []InputStage{bad}
+		if _, err := q.Time("A100-80GB", 1, 32, 0.02); err == nil || !strings.Contains(err.Error(), bad.Name) {
+			t.Errorf("stage %q: error %v, want one naming it", bad.Name, err)
 		}
 	}
 }

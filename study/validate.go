@@ -377,7 +377,23 @@ func simulateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 	}
 	out.Simulated = o.Throughput
 	if p, _ := hostProgram(r.Program); p != nil && o.StepTime > 0 {
-		h, err := p.Cost(g, &c.Devices[c.Accelerators()[0]].Kind, r.GPUs)
+		// the single placer's replicas take the accelerators in index
+		// order (engine.DataParallel.Devices)
+		perServer := ranksPerServer(c, c.Accelerators()[:r.GPUs])
+		kind := &c.Devices[c.Accelerators()[0]].Kind
+		scale := 1.0
+		if p.Input != nil {
+			// a program whose DataLoader workers keep its server's cores
+			// busy runs its main process at the clock they run at: the
+			// host work measured for one GPU's processes alone (at the
+			// boost clock) takes boost / that clock as long
+			pl, clock, err := p.Input.HostClock(kind.Name, perServer)
+			if err != nil {
+				return out, nil, nil, fmt.Errorf("program %s: %w", p.Name, err)
+			}
+			scale = pl.CPU.BoostGHz / clock
+		}
+		h, err := p.CostAtHost(g, kind, r.GPUs, scale)
 		if err != nil {
 			return out, nil, nil, err
 		}
@@ -401,11 +417,9 @@ func simulateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 			pipe := *p.Input
 			if c := r.InputCost; c != nil {
 				pipe.CostPerImage, pipe.ReferenceGHz, pipe.CostSource = c.PerImage, c.GHz, "what-if (validate --input-cost)"
+				pipe.Stages = nil
 			}
-			// the single placer's replicas take the accelerators in
-			// index order (engine.DataParallel.Devices)
-			perServer := ranksPerServer(c, c.Accelerators()[:r.GPUs])
-			in, err := pipe.Time(c.Devices[c.Accelerators()[0]].Kind.Name, perServer, g.Batch/r.GPUs, step)
+			in, err := pipe.Time(kind.Name, perServer, g.Batch/r.GPUs, step)
 			if err != nil {
 				return out, nil, nil, fmt.Errorf("program %s: %w", p.Name, err)
 			}

@@ -70,9 +70,9 @@ other idle time; the parts sum to the iteration.
 --input-cost D --input-cost-ghz F is a what-if for the rows whose
 program has a CPU input pipeline (dle-convnets: PyTorch DataLoader
 workers): D of CPU time per image on one core at F GHz, scaled by the
-clock the row's workers run at whatever the CPU, makes each step
-max(GPU step, input per batch); without it the pipeline is described,
-not simulated (no cited cost).`,
+clock the row's workers run at whatever the CPU, replaces the program's
+cited cost per image (the sum of its stages' published costs, which
+--explain lists); each step is max(GPU step, input per batch).`,
 		Example: `  placesim validate validation/published.tsv
   placesim validate validation/published.tsv --max-median 0.10 --max-worst 0.25
   placesim validate my-cluster.tsv --format json
@@ -230,6 +230,7 @@ var explainNames = map[string]string{
 	"unscale":              "program: loss scaler's unscale pass and found_inf read",
 	"slowest-batch":        "program: the GPU whose token batch kept the most tokens",
 	"input-wait":           "program: GPU waits for the CPU input pipeline",
+	"image-batch":          "program: batch's normalisation and mixup on the GPU",
 }
 
 func printExplanation(w io.Writer, e *study.Explanation) {
@@ -279,6 +280,13 @@ func printExplanation(w io.Writer, e *study.Explanation) {
 	} else {
 		fmt.Fprintf(w, "\nhost: the framework's per-iteration host work (logging syncs, Python between kernels) is not simulated; it shows only as a gap against the measurement\n")
 	}
+	if h := r.Host; h != nil && h.HostScale > 1 {
+		clock := ""
+		if in := r.Input; in != nil {
+			clock = fmt.Sprintf(" (its main process on %s at %.2f GHz, every GPU's DataLoader workers busy, against the one GPU's boost clock)", in.CPU, in.ClockGHz)
+		}
+		fmt.Fprintf(w, "host work: the program's measured host times x %.3f%s\n", h.HostScale, clock)
+	}
 	if in := r.Input; in != nil {
 		printInput(w, in)
 	}
@@ -295,7 +303,11 @@ func printExplanation(w io.Writer, e *study.Explanation) {
 func printInput(w io.Writer, in *study.InputTime) {
 	fmt.Fprintf(w, "\ninput pipeline: %s DataLoader, %d workers per GPU on %d cores per rank of %s (%s) at %.2f GHz", in.Backend, in.Workers, in.Cores, in.CPU, in.Platform, in.ClockGHz)
 	if in.Modelled {
-		fmt.Fprintf(w, ": %s per batch, exposed %s (cost per image: %s)\n", units.Seconds(in.PerBatch), units.Seconds(in.Exposed), in.CostSource)
+		fmt.Fprintf(w, ": %s of CPU per image per core, %s per batch (the batch x that / %d cores), exposed %s (cost per image: %s)\n",
+			units.Seconds(in.PerImage), units.Seconds(in.PerBatch), in.Cores, units.Seconds(in.Exposed), in.CostSource)
+		for _, s := range in.Stages {
+			fmt.Fprintf(w, "  %-46s %12s (%s at %.2f GHz on %s: %s)\n", s.Name, units.Seconds(s.AtClock), units.Seconds(s.Seconds), s.GHz, s.CPU, s.Source)
+		}
 	} else {
 		fmt.Fprintf(w, ": not simulated (no cited CPU cost per image)\n")
 	}
