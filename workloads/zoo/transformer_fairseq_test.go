@@ -155,7 +155,8 @@ func TestFairseqStructure(t *testing.T) {
 
 // TestFairseqEmbeddingBackward: each lookup of the shared table writes a
 // dense zero-filled [V, D] FP32 gradient and adds it into the table's
-// (read both, write one): 4 V D 4 bytes beyond its rows.
+// (read both, write one): 4 V D 4 bytes beyond its rows, all of them the
+// op's FixedBytes (the table's size at any batch).
 func TestFairseqEmbeddingBackward(t *testing.T) {
 	table := int64(fsV) * fsD * 4
 	fs := opsByName(build(t, fairseqSpec))
@@ -165,6 +166,9 @@ func TestFairseqEmbeddingBackward(t *testing.T) {
 		f, v := mustOp(t, fs, name), mustOp(t, va, name)
 		if d := f.BytesAccessed - v.BytesAccessed; d != 4*table {
 			t.Errorf("%s: fairseq accesses %d bytes more than the rows' gradient, want %d", name, d, 4*table)
+		}
+		if f.FixedBytes != 4*table || v.FixedBytes != 0 {
+			t.Errorf("%s: fixed bytes %d (fairseq) and %d (vaswani), want %d and 0", name, f.FixedBytes, v.FixedBytes, 4*table)
 		}
 	}
 }
