@@ -193,3 +193,38 @@ func TestFairseqParamErrors(t *testing.T) {
 		t.Errorf("impl=vaswani&attention=heads: %v", err)
 	}
 }
+
+// TestFixedBytesParamsAndTables: a zoo op's FixedBytes (what a
+// data-parallel replica or micro-batch still reads whole) are its own
+// parameters and any whole shared table it reads: every forward op of
+// the MLP has its parameters fixed; fairseq's tied output projection reads
+// the [V, D] table whole, its lookups only their rows.
+func TestFixedBytesParamsAndTables(t *testing.T) {
+	for _, op := range build(t, "zoo:mlp?training=true").Ops {
+		// (built in FP32: its parameters' and accesses' bytes agree)
+		if op.Role == workloads.Forward && op.FixedBytes != op.ParamBytes {
+			t.Errorf("mlp %s: fixed bytes %d, want its parameters' %d", op.Name, op.FixedBytes, op.ParamBytes)
+		}
+	}
+	table := int64(fsV) * fsD * 4
+	logits := 0
+	for _, op := range build(t, fairseqSpec).Ops {
+		if op.Role != workloads.Forward {
+			continue
+		}
+		switch {
+		case strings.HasSuffix(op.Name, "/logits") && !strings.Contains(op.Name, "attention"):
+			logits++
+			if op.FixedBytes != table {
+				t.Errorf("%s: fixed bytes %d, want the table's %d", op.Name, op.FixedBytes, table)
+			}
+		case strings.HasSuffix(op.Name, "/embedding/lookup"):
+			if op.FixedBytes != 0 {
+				t.Errorf("%s: fixed bytes %d, want 0 (it reads the batch's rows)", op.Name, op.FixedBytes)
+			}
+		}
+	}
+	if logits != 1 {
+		t.Errorf("%d output projections, want 1", logits)
+	}
+}
