@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"placesim/devices"
@@ -292,5 +293,38 @@ func TestBucketOverlap(t *testing.T) {
 	}
 	if first := bucketed.DataParallel.AllReduces[0]; !(first.Start < lastGrad) {
 		t.Errorf("first bucket starts at %g, after the backward pass ends at %g", first.Start, lastGrad)
+	}
+}
+
+// TestFixedBytesNotDivided: a data-parallel replica runs an op on 1/n of
+// the batch, so the op's bytes shrink n-fold, except its FixedBytes
+// (whole tensors, such as a table's dense gradient, that are the same
+// size at any batch): a memory-bound op of B bytes of which F are fixed
+// takes the roofline of F + (B - F)/n bytes on each of n replicas.
+func TestFixedBytesNotDivided(t *testing.T) {
+	const (
+		n = 4
+		B = int64(1 << 30)
+		F = int64(3 << 28)
+	)
+	g := workloads.NewGraph("fixed", 8)
+	g.AddOp(workloads.Op{Name: "table/grad", Type: "add", Role: workloads.Backward, BytesAccessed: B, FixedBytes: F})
+	c := meshCluster(t, n, 10e9, 0)
+	r, err := engine.Simulate(g, c, &engine.Plan{Device: make([]int, len(g.Ops)), DataParallel: &engine.DataParallel{Replicas: n}}, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := &c.Devices[0].Kind
+	want, err := devices.OpTime(&workloads.Op{Type: "add", Role: workloads.Backward, BytesAccessed: F + (B-F)/n}, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := r.OpEnd[0] - r.OpStart[0]
+	if math.Abs(got-want) > 1e-9*want {
+		t.Errorf("op of %d bytes, %d fixed, on %d replicas: %g s, want %g s (the roofline of F + (B-F)/n bytes)", B, F, n, got, want)
+	}
+	divided, _ := devices.OpTime(&workloads.Op{Type: "add", Role: workloads.Backward, BytesAccessed: B / n}, k)
+	if !(want > 2*divided) {
+		t.Fatalf("test is weak: fixed %g s against all divided %g s", want, divided)
 	}
 }

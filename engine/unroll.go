@@ -447,8 +447,9 @@ func (s *sim) params() {
 
 // scaledOpTime is op's time on kind k for 1/scale of its batch: a measured
 // time (devices.MeasuredTime, with the kind's MeasuredScale) divided by
-// scale, else the roofline on FLOPs/scale and bytes/scale with the full
-// launch overhead.
+// scale, else the roofline on FLOPs/scale and bytes with the full launch
+// overhead, where the bytes are the op's FixedBytes (whole tensors that do
+// not shrink with the batch) plus the rest divided by scale.
 func scaledOpTime(op *workloads.Op, k *devices.Kind, scale int) (float64, error) {
 	// a measured time first, as OpTime would (a CPU-only op on an
 	// accelerator is OpTime's error)
@@ -466,7 +467,7 @@ func scaledOpTime(op *workloads.Op, k *devices.Kind, scale int) (float64, error)
 	cp := *op
 	cp.Measured = nil
 	cp.FLOPs /= float64(scale)
-	cp.BytesAccessed = divUp(op.BytesAccessed, scale)
+	cp.BytesAccessed = op.FixedBytes + divUp(op.BytesAccessed-op.FixedBytes, scale)
 	return devices.OpTime(&cp, k)
 }
 

@@ -56,6 +56,13 @@ type Op struct {
 	// BytesAccessed is the device-memory traffic (reads + writes), for the
 	// memory side of the roofline.
 	BytesAccessed int64
+	// FixedBytes is the part of BytesAccessed that does not shrink with
+	// the op's batch: whole parameter-sized tensors it reads or writes
+	// however few samples it processes (a table's dense gradient, zeroed
+	// and accumulated into whole). Data parallelism and micro-batching give
+	// an instance BytesAccessed - FixedBytes divided among them plus all of
+	// FixedBytes (engine scaledOpTime). 0 <= FixedBytes <= BytesAccessed.
+	FixedBytes int64
 	// OutputBytes is the size of the op's outputs.
 	OutputBytes int64
 	// ParamBytes is the size of the parameters the op owns; they are
@@ -347,6 +354,9 @@ func checkOp(op *Op) error {
 		if f.v < 0 {
 			return fmt.Errorf("field %s = %d (valid range: >= 0)", f.name, f.v)
 		}
+	}
+	if op.FixedBytes < 0 || op.FixedBytes > op.BytesAccessed {
+		return fmt.Errorf("field fixedBytes = %d (valid range: 0..bytesAccessed = %d)", op.FixedBytes, op.BytesAccessed)
 	}
 	for k, v := range op.Measured {
 		if !(v >= 0) || math.IsInf(v, 0) {

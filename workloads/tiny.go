@@ -74,10 +74,11 @@ func MLP(batch int, widths []int) *Graph {
 		mm := g.AddOp(Op{Name: layer + "/matmul", Type: "matmul", Layer: layer,
 			FLOPs:         2 * float64(b) * float64(prevW) * float64(w),
 			BytesAccessed: (b*int64(prevW) + int64(prevW)*int64(w) + b*int64(w)) * f32,
+			FixedBytes:    int64(prevW) * int64(w) * f32, // the weights, at any batch
 			OutputBytes:   act, ParamBytes: int64(prevW) * int64(w) * f32})
 		g.AddEdge(prev, mm, b*int64(prevW)*f32)
 		ba := g.AddOp(Op{Name: layer + "/bias", Type: "bias-add", Layer: layer,
-			FLOPs: float64(b) * float64(w), BytesAccessed: 2*act + int64(w)*f32,
+			FLOPs: float64(b) * float64(w), BytesAccessed: 2*act + int64(w)*f32, FixedBytes: int64(w) * f32,
 			OutputBytes: act, ParamBytes: int64(w) * f32})
 		g.AddEdge(mm, ba, act)
 		re := g.AddOp(Op{Name: layer + "/relu", Type: "relu", Layer: layer,

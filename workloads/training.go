@@ -448,6 +448,7 @@ func (d *deriver) differentiate(u int) {
 				own = pb // the weights, resident
 			}
 			g.Ops[id].BytesAccessed = dyRead + read + own + f.Edges[eid].Bytes
+			g.Ops[id].FixedBytes = own
 			d.contrib[f.Edges[eid].From] = append(d.contrib[f.Edges[eid].From], contribution{id, f.Edges[eid].Bytes})
 		}
 	} else if len(rgIn) > 0 || (trainable && !separateWeight) {
@@ -471,6 +472,9 @@ func (d *deriver) differentiate(u int) {
 		read := connect(id, rgIn, r.Saved)
 		seed(id)
 		g.Ops[id].BytesAccessed = dyRead + read + written
+		if trainable && !separateWeight {
+			g.Ops[id].FixedBytes = pb // the parameter gradient, whole
+		}
 		for _, eid := range rgIn {
 			e := f.Edges[eid]
 			d.contrib[e.From] = append(d.contrib[e.From], contribution{id, e.Bytes})
@@ -496,6 +500,7 @@ func (d *deriver) differentiate(u int) {
 		read := connect(id, nil, SavedInputs)
 		seed(id)
 		g.Ops[id].BytesAccessed = dyRead + read + pb
+		g.Ops[id].FixedBytes = pb // the parameter gradient, whole
 		paramGrad = id
 	}
 	if trainable && paramGrad >= 0 {

@@ -97,6 +97,26 @@ func TestDeriveTrainingRules(t *testing.T) {
 			}
 		}
 	})
+	t.Run("fixed bytes", func(t *testing.T) {
+		// the parameter-sized tensors a gradient op reads or writes
+		// whole are its FixedBytes: dX = dY·Wᵀ reads W, dW and the bias
+		// gradient write the parameter's gradient; relu's has none
+		for _, tc := range []struct {
+			name string
+			want int64
+		}{
+			{"fc2/matmul/grad", 32 * 10 * 4},
+			{"fc2/matmul/grad_weight", 32 * 10 * 4},
+			{"fc1/matmul/grad_weight", 16 * 32 * 4},
+			{"fc1/bias/grad", 32 * 4},
+			{"fc1/relu/grad", 0},
+		} {
+			op := opByName(t, g, tc.name)
+			if op.FixedBytes != tc.want || op.FixedBytes > op.BytesAccessed {
+				t.Errorf("%s: fixed bytes %d of %d, want %d", tc.name, op.FixedBytes, op.BytesAccessed, tc.want)
+			}
+		}
+	})
 	t.Run("saved activations", func(t *testing.T) {
 		for _, tc := range []struct {
 			from, to string

@@ -68,7 +68,7 @@ func replicateAllReduce(g *workloads.Graph, n int) (*work, error) {
 			in := opInfo{origin: v, weights: -1, replica: r, chans: channels(&g.Ops[v])}
 			if !shared[v] {
 				op.FLOPs /= float64(n)
-				op.BytesAccessed = div(op.BytesAccessed-op.ParamBytes) + op.ParamBytes
+				op.BytesAccessed, op.FixedBytes = batchShare(&op, op.ParamBytes, n)
 				op.OutputBytes = div(op.OutputBytes)
 				op.TempBytes = div(op.TempBytes)
 				op.Measured = measuredOver(op.Measured, n)

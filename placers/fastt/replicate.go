@@ -60,12 +60,12 @@ func replicate(g *workloads.Graph, n int) (*work, error) {
 			op := g.Ops[v]
 			op.Name = fmt.Sprintf("rep%d/%s", r, op.Name)
 			op.FLOPs /= float64(n)
+			var own int64
 			if ownW[v] {
-				op.BytesAccessed = div(op.BytesAccessed-op.ParamBytes) + op.ParamBytes
+				own = op.ParamBytes
 				op.ParamBytes = 0
-			} else {
-				op.BytesAccessed = div(op.BytesAccessed)
 			}
+			op.BytesAccessed, op.FixedBytes = batchShare(&op, own, n)
 			op.OutputBytes = div(op.OutputBytes)
 			op.TempBytes = div(op.TempBytes)
 			op.Measured = measuredOver(op.Measured, n)
@@ -180,4 +180,14 @@ func measuredOver(m map[string]float64, n int) map[string]float64 {
 		out[k] = t / float64(n)
 	}
 	return out
+}
+
+// batchShare is the bytes an op accesses on 1/n of its batch, and of them
+// the fixed ones: its FixedBytes (workloads.Op: whole tensors, the same
+// at any batch) and at least own (the weights it reads), whole, and the
+// rest divided by n.
+func batchShare(op *workloads.Op, own int64, n int) (bytes, fixed int64) {
+	fixed = min(max(op.FixedBytes, own), op.BytesAccessed)
+	rest := op.BytesAccessed - fixed
+	return fixed + (rest+int64(n)-1)/int64(n), fixed
 }

@@ -209,10 +209,13 @@ func splitOperation(w *work, v int, d Dim, n int) (*work, []int, error) {
 		pi.weights = weights
 		switch d {
 		case Batch:
-			p.BytesAccessed = div(max(u.BytesAccessed-wBytes, 0)) + wBytes
+			p.BytesAccessed, p.FixedBytes = batchShare(&u, wBytes, n)
 			pi.batch = in.batch / n
 		case Channel:
 			p.BytesAccessed = min(u.BytesAccessed, inAct) + div(max(u.BytesAccessed-inAct, 0))
+			// a channel part reads the batch's input whole and its share
+			// of the weights: none of it is a whole parameter tensor
+			p.FixedBytes = 0
 			pi.chans = in.chans / n
 		}
 		if sum {

@@ -168,6 +168,7 @@ func NewCoarse(g *workloads.Graph, d *DAG, est *devices.Estimates, t *Targets, c
 		for _, m := range ops {
 			op.FLOPs += g.Ops[m].FLOPs
 			op.BytesAccessed += g.Ops[m].BytesAccessed
+			op.FixedBytes += g.Ops[m].FixedBytes
 			if u := t.UnitOf[m]; !charged[u] {
 				charged[u] = true
 				op.ParamBytes += unitMem[u]

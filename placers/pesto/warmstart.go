@@ -34,6 +34,7 @@ func (p *problem) graph() (*workloads.Graph, error) {
 			f := &c.Fine.Ops[m]
 			op.FLOPs += f.FLOPs
 			op.BytesAccessed += f.BytesAccessed
+			op.FixedBytes += f.FixedBytes
 			pb, ob, tb := p.est.OpMemory(m)
 			op.ParamBytes += pb
 			op.OutputBytes += ob

@@ -29,6 +29,7 @@
 //	      "role": "forward",          forward | backward | update (default forward)
 //	      "flops": 2.1e9,             floating-point work, finite, >= 0 (default 0)
 //	      "bytesAccessed": 1048576,   device-memory traffic (integer bytes, >= 0)
+//	      "fixedBytes": 0,            of it, what does not shrink with the batch (0..bytesAccessed)
 //	      "outputBytes": 524288,      size of the op's outputs (integer bytes, >= 0)
 //	      "paramBytes": 16777216,     resident parameters (integer bytes, >= 0)
 //	      "tempBytes": 0,             workspace while running (integer bytes, >= 0)

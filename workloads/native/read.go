@@ -200,6 +200,8 @@ func (r *reader) op(path string) (workloads.Op, error) {
 			op.FLOPs, err = r.nonNegFloat(path)
 		case "bytesAccessed":
 			op.BytesAccessed, err = r.integer(path, 0, math.MaxInt64)
+		case "fixedBytes":
+			op.FixedBytes, err = r.integer(path, 0, math.MaxInt64)
 		case "outputBytes":
 			op.OutputBytes, err = r.integer(path, 0, math.MaxInt64)
 		case "paramBytes":

@@ -23,7 +23,7 @@ func everyField() *workloads.Graph {
 	g.Hint = &workloads.ClusterHint{Accelerators: 3, CPUs: 1, AcceleratorMemory: 17185374208}
 	a := g.AddOp(workloads.Op{Name: "in\tput", Type: "input", Layer: "L0", OutputBytes: 1 << 40})
 	b := g.AddOp(workloads.Op{Name: "w/grad", Type: "matmul-grad", Layer: "L1", Role: workloads.Backward,
-		FLOPs: 1.2345678901234567e15, BytesAccessed: 9223372036854775807, OutputBytes: 3, ParamBytes: 5, GradBytes: 4,
+		FLOPs: 1.2345678901234567e15, BytesAccessed: 9223372036854775807, FixedBytes: 7, OutputBytes: 3, ParamBytes: 5, GradBytes: 4,
 		TempBytes: 11, Measured: map[string]float64{"V100-16GB": 1e-300, workloads.MeasuredCPU: 0.125, workloads.MeasuredAny: 0},
 		Colocation: "grp", CPUOnly: true})
 	c := g.AddOp(workloads.Op{Name: "w/update", Type: "apply-gradient", Role: workloads.Update, FLOPs: 0.1,

@@ -27,6 +27,7 @@ type opJSON struct {
 	Role          string             `json:"role,omitempty"`
 	FLOPs         float64            `json:"flops,omitempty"`
 	BytesAccessed int64              `json:"bytesAccessed,omitempty"`
+	FixedBytes    int64              `json:"fixedBytes,omitempty"`
 	OutputBytes   int64              `json:"outputBytes,omitempty"`
 	ParamBytes    int64              `json:"paramBytes,omitempty"`
 	TempBytes     int64              `json:"tempBytes,omitempty"`
@@ -81,7 +82,7 @@ func Write(w io.Writer, g *workloads.Graph) error {
 	for i := range g.Ops {
 		op := &g.Ops[i]
 		o := opJSON{Name: op.Name, Type: op.Type, Layer: op.Layer, FLOPs: op.FLOPs,
-			BytesAccessed: op.BytesAccessed, OutputBytes: op.OutputBytes, ParamBytes: op.ParamBytes,
+			BytesAccessed: op.BytesAccessed, FixedBytes: op.FixedBytes, OutputBytes: op.OutputBytes, ParamBytes: op.ParamBytes,
 			TempBytes: op.TempBytes, GradBytes: op.GradBytes, Measured: op.Measured, Colocation: op.Colocation, CPUOnly: op.CPUOnly}
 		if op.Role != workloads.Forward {
 			o.Role = roleNames[op.Role]

@@ -87,6 +87,7 @@ func (n *net) coarsen() layerGraph {
 			m := &src.Ops[u]
 			op.FLOPs += m.FLOPs
 			op.BytesAccessed += m.BytesAccessed
+			op.FixedBytes += m.FixedBytes
 			op.ParamBytes += m.ParamBytes
 			maxTemp = max(maxTemp, m.TempBytes)
 			if external[u] || (n.train && saved[u]) {

@@ -103,6 +103,7 @@ func netFromGraph(g *workloads.Graph, p *Params) *net {
 		op.ParamBytes = op.ParamBytes / 4 * n.par
 		op.OutputBytes = op.OutputBytes / 4 * n.act
 		op.BytesAccessed = op.BytesAccessed / 4 * n.act
+		op.FixedBytes = op.FixedBytes / 4 * n.act
 		op.Precision = n.dtype(op.Type)
 	}
 	for i := range g.Edges {

@@ -140,7 +140,9 @@ func (n *net) fail(format string, args ...any) {
 // op adds an op of the current block. flops are its FLOPs (1 MAC = 2
 // FLOPs); out its output shape; params the element counts of its own
 // parameter tensors. BytesAccessed is the inputs, parameters and output
-// (reads + writes).
+// (reads + writes); of it, the parameters and any whole variable read
+// (not a view of one: a lookup's rows shrink with the batch) are
+// FixedBytes, the same at any batch.
 func (n *net) op(name, typ string, flops float64, out []int, params []int64, ins ...tensor) tensor {
 	b := &n.blocks[n.cur]
 	name = strings.TrimPrefix(name, "/") // helpers called with an empty prefix
@@ -148,12 +150,15 @@ func (n *net) op(name, typ string, flops float64, out []int, params []int64, ins
 	if n.prec.Mixed() && autocastFP32[typ] {
 		res.esz = f32
 	}
-	var pb, acc int64
+	var pb, acc, whole int64
 	for _, p := range params {
 		pb += n.par * p
 	}
 	for _, x := range ins {
 		acc += x.edgeBytes()
+		if x.view == 0 && n.g.Ops[x.op].Type == "variable" {
+			whole += x.edgeBytes()
+		}
 	}
 	for _, d := range out {
 		if d <= 0 {
@@ -165,7 +170,7 @@ func (n *net) op(name, typ string, flops float64, out []int, params []int64, ins
 	// first traversed
 	id := len(n.g.Ops)
 	n.g.Ops = append(n.g.Ops, workloads.Op{ID: id, Name: b.name + "/" + name, Type: typ, Layer: b.layer, FLOPs: flops,
-		BytesAccessed: acc + pb + res.bytes(), OutputBytes: res.bytes(), ParamBytes: pb, Precision: n.dtype(typ)})
+		BytesAccessed: acc + pb + res.bytes(), FixedBytes: pb + whole, OutputBytes: res.bytes(), ParamBytes: pb, Precision: n.dtype(typ)})
 	n.blockOf = append(n.blockOf, n.cur)
 	if len(params) > 1 {
 		ts := make([]int64, len(params))
@@ -192,7 +197,7 @@ func (n *net) variable(name string, shape ...int) tensor {
 	t := tensor{shape: shape}
 	v := n.op(name, "variable", 0, shape, []int64{t.elems()})
 	n.g.Ops[v.op].OutputBytes = 0
-	n.g.Ops[v.op].BytesAccessed = 0
+	n.g.Ops[v.op].BytesAccessed, n.g.Ops[v.op].FixedBytes = 0, 0
 	return v
 }
 

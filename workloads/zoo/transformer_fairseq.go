@@ -304,7 +304,10 @@ func fairseqLossBackward(g *workloads.Graph, lsm string, expanded int64) error {
 // gradients (the output projection's and the two lookups') by adding
 // each later one into the first (input_buffer.cpp, accumulate: read both,
 // write one). DeriveTraining charges a lookup's gradient only the rows
-// it writes; tableBytes is the FP32 table.
+// it writes; tableBytes is the FP32 table. The four passes over the table
+// are the same size whatever the batch, so they are the ops' FixedBytes:
+// a data-parallel replica makes and sums whole tables on its share of
+// the batch too.
 func fairseqEmbeddingBackward(g *workloads.Graph, tableBytes int64) error {
 	found := 0
 	for i := range g.Ops {
@@ -314,6 +317,7 @@ func fairseqEmbeddingBackward(g *workloads.Graph, tableBytes int64) error {
 		}
 		if op.Name == "encoder/embedding/lookup/grad" || op.Name == "decoder/embedding/lookup/grad" {
 			op.BytesAccessed += tableBytes + 3*tableBytes
+			op.FixedBytes += tableBytes + 3*tableBytes
 			found++
 		}
 	}

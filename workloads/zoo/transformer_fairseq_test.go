@@ -155,7 +155,8 @@ func TestFairseqStructure(t *testing.T) {
 
 // TestFairseqEmbeddingBackward: each lookup of the shared table writes a
 // dense zero-filled [V, D] FP32 gradient and adds it into the table's
-// (read both, write one): 4 V D 4 bytes beyond its rows.
+// (read both, write one): 4 V D 4 bytes beyond its rows, all of them the
+// op's FixedBytes (the table's size at any batch).
 func TestFairseqEmbeddingBackward(t *testing.T) {
 	table := int64(fsV) * fsD * 4
 	fs := opsByName(build(t, fairseqSpec))
@@ -165,6 +166,9 @@ func TestFairseqEmbeddingBackward(t *testing.T) {
 		f, v := mustOp(t, fs, name), mustOp(t, va, name)
 		if d := f.BytesAccessed - v.BytesAccessed; d != 4*table {
 			t.Errorf("%s: fairseq accesses %d bytes more than the rows' gradient, want %d", name, d, 4*table)
+		}
+		if f.FixedBytes != 4*table || v.FixedBytes != 0 {
+			t.Errorf("%s: fixed bytes %d (fairseq) and %d (vaswani), want %d and 0", name, f.FixedBytes, v.FixedBytes, 4*table)
 		}
 	}
 }
@@ -187,5 +191,40 @@ func TestFairseqParamErrors(t *testing.T) {
 	// the paper's per-head chains stay available
 	if _, err := zoo.Build("zoo:transformer?impl=vaswani&attention=heads&layers=1&hidden=32&heads=4&seq=8&vocab=50&batch=2"); err != nil {
 		t.Errorf("impl=vaswani&attention=heads: %v", err)
+	}
+}
+
+// TestFixedBytesParamsAndTables: a zoo op's FixedBytes (what a
+// data-parallel replica or micro-batch still reads whole) are its own
+// parameters and any whole shared table it reads: every forward op of
+// the MLP has its parameters fixed; fairseq's tied output projection reads
+// the [V, D] table whole, its lookups only their rows.
+func TestFixedBytesParamsAndTables(t *testing.T) {
+	for _, op := range build(t, "zoo:mlp?training=true").Ops {
+		// (built in FP32: its parameters' and accesses' bytes agree)
+		if op.Role == workloads.Forward && op.FixedBytes != op.ParamBytes {
+			t.Errorf("mlp %s: fixed bytes %d, want its parameters' %d", op.Name, op.FixedBytes, op.ParamBytes)
+		}
+	}
+	table := int64(fsV) * fsD * 4
+	logits := 0
+	for _, op := range build(t, fairseqSpec).Ops {
+		if op.Role != workloads.Forward {
+			continue
+		}
+		switch {
+		case strings.HasSuffix(op.Name, "/logits") && !strings.Contains(op.Name, "attention"):
+			logits++
+			if op.FixedBytes != table {
+				t.Errorf("%s: fixed bytes %d, want the table's %d", op.Name, op.FixedBytes, table)
+			}
+		case strings.HasSuffix(op.Name, "/embedding/lookup"):
+			if op.FixedBytes != 0 {
+				t.Errorf("%s: fixed bytes %d, want 0 (it reads the batch's rows)", op.Name, op.FixedBytes)
+			}
+		}
+	}
+	if logits != 1 {
+		t.Errorf("%d output projections, want 1", logits)
 	}
 }
