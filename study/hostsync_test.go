@@ -95,34 +95,10 @@ func TestHostProgramCost(t *testing.T) {
 // counters) before the forward, on one GPU not.
 func TestHostProgramConvNetsAMP(t *testing.T) {
 	t.Parallel()
-	g, err := LoadWorkload("zoo:resnet50?training=true&batch=8&precision=amp-fp16&framework=pytorch")
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := devices.KindByName("A100-80GB")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var updates, passes float64
-	var tensors, norms int
-	var normBytes int64
-	for i := range g.Ops {
-		o := &g.Ops[i]
-		if o.Role != workloads.Update || o.GradBytes <= 0 {
-			continue
-		}
-		tensors++
-		u, _ := devices.OpTime(o, &k)
-		updates += u
-		p, _ := devices.GradientPassTime(o.GradBytes, &k)
-		passes += 5 * p
-		if strings.Contains(o.Name, "batchnorm") {
-			norms++
-			normBytes += o.GradBytes
-		}
-	}
-	if tensors != 161 || norms != 106 || normBytes != 2*26560*4 {
-		t.Fatalf("%d tensors, %d batch-norm tensors of %d bytes: want ResNet-50's 161, 106, %d", tensors, norms, normBytes, 2*26560*4)
+	g, k, u := resnetAMPUpdates(t)
+	updates, passes := u.updates, u.passes
+	if u.tensors != 161 || u.norms != 106 || u.normBytes != 2*26560*4 {
+		t.Fatalf("%d tensors, %d batch-norm tensors of %d bytes: want ResNet-50's 161, 106, %d", u.tensors, u.norms, u.normBytes, 2*26560*4)
 	}
 	conv := HostPrograms["dle-convnets"]
 	one, err := conv.Cost(g, &k, 1)
@@ -308,25 +284,8 @@ func TestImageBatchWork(t *testing.T) {
 // issue less the kernels' time; a scale below 1 is an error.
 func TestHostProgramHostScale(t *testing.T) {
 	t.Parallel()
-	g, err := LoadWorkload("zoo:resnet50?training=true&batch=8&precision=amp-fp16&framework=pytorch")
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := devices.KindByName("A100-80GB")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var updates, passes float64
-	for i := range g.Ops {
-		o := &g.Ops[i]
-		if o.Role != workloads.Update || o.GradBytes <= 0 {
-			continue
-		}
-		u, _ := devices.OpTime(o, &k)
-		updates += u
-		p, _ := devices.GradientPassTime(o.GradBytes, &k)
-		passes += 5 * p
-	}
+	g, k, u := resnetAMPUpdates(t)
+	updates, passes := u.updates, u.passes
 	conv := HostPrograms["dle-convnets"]
 	one, err := conv.CostAtHost(g, &k, 8, 1)
 	if err != nil {
@@ -349,4 +308,52 @@ func TestHostProgramHostScale(t *testing.T) {
 	if _, err := conv.CostAtHost(g, &k, 8, 0.5); err == nil || !strings.Contains(err.Error(), "host work scale") {
 		t.Errorf("scale 0.5: error %v, want one naming the host work scale", err)
 	}
+}
+
+// resnetUpdates is what ResNet-50's update ops (the trainer's SGD
+// tensors) add up to on one GPU kind: their simulated time, five
+// gradient passes each (the kernels the trainer issues per tensor, at
+// most), the tensors and the batch-norm tensors with their bytes.
+type resnetUpdates struct {
+	updates, passes float64
+	tensors, norms  int
+	normBytes       int64
+}
+
+// resnetAMPUpdates loads ResNet-50 under AMP in the pytorch profile and
+// sums its update ops on an A100 80 GB (TestHostProgramConvNetsAMP,
+// TestHostProgramHostScale).
+func resnetAMPUpdates(t *testing.T) (*workloads.Graph, devices.Kind, resnetUpdates) {
+	t.Helper()
+	g, err := LoadWorkload("zoo:resnet50?training=true&batch=8&precision=amp-fp16&framework=pytorch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := devices.KindByName("A100-80GB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r resnetUpdates
+	for i := range g.Ops {
+		o := &g.Ops[i]
+		if o.Role != workloads.Update || o.GradBytes <= 0 {
+			continue
+		}
+		r.tensors++
+		u, err := devices.OpTime(o, &k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.updates += u
+		p, err := devices.GradientPassTime(o.GradBytes, &k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.passes += 5 * p
+		if strings.Contains(o.Name, "batchnorm") {
+			r.norms++
+			r.normBytes += o.GradBytes
+		}
+	}
+	return g, k, r
 }
