@@ -41,7 +41,11 @@ func writeStats(w io.Writer, o *runresult.WorkloadStats) {
 	s := &o.Stats
 	fmt.Fprintf(w, "workload           %s (batch %d, training %v)\n", o.Workload, o.Batch, o.Training)
 	if m := o.LengthMix; m != nil {
-		fmt.Fprintf(w, "lengths            %s, bin %d: expectation over %d padded lengths (mean sample %.1f tokens, mean padded %.1f)\n", m.Lengths, m.Bin, m.Parts, m.MeanLength, m.MeanPadded)
+		if m.MaxTokens > 0 {
+			fmt.Fprintf(w, "lengths            %s, max-tokens %d: expectation over fairseq's batches of %d lengths, one GPU (mean sentence %.1f tokens, mean batch %.1f)\n", m.Lengths, m.MaxTokens, m.Parts, m.MeanLength, m.MeanPadded)
+		} else {
+			fmt.Fprintf(w, "lengths            %s, bin %d: expectation over %d padded lengths (mean sample %.1f tokens, mean padded %.1f)\n", m.Lengths, m.Bin, m.Parts, m.MeanLength, m.MeanPadded)
+		}
 	}
 	fmt.Fprintf(w, "ops                %d (forward %d, backward %d, update %d)\n", s.Ops, s.Forward, s.Backward, s.Update)
 	fw, prec := s.Framework, s.Precision

@@ -48,4 +48,8 @@ type LengthMix struct {
 	// length a step runs at (tokens).
 	MeanLength float64 `json:"meanLength"`
 	MeanPadded float64 `json:"meanPadded"`
+	// MaxTokens, for fairseq's token batches (zoo.TokenMixOf), is a GPU's
+	// --max-tokens: the parts are batch lengths, MeanPadded their
+	// expectation over the batches.
+	MaxTokens int `json:"maxTokens,omitempty"`
 }

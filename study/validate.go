@@ -59,6 +59,9 @@ type ValidationRow struct {
 	// program's input pipeline (InputPipeline.CostPerImage and
 	// ReferenceGHz), never read from a file: `validate --input-cost`.
 	InputCost *InputCost `json:"inputCost,omitempty"`
+	// noSlowestBatch leaves out SlowestBatchFraction: a part of a token
+	// mix, whose batches' spread simulateTokenMix takes instead.
+	noSlowestBatch bool
 }
 
 // InputCost is a CPU cost per image on one core (seconds) at a clock.
@@ -231,6 +234,10 @@ type ValidationResult struct {
 	// (zoo.LengthMixOf), says over which padded lengths Simulated is the
 	// expectation, and which one an explanation takes apart.
 	LengthMix *LengthMixResult `json:"lengthMix,omitempty"`
+	// TokenMix, for fairseq's token batches of a distribution of
+	// sentence lengths (zoo.TokenMixOf), is the expected step Simulated
+	// counts its tokens over (simulateTokenMix).
+	TokenMix *TokenMixStep `json:"tokenMix,omitempty"`
 	// Accumulation, for a row with gradient accumulation, is its
 	// accumulated step (included in Simulated).
 	Accumulation *AccumulatedStep `json:"accumulation,omitempty"`
@@ -329,6 +336,12 @@ func simulateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 		return out, nil, nil, err
 	}
 	out.Workload = spec
+	if mix, err := zoo.TokenMixOf(spec, r.GPUs); err != nil {
+		return out, nil, nil, err
+	} else if mix != nil {
+		// fairseq's token batches of a distribution of sentence lengths
+		return simulateTokenMix(ctx, reg, r, dir, out, mix)
+	}
 	if mix, err := zoo.LengthMixOf(spec); err != nil {
 		return out, nil, nil, err
 	} else if mix != nil {
@@ -397,7 +410,7 @@ func simulateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 		if err != nil {
 			return out, nil, nil, err
 		}
-		if p.TokenBatchMultiple > 0 && r.GPUs > 1 && r.Unit == "tokens/s" && o.Result != nil {
+		if p.TokenBatchMultiple > 0 && r.GPUs > 1 && r.Unit == "tokens/s" && o.Result != nil && !r.noSlowestBatch {
 			// the row's sentences are tokens_per_sample long, its budget
 			// per GPU the per-GPU batch of them
 			frac, err := SlowestBatchFraction(p.TokenBatchMultiple, r.TokensPerSample, r.TokensPerSample*float64(g.Batch/r.GPUs), r.GPUs)

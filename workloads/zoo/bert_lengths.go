@@ -35,6 +35,10 @@ type LengthMix struct {
 	// MeanPadded the expected padded length a step runs at.
 	MeanLength float64 `json:"meanLength"`
 	MeanPadded float64 `json:"meanPadded"`
+	// MaxTokens and GPUs, for fairseq's token batches (TokenMixOf), are
+	// a GPU's --max-tokens budget and the GPUs each taking a batch.
+	MaxTokens int `json:"maxTokens,omitempty"`
+	GPUs      int `json:"gpus,omitempty"`
 	// Parts are the fixed-length workloads, by bin then padded length.
 	Parts []LengthPart `json:"parts"`
 }
@@ -51,7 +55,11 @@ type LengthPart struct {
 	// masking rule, max(1, round(0.15 L)) a sample of L tokens, averaged
 	// over the bin's samples and rounded.
 	Predictions int `json:"predictions"`
-	// Weight is the probability that a step runs this part.
+	// Sentences, for fairseq's token batches (TokenMixOf), is a GPU's
+	// batch: the pairs of Seq tokens that fit its --max-tokens.
+	Sentences int `json:"sentences,omitempty"`
+	// Weight is the probability that a step runs this part (for token
+	// batches, that a GPU's batch is this part's).
 	Weight float64 `json:"weight"`
 }
 
@@ -159,9 +167,10 @@ func SampleLengths() []string {
 }
 
 // LengthMixOf returns the mix of padded lengths of a zoo spec with a
-// sample-length distribution (zoo:bert?...&lengths=wikipedia[&bin=64]),
-// or nil for a spec without one (every other spec: its graph is
-// Build's). The spec is checked here as Build checks it: an unknown
+// sample-length distribution (zoo:bert?...&lengths=wikipedia[&bin=64];
+// zoo:transformer?...&lengths=wmt16-en-de&max-tokens=M is TokenMixOf's
+// mix for one GPU), or nil for a spec without one (every other spec: its
+// graph is Build's). The spec is checked here as Build checks it: an unknown
 // distribution, a seq other than the distribution's, a bin that does not
 // divide it or a predictions= beside lengths= is an error naming the
 // valid values.
@@ -201,12 +210,17 @@ func LengthMixOf(spec string) (*LengthMix, error) {
 	if err != nil {
 		return nil, fmt.Errorf("zoo:%s: malformed parameters %q: %w", name, query, err)
 	}
+	if name == "transformer" {
+		// fairseq's token batches: one GPU's mix (validate takes the
+		// row's GPUs, TokenMixOf)
+		return TokenMixOf(spec, 1)
+	}
 	lv, ok := vals["lengths"]
 	if !ok {
 		return nil, nil
 	}
 	if name != "bert" {
-		return nil, fmt.Errorf("zoo:%s: %w %q (lengths= is a parameter of zoo:bert only)", name, ErrUnknownParameter, "lengths")
+		return nil, fmt.Errorf("zoo:%s: %w %q (lengths= is a parameter of zoo:bert and zoo:transformer only)", name, ErrUnknownParameter, "lengths")
 	}
 	one := func(k string) (string, bool, error) {
 		v, ok := vals[k]

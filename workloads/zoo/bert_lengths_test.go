@@ -132,7 +132,7 @@ func TestLengthMixOf(t *testing.T) {
 		{"bert?seq=512&lengths=wikipedia&bin=48", "bin=\"48\" (valid: a divisor of seq 512"},
 		{"bert?seq=512&lengths=books", "lengths=\"books\" (valid: wikipedia)"},
 		{"bert?seq=512&lengths=wikipedia&predictions=80", "drop predictions="},
-		{"gpt?seq=512&lengths=wikipedia", "zoo:bert only"},
+		{"gpt?seq=512&lengths=wikipedia", "zoo:bert and zoo:transformer only"},
 	} {
 		if _, err := LengthMixOf(tc.spec); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("LengthMixOf(%s): error %v, want one containing %q", tc.spec, err, tc.want)

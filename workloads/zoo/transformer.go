@@ -1,6 +1,9 @@
 package zoo
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // attentionParam reads the attention granularity: one op chain per head
 // (the paper's formulation, the tf1-graph default) or batched heads (the
@@ -34,6 +37,15 @@ func attentionParam(p *Params) (bool, error) {
 // paper's); the default is post, pre for impl=fairseq (the DLE scripts'
 // --arch transformer_wmt_en_de_big_t2t).
 func buildTransformer(p *Params) (*net, error) {
+	if lengths, ok := p.lookup("lengths"); ok {
+		// fairseq's token batches of a distribution of lengths are
+		// several graphs (TokenMixOf)
+		p.lookup("max-tokens")
+		return nil, fmt.Errorf("lengths=%s: %w: placesim validate and stats take the expectation over fairseq's batches (zoo.TokenMixOf); one length is seq= with batch=", lengths, ErrLengthMix)
+	}
+	if _, ok := p.lookup("max-tokens"); ok {
+		return nil, fmt.Errorf("parameter max-tokens= needs lengths= (valid: lengths=%s)", strings.Join(PairLengths(), "|"))
+	}
 	layers, err := p.Int("layers", 6, 1, 256)
 	if err != nil {
 		return nil, err

@@ -249,7 +249,11 @@ func printExplanation(w io.Writer, e *study.Explanation) {
 		fmt.Fprintf(w, "gradient accumulation: %d micro-batches per update, %d x (%s forward and backward + %s gradient work: study.AccumulationWords) + %s step%s = %s; taken apart below: the step with the all-reduce and update\n", a.Steps, a.Steps-1, units.Seconds(a.Micro), units.Seconds(a.Add), units.Seconds(a.Step), sync, units.Seconds(a.Total))
 	}
 	if m := r.LengthMix; m != nil {
-		fmt.Fprintf(w, "lengths %s, bin %d: simulated is the expectation over %d padded lengths (mean %.1f tokens); taken apart below: the most probable, probability %.3f, %s\n", m.Lengths, m.Bin, m.Parts, m.MeanPadded, m.Weight, m.Explained)
+		if m.MaxTokens > 0 {
+			fmt.Fprintf(w, "lengths %s, max-tokens %d a GPU: simulated is the expectation over fairseq's batches of %d lengths (mean batch %.1f tokens a sentence, each GPU its own batch); taken apart below: the most frequent, share %.3f, %s\n", m.Lengths, m.MaxTokens, m.Parts, m.MeanPadded, m.Weight, m.Explained)
+		} else {
+			fmt.Fprintf(w, "lengths %s, bin %d: simulated is the expectation over %d padded lengths (mean %.1f tokens); taken apart below: the most probable, probability %.3f, %s\n", m.Lengths, m.Bin, m.Parts, m.MeanPadded, m.Weight, m.Explained)
+		}
 	}
 	who := e.Device
 	if e.Replicas > 1 {
