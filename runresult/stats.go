@@ -52,4 +52,11 @@ type LengthMix struct {
 	// --max-tokens: the parts are batch lengths, MeanPadded their
 	// expectation over the batches.
 	MaxTokens int `json:"maxTokens,omitempty"`
+	// MeanBatch, for fairseq's token batches, is the sentences of a GPU's
+	// batch, their expectation over the batches (the parts' batches
+	// differ; WorkloadStats.Batch is it rounded).
+	MeanBatch float64 `json:"meanBatch,omitempty"`
+	// MeanBatchTokens is the tokens of a GPU's batch (sentences x their
+	// padded length), their expectation over the batches.
+	MeanBatchTokens float64 `json:"meanBatchTokens,omitempty"`
 }

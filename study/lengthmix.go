@@ -85,7 +85,7 @@ func simulateLengthMix(ctx context.Context, reg *placers.Registry, r ValidationR
 // its numerator and denominator's ratio part by part, weighted likewise.
 func lengthMixStats(req StatsRequest, mix *zoo.LengthMix) (*WorkloadStats, error) {
 	var o *WorkloadStats
-	var flops, act, saved, edge, ccr float64
+	var flops, act, saved, edge, ccr, batch, tokens float64
 	groups := map[string]float64{}
 	for _, p := range mix.Parts {
 		r := req
@@ -101,6 +101,8 @@ func lengthMixStats(req StatsRequest, mix *zoo.LengthMix) (*WorkloadStats, error
 			return nil, fmt.Errorf("%s: padded length %d has %d ops and %d parameter bytes, another %d and %d (a bug: the parts differ in length only)", req.Workload, p.Seq, s.Ops, s.ParamBytes, o.Ops, o.ParamBytes)
 		}
 		flops += p.Weight * s.FLOPs
+		batch += p.Weight * float64(s.Batch)
+		tokens += p.Weight * float64(s.Batch) * float64(p.Seq)
 		act += p.Weight * float64(s.ActivationBytes)
 		saved += p.Weight * float64(s.SavedBytes)
 		edge += p.Weight * float64(s.EdgeBytes)
@@ -123,6 +125,13 @@ func lengthMixStats(req StatsRequest, mix *zoo.LengthMix) (*WorkloadStats, error
 		o.CCR.Value = ccr
 	}
 	m := mixSummary(mix)
+	if mix.MaxTokens > 0 {
+		// fairseq's token batches: each length's batch holds its own
+		// number of sentences (zoo.FairseqSentences), so the first part's
+		// batch is no batch of the mix
+		m.MeanBatch, m.MeanBatchTokens = batch, tokens
+		o.Batch = int(math.Round(batch))
+	}
 	o.LengthMix = &m
 	return o, nil
 }

@@ -2,11 +2,13 @@ package study_test
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/floats/scalar"
 
+	"placesim/study"
 	"placesim/workloads/zoo"
 )
 
@@ -62,5 +64,42 @@ func TestValidateTokenMix(t *testing.T) {
 		if m := got.LengthMix; m == nil || m.Parts != len(mix.Parts) || !strings.Contains(m.Explained, "seq=") {
 			t.Errorf("%d GPUs: length mix %+v", gpus, m)
 		}
+	}
+}
+
+// TestStatsTokenMix: stats of a Transformer on fairseq's token batches
+// reports a GPU's batch as the mix's expectation over the batches (the
+// parts hold different numbers of sentences): sum w_l s(l) sentences,
+// rounded into the header's batch, and sum w_l s(l) l tokens, which no
+// batch takes past its max-tokens; the first part's batch (the shortest
+// sentences, the most of them) is not the mix's.
+func TestStatsTokenMix(t *testing.T) {
+	t.Parallel()
+	const spec = "zoo:transformer?layers=1&hidden=128&heads=2&ff=256&vocab=1000&training=true&lengths=wmt16-en-de&max-tokens=2560"
+	mix, err := zoo.TokenMixOf(spec, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sentences, tokens float64
+	for _, p := range mix.Parts {
+		sentences += p.Weight * float64(p.Sentences)
+		tokens += p.Weight * float64(p.Sentences*p.Seq)
+	}
+	s, err := study.Stats(study.StatsRequest{Inputs: study.Inputs{Workload: spec}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := s.LengthMix
+	if m == nil || m.MaxTokens != 2560 {
+		t.Fatalf("length mix %+v, want max-tokens 2560", m)
+	}
+	if !scalar.EqualWithinAbsOrRel(m.MeanBatch, sentences, 0, 1e-9) || !scalar.EqualWithinAbsOrRel(m.MeanBatchTokens, tokens, 0, 1e-9) {
+		t.Errorf("mean batch %g sentences, %g tokens; want %g and %g", m.MeanBatch, m.MeanBatchTokens, sentences, tokens)
+	}
+	if s.Batch != int(math.Round(sentences)) || s.Batch == mix.Parts[0].Sentences {
+		t.Errorf("batch %d, want %d (the first part's is %d)", s.Batch, int(math.Round(sentences)), mix.Parts[0].Sentences)
+	}
+	if !(tokens <= 2560 && tokens > 2560*0.8) {
+		t.Errorf("%g tokens a batch, want at most max-tokens 2560 and most of it", tokens)
 	}
 }
