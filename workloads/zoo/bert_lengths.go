@@ -3,9 +3,10 @@ package zoo
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -158,12 +159,7 @@ var wikipedia512 = [512]int64{
 
 // SampleLengths lists the names lengths= accepts.
 func SampleLengths() []string {
-	names := make([]string, 0, len(sampleLengths))
-	for k := range sampleLengths {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(sampleLengths))
 }
 
 // LengthMixOf returns the mix of padded lengths of a zoo spec with a

@@ -2,9 +2,10 @@ package zoo
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -39,12 +40,7 @@ var pairLengths = map[string]func() []float64{
 
 // PairLengths lists the names lengths= accepts for zoo:transformer.
 func PairLengths() []string {
-	names := make([]string, 0, len(pairLengths))
-	for k := range pairLengths {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(pairLengths))
 }
 
 // The WMT16 English-German training pairs in 32,000-merge joint BPE, as
@@ -136,7 +132,7 @@ func wmt16EnDePairs() []float64 {
 	for k := range cum {
 		tops = append(tops, k)
 	}
-	sort.Ints(tops)
+	slices.Sort(tops)
 	var bins []bin
 	lo, prev := 1, 0.0
 	for _, hi := range tops {
