@@ -467,7 +467,7 @@ func scaledOpTime(op *workloads.Op, k *devices.Kind, scale int) (float64, error)
 	cp := *op
 	cp.Measured = nil
 	cp.FLOPs /= float64(scale)
-	cp.BytesAccessed = op.FixedBytes + divUp(op.BytesAccessed-op.FixedBytes, scale)
+	cp.BytesAccessed = workloads.BatchShareBytes(op.BytesAccessed, op.FixedBytes, scale)
 	return devices.OpTime(&cp, k)
 }
 

@@ -61,7 +61,7 @@ type Op struct {
 	// however few samples it processes (a table's dense gradient, zeroed
 	// and accumulated into whole). Data parallelism and micro-batching give
 	// an instance BytesAccessed - FixedBytes divided among them plus all of
-	// FixedBytes (engine scaledOpTime). 0 <= FixedBytes <= BytesAccessed.
+	// FixedBytes (BatchShareBytes). 0 <= FixedBytes <= BytesAccessed.
 	FixedBytes int64
 	// OutputBytes is the size of the op's outputs.
 	OutputBytes int64
@@ -341,6 +341,18 @@ func (g *Graph) SizeTotal() (total int64, ok bool) {
 		a.Add(e.Bytes)
 	}
 	return a.Value()
+}
+
+// BatchShareBytes is the bytes an op of bytes accessed, fixed of them
+// whole tensors that do not shrink with its batch (Op.FixedBytes), moves
+// on 1/n of its batch: the fixed bytes whole and the rest divided by n,
+// rounded up. The engine's data-parallel and micro-batched instances and
+// FastT's replicas and batch splits share a batch this way.
+func BatchShareBytes(bytes, fixed int64, n int) int64 {
+	if n <= 1 {
+		return bytes
+	}
+	return fixed + (bytes-fixed+int64(n)-1)/int64(n)
 }
 
 func checkOp(op *Op) error {

@@ -188,6 +188,5 @@ func measuredOver(m map[string]float64, n int) map[string]float64 {
 // rest divided by n.
 func batchShare(op *workloads.Op, own int64, n int) (bytes, fixed int64) {
 	fixed = min(max(op.FixedBytes, own), op.BytesAccessed)
-	rest := op.BytesAccessed - fixed
-	return fixed + (rest+int64(n)-1)/int64(n), fixed
+	return workloads.BatchShareBytes(op.BytesAccessed, fixed, n), fixed
 }
