@@ -77,6 +77,10 @@ type InputStage struct {
 	Source string
 }
 
+// At is the stage's CPU time per image on one core at clock GHz, scaled
+// from the clock it was measured at by the clock alone.
+func (s InputStage) At(clock float64) float64 { return s.Seconds * s.GHz / clock }
+
 // Modelled reports whether the pipeline has a cost per image to simulate.
 func (p *InputPipeline) Modelled() bool { return p.CostPerImage > 0 || len(p.Stages) > 0 }
 
@@ -89,7 +93,7 @@ func (p *InputPipeline) CostAt(clock float64) float64 {
 	}
 	var c float64
 	for _, s := range p.Stages {
-		c += s.Seconds * s.GHz / clock
+		c += s.At(clock)
 	}
 	return c
 }
@@ -216,7 +220,7 @@ func (p *InputPipeline) Time(gpuKind string, n, batchPerGPU int, gpuStep float64
 		t.PerImage = p.CostAt(t.ClockGHz)
 		if p.CostPerImage == 0 {
 			for _, s := range p.Stages {
-				t.Stages = append(t.Stages, InputStageTime{InputStage: s, AtClock: s.Seconds * s.GHz / t.ClockGHz})
+				t.Stages = append(t.Stages, InputStageTime{InputStage: s, AtClock: s.At(t.ClockGHz)})
 			}
 		}
 		t.PerBatch = float64(batchPerGPU) * t.PerImage / float64(t.Cores)

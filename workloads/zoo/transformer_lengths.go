@@ -225,14 +225,9 @@ func TokenMixOf(spec string, gpus int) (*LengthMix, error) {
 	}
 	p := dist()
 	mix := &LengthMix{Lengths: lv[0], Bin: 1, Batch: gpus, MaxTokens: m, GPUs: gpus}
-	base := url.Values{}
-	for k, v := range vals {
-		switch k {
-		case "lengths", "max-tokens":
-		default:
-			base[k] = v
-		}
-	}
+	base := maps.Clone(vals)
+	delete(base, "lengths")
+	delete(base, "max-tokens")
 	var total, pairs, batches float64
 	for n, pn := range p {
 		if pn <= 0 {
@@ -254,10 +249,7 @@ func TokenMixOf(spec string, gpus int) (*LengthMix, error) {
 		}
 		l := n + 1
 		s := FairseqSentences(l, m)
-		q := url.Values{}
-		for k, v := range base {
-			q[k] = v
-		}
+		q := maps.Clone(base)
 		q.Set("seq", strconv.Itoa(l))
 		q.Set("batch", strconv.Itoa(gpus*s))
 		w := pn / float64(s) / batches
