@@ -59,21 +59,24 @@ deps:
 
 # the cost model against the measured throughputs of validation/: issue 29
 # asks median |error| <= 6 %, worst <= 15 % and every 8-GPU row within
-# 10 %; today 4.1 %, 12.0 % and 12.0 % (tbig 8x +12.0 %, p039 +8.7 %,
-# p003 +8.2 %; README "Fidelity"), so CI holds what is reached, rounded up
-# to 0.5 %, until every 8-GPU row is within 10 %. History: 13.5 % while
-# the Transformer rows ran every batch at 32 tokens (tbig 8x +13.1 %; now
-# on fairseq's batches of the WMT16 en-de lengths, lengths=wmt16-en-de);
-# 14 % while tbig 8x was +13.8 % (the engine divided the dense embedding
-# gradient's bytes among the replicas; workloads.Op.FixedBytes since); 13.5 % before
-# that while the engine played the DGX-1's all-reduce on one ring at
-# 48 GB/s instead of NCCL's rings over every NVLink (a bound held by a
-# modelling error is not a result). The median bound went from 5 % to
-# 4.5 % when the zoo's BERT and Transformer became their programs' graphs
-# (4.7 -> 4.1 %)
+# 10 %; today 4.1 %, 9.0 % and 9.0 % (tbig 8x +9.0 %, p003 +8.2 %, p039
+# +4.9 %; README "Fidelity"), so CI holds the issue's 10 % for the worst
+# and the 8-GPU rows and what is reached, rounded up to 0.5 %, for the
+# median. History of the worst and 8-GPU bounds: 12.5 % while both
+# sides of a fairseq batch ran at its longer side's length (tbig 8x
+# +12.0 %; now the target's length is drawn from the source's,
+# ratio=gale-church); 13.5 % while the Transformer rows ran every batch at
+# 32 tokens (tbig 8x +13.1 %; now on fairseq's batches of the WMT16 en-de
+# lengths, lengths=wmt16-en-de); 14 % while tbig 8x was +13.8 % (the
+# engine divided the dense embedding gradient's bytes among the replicas;
+# workloads.Op.FixedBytes since); 13.5 % before that while the engine
+# played the DGX-1's all-reduce on one ring at 48 GB/s instead of NCCL's
+# rings over every NVLink (a bound held by a modelling error is not a
+# result). The median bound went from 5 % to 4.5 % when the zoo's BERT
+# and Transformer became their programs' graphs (4.7 -> 4.1 %)
 VALIDATE_MEDIAN    ?= 0.045
-VALIDATE_WORST     ?= 0.125
-VALIDATE_MULTI_GPU ?= 0.125
+VALIDATE_WORST     ?= 0.10
+VALIDATE_MULTI_GPU ?= 0.10
 VALIDATE_FLAGS = --max-median $(VALIDATE_MEDIAN) --max-worst $(VALIDATE_WORST) --max-multi-gpu $(VALIDATE_MULTI_GPU)
 
 # the large-model simulator against validation/llm.tsv (a copy of

@@ -24,7 +24,7 @@ type LengthMixResult struct {
 
 // mixSummary is the summary of mix that stats and validate report.
 func mixSummary(mix *zoo.LengthMix) runresult.LengthMix {
-	return runresult.LengthMix{Lengths: mix.Lengths, Bin: mix.Bin, Parts: len(mix.Parts), MeanLength: mix.MeanLength, MeanPadded: mix.MeanPadded, MaxTokens: mix.MaxTokens}
+	return runresult.LengthMix{Lengths: mix.Lengths, Bin: mix.Bin, Parts: len(mix.Parts), MeanLength: mix.MeanLength, MeanPadded: mix.MeanPadded, MaxTokens: mix.MaxTokens, Ratio: mix.Ratio}
 }
 
 // simulateLengthMix simulates a validation row whose workload is a mix of

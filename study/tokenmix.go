@@ -2,9 +2,13 @@ package study
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"placesim/engine"
 	"placesim/placers"
@@ -122,53 +126,102 @@ func simulateTokenMix(ctx context.Context, reg *placers.Registry, r ValidationRo
 	if r.Accumulation > 1 {
 		return out, nil, nil, fmt.Errorf("lengths= with max-tokens= and gradient accumulation %d: not modelled (each micro-batch would be its own draw)", r.Accumulation)
 	}
+	// the parts are simulated concurrently (each its own graph and
+	// engine run) and summed in their order, so the result does not
+	// depend on the schedule; only the most probable part's record and
+	// graph (explain's) and a failing part's are kept
+	type partRun struct {
+		res         ValidationResult
+		o           *Record
+		g           *workloads.Graph
+		c, straggle float64
+		err         error
+	}
+	runs := make([]partRun, len(mix.Parts))
+	bestI := 0
+	for i, p := range mix.Parts {
+		if p.Weight > mix.Parts[bestI].Weight {
+			bestI = i
+		}
+	}
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(mix.Parts)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(mix.Parts) {
+					return
+				}
+				run := &runs[i]
+				if run.err = pctx.Err(); run.err != nil {
+					continue
+				}
+				p := mix.Parts[i]
+				pr := r
+				pr.Workload = p.Spec
+				// the program counts the targets' tokens (fairseq's ntokens)
+				pr.TokensPerSample = float64(p.Tokens()) / float64(p.Sentences)
+				pr.noSlowestBatch = true
+				run.res, run.o, run.g, run.err = simulateRow(pctx, reg, pr, dir)
+				switch {
+				case run.err != nil:
+					run.err = fmt.Errorf("batches of %d-token sentences (%d a GPU, share %.3g): %w", p.Seq, p.Sentences, p.Weight, run.err)
+				case run.res.Failure != "":
+				case !(run.res.Simulated > 0) || run.o == nil || run.o.Result == nil:
+					run.err = fmt.Errorf("batches of %d-token sentences: simulated throughput %g (want > 0)", p.Seq, run.res.Simulated)
+				default:
+					if run.c = stepCompute(run.o.Result, run.g); !(run.c > 0) {
+						run.err = fmt.Errorf("batches of %d-token sentences: no forward or backward compute", p.Seq)
+					}
+					if dp := run.o.Result.DataParallel; dp != nil {
+						run.straggle = dp.Slowdown
+					}
+				}
+				if run.err != nil || run.res.Failure != "" {
+					cancel()
+				} else if i != bestI {
+					run.o, run.g = nil, nil
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return out, nil, nil, err
+	}
 	var (
 		st       TokenMixStep
 		straggle float64
 		costs    []float64
 		weights  []float64
-		best     float64
-		bestRec  *Record
-		bestG    *workloads.Graph
-		bestPart ValidationResult
 	)
 	n := float64(r.GPUs)
-	for _, p := range mix.Parts {
-		if err := ctx.Err(); err != nil {
-			return out, nil, nil, err
+	for i, p := range mix.Parts {
+		run := &runs[i]
+		if run.err != nil && errors.Is(run.err, context.Canceled) {
+			continue // stopped by another part's error or failure
 		}
-		pr := r
-		pr.Workload = p.Spec
-		pr.TokensPerSample = float64(p.Seq)
-		pr.noSlowestBatch = true
-		res, o, g, err := simulateRow(ctx, reg, pr, dir)
-		if err != nil {
-			return out, nil, nil, fmt.Errorf("batches of %d-token sentences (%d a GPU, share %.3g): %w", p.Seq, p.Sentences, p.Weight, err)
+		if run.err != nil {
+			return out, nil, nil, run.err
 		}
-		if res.Failure != "" {
-			out.Failure = fmt.Sprintf("batches of %d-token sentences (%d a GPU, share %.3g): %s", p.Seq, p.Sentences, p.Weight, res.Failure)
-			return out, o, g, nil
+		if run.res.Failure != "" {
+			out.Failure = fmt.Sprintf("batches of %d-token sentences (%d a GPU, share %.3g): %s", p.Seq, p.Sentences, p.Weight, run.res.Failure)
+			return out, run.o, run.g, nil
 		}
-		if !(res.Simulated > 0) || o == nil || o.Result == nil {
-			return out, nil, nil, fmt.Errorf("batches of %d-token sentences: simulated throughput %g (want > 0)", p.Seq, res.Simulated)
-		}
-		tokens := n * float64(p.Sentences*p.Seq)
-		c := stepCompute(o.Result, g)
-		if !(c > 0) {
-			return out, nil, nil, fmt.Errorf("batches of %d-token sentences: no forward or backward compute", p.Seq)
-		}
-		if dp := o.Result.DataParallel; dp != nil {
-			straggle = dp.Slowdown
-		}
+		tokens := n * float64(p.Tokens())
+		straggle = run.straggle
 		st.Tokens += p.Weight * tokens
-		st.Mean += p.Weight * tokens / res.Simulated
-		st.Compute += p.Weight * c
-		costs = append(costs, c)
+		st.Mean += p.Weight * tokens / run.res.Simulated
+		st.Compute += p.Weight * run.c
+		costs = append(costs, run.c)
 		weights = append(weights, p.Weight)
-		if p.Weight > best {
-			best, bestRec, bestG, bestPart = p.Weight, o, g, res
-		}
 	}
+	best, bestRec, bestG, bestPart := mix.Parts[bestI].Weight, runs[bestI].o, runs[bestI].g, runs[bestI].res
 	if !(st.Mean > 0) {
 		return out, nil, nil, fmt.Errorf("token batches %s: no part simulated", mix.Lengths)
 	}

@@ -44,7 +44,7 @@ func TestValidateTokenMix(t *testing.T) {
 				t.Fatalf("part %s: %+v", p.Spec, r)
 			}
 			n := float64(gpus * p.Sentences * p.Seq)
-			tokens += p.Weight * n
+			tokens += p.Weight * float64(gpus*p.Tokens())
 			step += p.Weight * n / r.Simulated
 		}
 		got := s.Rows[0]

@@ -40,6 +40,11 @@ type LengthMix struct {
 	// a GPU's --max-tokens budget and the GPUs each taking a batch.
 	MaxTokens int `json:"maxTokens,omitempty"`
 	GPUs      int `json:"gpus,omitempty"`
+	// Ratio, for fairseq's token batches, is the model of a pair's two
+	// lengths (ratio=: gale-church or equal) and RatioSource where its
+	// figures are from.
+	Ratio       string `json:"ratio,omitempty"`
+	RatioSource string `json:"ratioSource,omitempty"`
 	// Parts are the fixed-length workloads, by bin then padded length.
 	Parts []LengthPart `json:"parts"`
 }
@@ -59,6 +64,12 @@ type LengthPart struct {
 	// Sentences, for fairseq's token batches (TokenMixOf), is a GPU's
 	// batch: the pairs of Seq tokens that fit its --max-tokens.
 	Sentences int `json:"sentences,omitempty"`
+	// SrcSeq and TgtSeq, for fairseq's token batches, are the lengths the
+	// encoder and the decoder run at (EOS included; the longer is Seq).
+	// The tokens the program counts are Sentences x TgtSeq (fairseq's
+	// ntokens: the targets' tokens).
+	SrcSeq int `json:"srcSeq,omitempty"`
+	TgtSeq int `json:"tgtSeq,omitempty"`
 	// Weight is the probability that a step runs this part (for token
 	// batches, that a GPU's batch is this part's).
 	Weight float64 `json:"weight"`

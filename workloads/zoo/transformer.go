@@ -77,6 +77,16 @@ func buildTransformer(p *Params) (*net, error) {
 	if err != nil {
 		return nil, err
 	}
+	// tgt-seq= is the target's length when it differs from the source's
+	// (seq=): fairseq's batches of sentence pairs (TokenMixOf) run the
+	// encoder at the source's length and the decoder at the target's
+	tgtSeq, err := p.Int("tgt-seq", seq, 1, 65536)
+	if err != nil {
+		return nil, err
+	}
+	if tgtSeq != seq && impl != implFairseq {
+		return nil, fmt.Errorf("parameter tgt-seq=%d differs from seq=%d: only impl=fairseq runs the two stacks at their own lengths", tgtSeq, seq)
+	}
 	if impl == implFairseq {
 		a, err := p.String("attention", "fused", "heads", "fused")
 		if err != nil {
@@ -85,7 +95,7 @@ func buildTransformer(p *Params) (*net, error) {
 		if a != "fused" {
 			return nil, fmt.Errorf("parameter attention=%q with impl=fairseq (valid: fused: fairseq runs the heads as batched GEMMs; attention=heads needs impl=vaswani)", a)
 		}
-		return buildFairseqTransformer(p, fairseqDims{layers: layers, hid: hid, heads: heads, ff: ff, seq: seq, vocab: vocab, preNorm: norm == "pre"})
+		return buildFairseqTransformer(p, fairseqDims{layers: layers, hid: hid, heads: heads, ff: ff, seq: seq, tgtSeq: tgtSeq, vocab: vocab, preNorm: norm == "pre"})
 	}
 	fused, err := attentionParam(p)
 	if err != nil {

@@ -48,10 +48,11 @@ func transformerImpl(p *Params) (impl, norm string, err error) {
 	return impl, norm, err
 }
 
-// fairseqDims are the model's sizes.
+// fairseqDims are the model's sizes: seq the source's length, tgtSeq
+// the target's.
 type fairseqDims struct {
-	layers, hid, heads, ff, seq, vocab int
-	preNorm                            bool
+	layers, hid, heads, ff, seq, tgtSeq, vocab int
+	preNorm                                    bool
 }
 
 // buildFairseqTransformer builds the Transformer as fairseq computes it.
@@ -70,19 +71,23 @@ type fairseqDims struct {
 // stream and an FP16 kernel, whose FP16 output the sublayers read without
 // a cast of their own, and whose backward casts the gradient back to FP32.
 func buildFairseqTransformer(p *Params, dm fairseqDims) (*net, error) {
-	b, seq, hid := p.Batch, dm.seq, dm.hid
+	b, seq, tseq, hid := p.Batch, dm.seq, dm.tgtSeq, dm.hid
+	if tseq == 0 {
+		tseq = seq
+	}
 	n := newNet("transformer", p)
 	n.in("input", "input")
 	src := n.source("source_ids", "input", b, seq)
-	tgt := n.source("target_ids", "input", b, seq)
-	labels := n.source("labels", "labels", b, seq)
-	causal := n.source("causal_bias", "constant", seq, seq)
+	tgt := n.source("target_ids", "input", b, tseq)
+	labels := n.source("labels", "labels", b, tseq)
+	causal := n.source("causal_bias", "constant", tseq, tseq)
 	n.inLayer("embedding/table", "embedding", "variable")
 	// --share-all-embeddings: one table for both embeddings and the
 	// output projection (transformer.py:123-134, 281)
 	table := n.variable("table", dm.vocab, hid)
 
 	embed := func(side string, ids tensor) tensor {
+		seq := ids.shape[1]
 		n.inLayer(side+"/embedding", side+"/embedding", "embedding")
 		// x = embed_scale * embed_tokens(tokens), FP32 (transformer.py:212)
 		e := n.asF32(n.lookup("lookup", ids, table))

@@ -228,3 +228,57 @@ func TestFixedBytesParamsAndTables(t *testing.T) {
 		t.Errorf("%d output projections, want 1", logits)
 	}
 }
+
+// TestFairseqTargetLength: tgt-seq= runs the decoder at the target's
+// length and the encoder at the source's (seq=): the encoder's FFN (its
+// first GEMM and bias), the
+// decoder's FFN, its self- and encoder-decoder attention scores and the
+// output projection take their closed-form FLOPs at B = 4 pairs of S = 12
+// source and T = 20 target tokens, D = 64, 2 heads, V = 1000; tgt-seq=
+// equal to seq= is the graph without it; another implementation refuses
+// it.
+func TestFairseqTargetLength(t *testing.T) {
+	const base = "zoo:transformer?layers=1&hidden=64&heads=2&ff=128&vocab=1000&batch=4&framework=pytorch"
+	g, err := zoo.Build(base + "&seq=12&tgt-seq=20")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const b, s, tt, d, ff, v, h = 4, 12, 20, 64, 128, 1000, 2
+	want := map[string]float64{
+		"encoder/layer_0/ffn/fc1/matmul":            2*b*s*d*ff + b*s*ff, // and its bias
+		"decoder/layer_0/ffn/fc1/matmul":            2*b*tt*d*ff + b*tt*ff,
+		"decoder/layer_0/self_attention/logits":     2 * b * h * tt * tt * (d / h),
+		"decoder/layer_0/encdec_attention/logits":   2 * b * h * tt * s * (d / h),
+		"decoder/layer_0/encdec_attention/k/matmul": 2 * b * s * d * d,
+		"decoder/softmax/logits":                    2 * b * tt * d * v,
+		"encoder/layer_0/self_attention/logits":     2 * b * h * s * s * (d / h),
+	}
+	found := 0
+	for _, op := range g.Ops {
+		if w, ok := want[op.Name]; ok {
+			found++
+			if op.FLOPs != w {
+				t.Errorf("%s: %g FLOPs, want %g", op.Name, op.FLOPs, w)
+			}
+		}
+	}
+	if found != len(want) {
+		t.Errorf("found %d of the %d ops", found, len(want))
+	}
+	same, err := zoo.Build(base + "&seq=12&tgt-seq=12")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := zoo.Build(base + "&seq=12")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(same.Ops) != len(plain.Ops) || same.TotalFLOPs() != plain.TotalFLOPs() {
+		t.Errorf("tgt-seq=seq: %d ops %g FLOPs, without it %d and %g", len(same.Ops), same.TotalFLOPs(), len(plain.Ops), plain.TotalFLOPs())
+	}
+	for _, bad := range []string{base + "&seq=12&tgt-seq=0", base + "&seq=12&tgt-seq=20&impl=vaswani"} {
+		if _, err := zoo.Build(bad); err == nil || !strings.Contains(err.Error(), "tgt-seq") {
+			t.Errorf("Build(%s) = %v, want an error naming tgt-seq", bad, err)
+		}
+	}
+}

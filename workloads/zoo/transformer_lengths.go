@@ -38,6 +38,130 @@ var pairLengths = map[string]func() []float64{
 	"wmt16-en-de": wmt16EnDePairs,
 }
 
+// pairRatios are the target-over-source length models of the
+// distributions lengths= names (ratio=gale-church, PairRatio).
+var pairRatios = map[string]PairRatio{
+	"wmt16-en-de": wmt16EnDeRatio,
+}
+
+// PairRatio is a corpus's length model of a translation given its
+// source, in subword tokens (EOS not included): the target of a source of
+// S tokens has Mean S tokens on average with variance VarPerToken S.
+// Gale and Church's model of sentence lengths in characters (W. A. Gale
+// and K. W. Church, "A Program for Aligning Sentences in Bilingual
+// Corpora", Computational Linguistics 19(1), 1993, p. 81: the target of a
+// source of l characters has c l characters with variance s² l, the
+// difference normally distributed) read in subword tokens of k characters
+// each: variance s² S k / k² = (s² / k) S.
+type PairRatio struct {
+	Mean, VarPerToken float64
+	Source            string
+}
+
+// Stddev is the standard deviation of the target's length over the
+// source's for a source of s tokens: sqrt(VarPerToken / s).
+func (r PairRatio) Stddev(s float64) float64 { return math.Sqrt(r.VarPerToken / s) }
+
+const (
+	// wmt16EnTokens, wmt16DeTokens and wmt16TrainPairs are fairseq-
+	// preprocess's counts of Google's wmt16_en_de_bpe32k training set
+	// (train.tok.clean.bpe.32000.en/.de, the data Ott et al. 2018 train
+	// on), EOS included: "4500966 sents, 132886171 tokens" (en) and
+	// "4500966 sents, 137628246 tokens" (de), as logged in
+	// dertilo/machine-translation@4ab379d8 nmt_fairseq.md.
+	wmt16EnTokens   = 132886171
+	wmt16DeTokens   = 137628246
+	wmt16TrainPairs = 4500966
+	// galeChurchVariance is Gale and Church's s², the variance per
+	// character of a translation's length, the language-independent value
+	// their program uses (p. 81; c = 1, s² = 6.8, as nltk's
+	// translate/gale_church.py LanguageIndependent gives them).
+	galeChurchVariance = 6.8
+	// charsPerSubword is the characters of a subword token, k: an
+	// assumption (no count of the corpus's characters was found), about
+	// a word of five letters and its space split into 1.2 subwords; k = 4
+	// or 6 moves the spread by +12 or -9 %. Counting the tokens' own
+	// variance (a fixed number of characters splits into a varying number
+	// of subwords) would add to the spread, not take from it.
+	charsPerSubword = 5.0
+)
+
+// wmt16EnDeRatio is the English-to-German model of the WMT16 pairs: the
+// mean is the corpus's German tokens over its English tokens (EOS taken
+// out of both counts: 1.0369), the variance Gale and Church's per
+// subword token.
+var wmt16EnDeRatio = PairRatio{
+	Mean:        float64(wmt16DeTokens-wmt16TrainPairs) / float64(wmt16EnTokens-wmt16TrainPairs),
+	VarPerToken: galeChurchVariance / charsPerSubword,
+	Source:      "mean: fairseq-preprocess counts of wmt16_en_de_bpe32k (dertilo/machine-translation@4ab379d8 nmt_fairseq.md); variance: Gale and Church 1993, p. 81, s² = 6.8 per character, at 5 characters a subword (an assumption)",
+}
+
+// ratioStrata is the number of equal-probability strata of the
+// standard normal the ratio model is taken at (a stratum's point is its
+// conditional mean, so the mean is kept and the spread slightly
+// understated).
+const ratioStrata = 6
+
+// Ratio models ratio= accepts.
+const (
+	// RatioGaleChurch: each pair's target length drawn from its
+	// distribution's PairRatio.
+	RatioGaleChurch = "gale-church"
+	// RatioEqual: both sides at the longer side's length (the model
+	// before issue 29's ratio).
+	RatioEqual = "equal"
+)
+
+// pairSides is the (source, target) lengths in tokens (EOS not included)
+// of the pairs whose longer side is n under ratio r, with their
+// probabilities: the target of a source of n tokens at each stratum z
+// of the standard normal, t = r.Mean n + z sqrt(r.VarPerToken n); a
+// target at most n keeps the source at n (the pair's longer side), a
+// longer one is the longer side itself at n and its source n² / t (the
+// same ratio). The spread is taken at a source of n tokens for the
+// pairs whose target is longer too (their source is shorter, so their
+// spread a little larger: understated). Equal (source, target) pairs are
+// merged; lengths are at least 1.
+func pairSides(n int, r PairRatio) (src, tgt []int, prob []float64) {
+	type st struct{ s, t int }
+	at := map[st]int{}
+	sd := math.Sqrt(r.VarPerToken * float64(n))
+	for j := range ratioStrata {
+		a := float64(j) / ratioStrata
+		b := float64(j+1) / ratioStrata
+		z := stratumMean(a, b)
+		t := r.Mean*float64(n) + z*sd
+		k := st{n, max(1, int(math.Round(t)))}
+		if t > float64(n) {
+			k = st{max(1, int(math.Round(float64(n)*float64(n)/t))), n}
+		}
+		if k.s > n {
+			k.s = n
+		}
+		i, ok := at[k]
+		if !ok {
+			i = len(src)
+			at[k] = i
+			src, tgt, prob = append(src, k.s), append(tgt, k.t), append(prob, 0)
+		}
+		prob[i] += b - a
+	}
+	return src, tgt, prob
+}
+
+// stratumMean is E[Z | a < Phi(Z) <= b] for a standard normal Z:
+// (phi(Phi^-1(a)) - phi(Phi^-1(b))) / (b - a).
+func stratumMean(a, b float64) float64 {
+	phi := func(p float64) float64 {
+		if p <= 0 || p >= 1 {
+			return 0
+		}
+		x := math.Sqrt2 * math.Erfinv(2*p-1)
+		return math.Exp(-x*x/2) / math.Sqrt(2*math.Pi)
+	}
+	return (phi(a) - phi(b)) / (b - a)
+}
+
 // PairLengths lists the names lengths= accepts for zoo:transformer.
 func PairLengths() []string {
 	return slices.Sorted(maps.Keys(pairLengths))
@@ -223,11 +347,32 @@ func TokenMixOf(spec string, gpus int) (*LengthMix, error) {
 	if err != nil || m < 1 || m > 1<<24 {
 		return nil, fmt.Errorf("zoo:%s: parameter max-tokens=%q (valid range: integer in [1, %d])", name, mt[0], 1<<24)
 	}
+	if _, ok := vals["tgt-seq"]; ok {
+		return nil, fmt.Errorf("zoo:%s: tgt-seq= and lengths= together: with lengths= each batch's target length comes from ratio=; drop tgt-seq=", name)
+	}
+	ratio := RatioEqual
+	pr, hasRatio := pairRatios[lv[0]]
+	if hasRatio {
+		ratio = RatioGaleChurch
+	}
+	if rv, ok := vals["ratio"]; ok {
+		if len(rv) != 1 || (rv[0] != RatioEqual && rv[0] != RatioGaleChurch) {
+			return nil, fmt.Errorf("zoo:%s: parameter ratio=%q (valid: %s, %s)", name, strings.Join(rv, ","), RatioGaleChurch, RatioEqual)
+		}
+		if rv[0] == RatioGaleChurch && !hasRatio {
+			return nil, fmt.Errorf("zoo:%s: ratio=%s: lengths=%s has no ratio model (valid: ratio=%s)", name, RatioGaleChurch, lv[0], RatioEqual)
+		}
+		ratio = rv[0]
+	}
 	p := dist()
-	mix := &LengthMix{Lengths: lv[0], Bin: 1, Batch: gpus, MaxTokens: m, GPUs: gpus}
+	mix := &LengthMix{Lengths: lv[0], Bin: 1, Batch: gpus, MaxTokens: m, GPUs: gpus, Ratio: ratio}
+	if ratio == RatioGaleChurch {
+		mix.RatioSource = pr.Source
+	}
 	base := maps.Clone(vals)
 	delete(base, "lengths")
 	delete(base, "max-tokens")
+	delete(base, "ratio")
 	var total, pairs, batches float64
 	for n, pn := range p {
 		if pn <= 0 {
@@ -249,12 +394,31 @@ func TokenMixOf(spec string, gpus int) (*LengthMix, error) {
 		}
 		l := n + 1
 		s := FairseqSentences(l, m)
-		q := maps.Clone(base)
-		q.Set("seq", strconv.Itoa(l))
-		q.Set("batch", strconv.Itoa(gpus*s))
-		w := pn / float64(s) / batches
-		mix.Parts = append(mix.Parts, LengthPart{Spec: "zoo:" + name + "?" + q.Encode(), Seq: l, Sentences: s, Weight: w})
-		mix.MeanPadded += w * float64(l)
+		src, tgt, prob := []int{n}, []int{n}, []float64{1}
+		if ratio == RatioGaleChurch {
+			src, tgt, prob = pairSides(n, pr)
+		}
+		for i := range src {
+			q := maps.Clone(base)
+			q.Set("seq", strconv.Itoa(src[i]+1))
+			if tgt[i] != src[i] {
+				q.Set("tgt-seq", strconv.Itoa(tgt[i]+1))
+			}
+			q.Set("batch", strconv.Itoa(gpus*s))
+			w := pn * prob[i] / float64(s) / batches
+			mix.Parts = append(mix.Parts, LengthPart{Spec: "zoo:" + name + "?" + q.Encode(), Seq: l, SrcSeq: src[i] + 1, TgtSeq: tgt[i] + 1, Sentences: s, Weight: w})
+			mix.MeanPadded += w * float64(l)
+		}
 	}
 	return mix, nil
+}
+
+// Tokens is the tokens a part's batch counts on one GPU: its sentences
+// times the target's length for fairseq's token batches (ntokens), else
+// times Seq.
+func (p LengthPart) Tokens() int {
+	if p.TgtSeq > 0 {
+		return p.Sentences * p.TgtSeq
+	}
+	return p.Sentences * p.Seq
 }

@@ -88,7 +88,7 @@ func TestWMT16EnDePairs(t *testing.T) {
 // p(l)/s(l) normalised; the mean length and the mean batch length are
 // the two expectations.
 func TestTokenMixOf(t *testing.T) {
-	const spec = "zoo:transformer?layers=2&hidden=64&heads=2&ff=128&vocab=1000&training=true&lengths=wmt16-en-de&max-tokens=2560"
+	const spec = "zoo:transformer?layers=2&hidden=64&heads=2&ff=128&vocab=1000&training=true&lengths=wmt16-en-de&max-tokens=2560&ratio=equal"
 	mix, err := TokenMixOf(spec, 8)
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +115,8 @@ func TestTokenMixOf(t *testing.T) {
 		}
 		_, q, _ := strings.Cut(part.Spec, "?")
 		v, _ := url.ParseQuery(q)
-		if v.Get("seq") != strconv.Itoa(part.Seq) || v.Get("batch") != strconv.Itoa(8*s) || v.Has("lengths") || v.Has("max-tokens") || v.Get("layers") != "2" {
+		if v.Get("seq") != strconv.Itoa(part.Seq) || v.Has("tgt-seq") || part.SrcSeq != part.Seq || part.TgtSeq != part.Seq || part.Tokens() != s*part.Seq ||
+			v.Get("batch") != strconv.Itoa(8*s) || v.Has("lengths") || v.Has("max-tokens") || v.Has("ratio") || v.Get("layers") != "2" {
 			t.Errorf("part %d spec %s: want seq=%d batch=%d and the base parameters", part.Seq, part.Spec, part.Seq, 8*s)
 		}
 		sum += part.Weight
@@ -143,6 +144,8 @@ func TestTokenMixOf(t *testing.T) {
 		"zoo:transformer?lengths=wmt16-en-de&max-tokens=2560&batch=80",
 		"zoo:transformer?lengths=wmt16-en-de&max-tokens=100",
 		"zoo:transformer?max-tokens=2560",
+		"zoo:transformer?lengths=wmt16-en-de&max-tokens=2560&ratio=normal",
+		"zoo:transformer?lengths=wmt16-en-de&max-tokens=2560&tgt-seq=32",
 	} {
 		if _, err := TokenMixOf(bad, 8); err == nil {
 			t.Errorf("TokenMixOf(%s): no error", bad)
@@ -153,5 +156,148 @@ func TestTokenMixOf(t *testing.T) {
 	}
 	if m, err := TokenMixOf("zoo:transformer?seq=32", 8); m != nil || err != nil {
 		t.Errorf("TokenMixOf without lengths= = %v, %v: want nil, nil", m, err)
+	}
+}
+
+// TestStratumMean: the conditional mean of a standard normal on an
+// equal-probability stratum is the stratum's integral of z phi(z) over
+// its probability (a midpoint sum here), and the strata's means average
+// to zero.
+func TestStratumMean(t *testing.T) {
+	var sum float64
+	for j := range ratioStrata {
+		a, b := float64(j)/ratioStrata, float64(j+1)/ratioStrata
+		got := stratumMean(a, b)
+		lo, hi := -9.0, 9.0
+		if a > 0 {
+			lo = math.Sqrt2 * math.Erfinv(2*a-1)
+		}
+		if b < 1 {
+			hi = math.Sqrt2 * math.Erfinv(2*b-1)
+		}
+		const steps = 200000
+		h := (hi - lo) / steps
+		var m float64
+		for i := range steps {
+			z := lo + (float64(i)+0.5)*h
+			m += z * math.Exp(-z*z/2) / math.Sqrt(2*math.Pi) * h
+		}
+		if want := m / (b - a); !scalar.EqualWithinAbs(got, want, 1e-6) {
+			t.Errorf("stratum [%g, %g]: mean %g, want %g", a, b, got, want)
+		}
+		sum += (b - a) * got
+	}
+	if !scalar.EqualWithinAbs(sum, 0, 1e-12) {
+		t.Errorf("strata means average to %g, want 0", sum)
+	}
+}
+
+// TestPairSides: the (source, target) lengths of the pairs whose longer
+// side is n: at each stratum z the target t = mean n + z sqrt(var n) of a
+// source of n; a t at most n keeps the source at n, a longer one is the
+// longer side at n with the source n^2 / t; the probabilities sum to 1,
+// and the mean ratio is the corpus's de/en token ratio with EOS taken out
+// (133,127,280 / 128,385,205).
+func TestPairSides(t *testing.T) {
+	r := wmt16EnDeRatio
+	if want := (137628246.0 - 4500966) / (132886171 - 4500966); !scalar.EqualWithinAbs(r.Mean, want, 1e-12) || !scalar.EqualWithinAbs(r.Mean, 1.0369, 1e-4) {
+		t.Errorf("mean ratio %g, want %g (1.0369)", r.Mean, want)
+	}
+	if !scalar.EqualWithinAbs(r.VarPerToken, 6.8/5, 1e-12) || !scalar.EqualWithinAbs(r.Stddev(34), math.Sqrt(1.36/34), 1e-12) {
+		t.Errorf("variance per token %g, spread at 34 tokens %g: want 1.36 and 0.2", r.VarPerToken, r.Stddev(34))
+	}
+	for _, n := range []int{1, 2, 5, 30, 73, 150} {
+		src, tgt, prob := pairSides(n, r)
+		want := map[[2]int]float64{}
+		for j := range ratioStrata {
+			a, b := float64(j)/ratioStrata, float64(j+1)/ratioStrata
+			tt := r.Mean*float64(n) + stratumMean(a, b)*math.Sqrt(r.VarPerToken*float64(n))
+			k := [2]int{n, max(1, int(math.Round(tt)))}
+			if tt > float64(n) {
+				k = [2]int{min(n, max(1, int(math.Round(float64(n*n)/tt)))), n}
+			}
+			want[k] += b - a
+		}
+		if len(src) != len(want) {
+			t.Errorf("n %d: %d pairs, want %d", n, len(src), len(want))
+		}
+		var sum float64
+		for i := range src {
+			if max(src[i], tgt[i]) != n || min(src[i], tgt[i]) < 1 || !scalar.EqualWithinAbs(prob[i], want[[2]int{src[i], tgt[i]}], 1e-12) {
+				t.Errorf("n %d: pair (%d, %d) probability %g, want longer side %d and %g", n, src[i], tgt[i], prob[i], n, want[[2]int{src[i], tgt[i]}])
+			}
+			sum += prob[i]
+		}
+		if !scalar.EqualWithinAbs(sum, 1, 1e-12) {
+			t.Errorf("n %d: probabilities sum to %g", n, sum)
+		}
+	}
+	// at 30 tokens the strata reach both sides of the source's length
+	src, tgt, _ := pairSides(30, r)
+	var shorter, longer bool
+	for i := range src {
+		shorter = shorter || tgt[i] < src[i]
+		longer = longer || tgt[i] > src[i]
+	}
+	if !shorter || !longer {
+		t.Errorf("30 tokens: pairs %v / %v, want targets both shorter and longer than their sources", src, tgt)
+	}
+}
+
+// TestTokenMixRatio: under ratio=gale-church (the default of
+// lengths=wmt16-en-de) a length's batches split by pairSides: each part
+// runs the encoder at its source and the decoder at its target (seq= and
+// tgt-seq=, EOS included), the longer of the two the batch's length its
+// sentences are cut by, its weight the length's batch share times the
+// pair's probability, and it counts its targets' tokens.
+func TestTokenMixRatio(t *testing.T) {
+	const spec = "zoo:transformer?layers=2&hidden=64&heads=2&ff=128&vocab=1000&training=true&lengths=wmt16-en-de&max-tokens=2560"
+	mix, err := TokenMixOf(spec, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mix.Ratio != RatioGaleChurch || !strings.Contains(mix.RatioSource, "Gale and Church") {
+		t.Errorf("ratio %q (%q), want gale-church with its source", mix.Ratio, mix.RatioSource)
+	}
+	eq, err := TokenMixOf(spec+"&ratio=equal", 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byLen := map[int]float64{}
+	for _, p := range eq.Parts {
+		byLen[p.Seq] = p.Weight
+	}
+	got := map[int]float64{}
+	var differ int
+	for _, p := range mix.Parts {
+		_, q, _ := strings.Cut(p.Spec, "?")
+		v, _ := url.ParseQuery(q)
+		ts := p.SrcSeq
+		if v.Has("tgt-seq") {
+			ts, _ = strconv.Atoi(v.Get("tgt-seq"))
+			differ++
+		}
+		if v.Get("seq") != strconv.Itoa(p.SrcSeq) || ts != p.TgtSeq || max(p.SrcSeq, p.TgtSeq) != p.Seq ||
+			p.Sentences != FairseqSentences(p.Seq, 2560) || p.Tokens() != p.Sentences*p.TgtSeq || v.Has("ratio") {
+			t.Errorf("part %+v: want seq=source, tgt-seq=target, the longer the batch length, targets' tokens", p)
+		}
+		src, tgt, prob := pairSides(p.Seq-1, wmt16EnDeRatio)
+		for i := range src {
+			if src[i]+1 == p.SrcSeq && tgt[i]+1 == p.TgtSeq && !scalar.EqualWithinAbsOrRel(p.Weight, byLen[p.Seq]*prob[i], 1e-15, 1e-12) {
+				t.Errorf("part %+v: weight %g, want %g x %g", p, p.Weight, byLen[p.Seq], prob[i])
+			}
+		}
+		got[p.Seq] += p.Weight
+	}
+	for l, w := range byLen {
+		if !scalar.EqualWithinAbsOrRel(got[l], w, 1e-15, 1e-12) {
+			t.Errorf("length %d: parts' weights sum to %g, the equal mix's %g", l, got[l], w)
+		}
+	}
+	if differ < len(byLen) || !scalar.EqualWithinAbs(mix.MeanPadded, eq.MeanPadded, 1e-9) {
+		t.Errorf("%d parts with a target of its own over %d lengths; mean batch length %g vs %g: want at least one a length, equal means", differ, len(byLen), mix.MeanPadded, eq.MeanPadded)
+	}
+	if _, err := Build(mix.Parts[len(mix.Parts)/2].Spec); err != nil {
+		t.Errorf("part: %v", err)
 	}
 }

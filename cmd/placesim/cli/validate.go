@@ -250,7 +250,11 @@ func printExplanation(w io.Writer, e *study.Explanation) {
 	}
 	if m := r.LengthMix; m != nil {
 		if m.MaxTokens > 0 {
-			fmt.Fprintf(w, "lengths %s, max-tokens %d a GPU: simulated is the expectation over fairseq's batches of %d lengths (mean batch %.1f tokens a sentence, each GPU its own batch); taken apart below: the most frequent, share %.3f, %s\n", m.Lengths, m.MaxTokens, m.Parts, m.MeanPadded, m.Weight, m.Explained)
+			shapes := "lengths"
+			if m.Ratio == "gale-church" {
+				shapes = "(source, target) lengths, the target's drawn from the source's by Gale and Church's length model (ratio=gale-church)"
+			}
+			fmt.Fprintf(w, "lengths %s, max-tokens %d a GPU: simulated is the expectation over fairseq's batches of %d %s (mean batch %.1f tokens a sentence on its longer side, each GPU its own batch; tokens counted are the targets'); taken apart below: the most frequent, share %.3f, %s\n", m.Lengths, m.MaxTokens, m.Parts, shapes, m.MeanPadded, m.Weight, m.Explained)
 		} else {
 			fmt.Fprintf(w, "lengths %s, bin %d: simulated is the expectation over %d padded lengths (mean %.1f tokens); taken apart below: the most probable, probability %.3f, %s\n", m.Lengths, m.Bin, m.Parts, m.MeanPadded, m.Weight, m.Explained)
 		}
