@@ -302,7 +302,10 @@ type HostCost struct {
 	// ops' time.
 	OptimizerIssueWait float64 `json:"optimizerIssueWait,omitempty"`
 	// SlowestBatch is the extra compute of the GPU whose token batch kept
-	// the most padded tokens (TokenBatchMultiple, more than one GPU).
+	// the most padded tokens (TokenBatchMultiple, more than one GPU); for
+	// a row on fairseq's batches of a length distribution, that of the
+	// GPU whose batch costs the most by its length and its sides
+	// (simulateTokenMix).
 	SlowestBatch float64 `json:"slowestBatch,omitempty"`
 	// Unscale is the loss scaler's unscaling pass over the gradients and
 	// its found_inf read (Unscale; mixed precision only).

@@ -103,12 +103,14 @@ func ExpectedMaxMixture(values, weights []float64, n int, sigma float64) (float6
 
 // simulateTokenMix simulates a row whose workload is fairseq's token
 // batches of a distribution of sentence lengths (zoo.TokenMixOf): every
-// part as the row with every GPU's batch at the part's length l (its
-// sentences s(l) under --max-tokens), without the closed-form slowest
-// batch of SlowestBatchFraction (the parts' costs replace it, cut to a
-// multiple of 8 included). A part's step time T_l is its global tokens
-// n s(l) l over its simulated tokens/s, its compute C_l one GPU's forward
-// and backward (stepCompute). The row's step is
+// part as the row with every GPU's batch at the part's shape l (its
+// longer side's length, its sentences s(l) under --max-tokens, its
+// source's and target's lengths), without the closed-form slowest batch
+// of SlowestBatchFraction (the parts' costs replace it, cut to a
+// multiple of 8 included). A part's step time T_l is its global counted
+// tokens n x LengthPart.Tokens (the targets') over its simulated tokens/s,
+// its compute C_l one GPU's forward and backward (stepCompute). The
+// row's step is
 //
 //	sum_l w_l T_l + E[max over n GPUs of C (1 + sigma Z)] - sum_l w_l C_l (1 + straggle)
 //
@@ -116,7 +118,7 @@ func ExpectedMaxMixture(values, weights []float64, n int, sigma float64) (float6
 // (each GPU takes its own batch), sigma the GPUs' speed spread the
 // simulation gave its slowest replica (straggle = sigma E[max of n
 // normals], already in T_l): on one GPU the first term. Its tokens/s is
-// n sum_l w_l s(l) l over that step. A part that fails fails the row;
+// n sum_l w_l Tokens_l over that step. A part that fails fails the row;
 // the record and graph returned, for explain, are the most probable
 // part's.
 func simulateTokenMix(ctx context.Context, reg *placers.Registry, r ValidationRow, dir string, out ValidationResult, mix *zoo.LengthMix) (ValidationResult, *Record, *workloads.Graph, error) {

@@ -22,7 +22,7 @@ func models() []Model {
 			Source: "Wu et al. 2016", DefaultBatch: 128, DefaultOptimizer: workloads.SGD, build: buildGNMT},
 		{Name: "rnnlm", Description: "LSTM language model, unrolled (layers=, hidden=, seq=, vocab=)",
 			Source: "Zaremba et al. 2014; Jozefowicz et al. 2016", DefaultBatch: 128, DefaultOptimizer: workloads.SGD, build: buildRNNLM},
-		{Name: "transformer", Description: "Transformer encoder-decoder (layers=, hidden=, heads=, ff=, seq=, vocab=, attention=heads|fused, impl=fairseq|vaswani: NVIDIA's fairseq program, the pytorch profile's default, or the paper's graph, norm=pre|post)",
+		{Name: "transformer", Description: "Transformer encoder-decoder (layers=, hidden=, heads=, ff=, seq=, vocab=, attention=heads|fused, impl=fairseq|vaswani: NVIDIA's fairseq program, the pytorch profile's default, or the paper's graph, norm=pre|post, tgt-seq= the target's length with impl=fairseq, lengths=wmt16-en-de with max-tokens= for fairseq's token batches, ratio=gale-church|equal their target lengths: a mix of batch shapes)",
 			Source: "Vaswani et al. 2017", DefaultBatch: 64, DefaultOptimizer: workloads.Adam, build: buildTransformer},
 		{Name: "bert", Description: "BERT pre-training (size=base|large, layers=, seq=, predictions= masked positions per sequence, default 20 at seq 128 and 80 at 512, attention=heads|fused, lengths=wikipedia with seq=512 and bin= for LDDL's binned phase-2 data: a mix of padded lengths)",
 			Source: "Devlin et al. 2019", DefaultBatch: 32, DefaultOptimizer: workloads.Adam, build: buildBERT},

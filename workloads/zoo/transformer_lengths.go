@@ -304,9 +304,15 @@ func wmt16EnDePairs() []float64 {
 //     batches round robin): study.simulateTokenMix takes the step as the
 //     slowest of gpus independent draws.
 //
-// Both stacks run at l (the zoo graph has one sequence length), and the
-// tokens a part counts are its batch's s(l) l. batch= and seq= come from
-// max-tokens= and the distribution and may not be given.
+// A batch's pairs share a source length and nearly a target length, one
+// of them its longer side: under ratio=gale-church (the default where the
+// distribution has a PairRatio) each length splits into the (source,
+// target) shapes of pairSides, each a part with its share of the
+// length's batches, its spec at seq= the source's length and tgt-seq=
+// the target's (EOS included); under ratio=equal both sides run at l.
+// The tokens a part counts are fairseq's ntokens, its batch's s(l)
+// targets' tokens (LengthPart.Tokens). batch=, seq= and tgt-seq= come
+// from max-tokens= and the distribution and may not be given.
 func TokenMixOf(spec string, gpus int) (*LengthMix, error) {
 	spec = strings.TrimPrefix(spec, "zoo:")
 	name, query, _ := strings.Cut(spec, "?")

@@ -228,7 +228,7 @@ var explainNames = map[string]string{
 	"optimizer-issue-wait": "program: GPU waits for the host to issue SGD and zero_grad",
 	"buffer-broadcast":     "program: DDP broadcast of batch-norm buffers",
 	"unscale":              "program: loss scaler's unscale pass and found_inf read",
-	"slowest-batch":        "program: the GPU whose token batch kept the most tokens",
+	"slowest-batch":        "program: the GPU whose token batch costs the most",
 	"input-wait":           "program: GPU waits for the CPU input pipeline",
 	"image-batch":          "program: batch's normalisation and mixup on the GPU",
 }
