@@ -41,10 +41,13 @@ func buildTransformer(p *Params) (*net, error) {
 		// fairseq's token batches of a distribution of lengths are
 		// several graphs (TokenMixOf)
 		p.lookup("max-tokens")
+		p.lookup("ratio")
 		return nil, fmt.Errorf("lengths=%s: %w: placesim validate and stats take the expectation over fairseq's batches (zoo.TokenMixOf); one length is seq= with batch=", lengths, ErrLengthMix)
 	}
-	if _, ok := p.lookup("max-tokens"); ok {
-		return nil, fmt.Errorf("parameter max-tokens= needs lengths= (valid: lengths=%s)", strings.Join(PairLengths(), "|"))
+	for _, k := range []string{"max-tokens", "ratio"} {
+		if _, ok := p.lookup(k); ok {
+			return nil, fmt.Errorf("parameter %s= needs lengths= (valid: lengths=%s)", k, strings.Join(PairLengths(), "|"))
+		}
 	}
 	layers, err := p.Int("layers", 6, 1, 256)
 	if err != nil {

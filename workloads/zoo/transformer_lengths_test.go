@@ -151,8 +151,10 @@ func TestTokenMixOf(t *testing.T) {
 			t.Errorf("TokenMixOf(%s): no error", bad)
 		}
 	}
-	if _, err := Build("zoo:transformer?max-tokens=2560"); err == nil {
-		t.Error("Build with max-tokens= and no lengths=: no error")
+	for _, k := range []string{"max-tokens=2560", "ratio=equal"} {
+		if _, err := Build("zoo:transformer?" + k); err == nil || !strings.Contains(err.Error(), "needs lengths=") {
+			t.Errorf("Build with %s and no lengths= = %v: want an error asking for lengths=", k, err)
+		}
 	}
 	if m, err := TokenMixOf("zoo:transformer?seq=32", 8); m != nil || err != nil {
 		t.Errorf("TokenMixOf without lengths= = %v, %v: want nil, nil", m, err)
