@@ -77,14 +77,30 @@ const (
 	// their program uses (p. 81; c = 1, s² = 6.8, as nltk's
 	// translate/gale_church.py LanguageIndependent gives them).
 	galeChurchVariance = 6.8
-	// charsPerSubword is the characters of a subword token, k: an
-	// assumption (no count of the corpus's characters was found), about
-	// a word of five letters and its space split into 1.2 subwords; k = 4
-	// or 6 moves the spread by +12 or -9 %. Counting the tokens' own
-	// variance (a fixed number of characters splits into a varying number
-	// of subwords) would add to the spread, not take from it.
-	charsPerSubword = 5.0
+	// hfWMT16Bytes and hfWMT16Pairs are the Hugging Face wmt/wmt16 de-en
+	// training split (the raw Europarl v7, Common Crawl and News
+	// Commentary v11 pairs, before tokenisation): "num_bytes: 1373099816,
+	// num_examples: 4548885" (huggingface.co/datasets/wmt/wmt16, README
+	// dataset_info at commit c40135dc), the split's Arrow size (datasets'
+	// ArrowWriter.write_table adds each table's pa_table.nbytes), in which
+	// each pair is its two UTF-8 strings and their two 4-byte offsets
+	// (the Arrow columnar format's variable-size layout).
+	hfWMT16Bytes = 1373099816
+	hfWMT16Pairs = 4548885
 )
+
+// charsPerSubword is the characters of a subword token, k: a sentence's
+// raw characters (hfWMT16Bytes less the offsets, over both sides of
+// hfWMT16Pairs: 146.9 bytes, taken as characters, German's umlauts and ß
+// being 2 bytes but under 1 % of its letters) over its subword tokens
+// (wmt16EnTokens and wmt16DeTokens less their EOS, over both sides of
+// wmt16TrainPairs: 29.05), 5.06. The two counts are of the same three
+// corpora, filtered a little differently (4,548,885 and 4,500,966 pairs).
+// k = 4 or 6 moves the spread by +12 or -8 %. Counting the tokens' own
+// variance (a fixed number of characters splits into a varying number of
+// subwords) would add to the spread, not take from it.
+var charsPerSubword = (float64(hfWMT16Bytes) - 8*hfWMT16Pairs) / (2 * hfWMT16Pairs) /
+	(float64(wmt16EnTokens+wmt16DeTokens-2*wmt16TrainPairs) / (2 * wmt16TrainPairs))
 
 // wmt16EnDeRatio is the English-to-German model of the WMT16 pairs: the
 // mean is the corpus's German tokens over its English tokens (EOS taken
@@ -93,7 +109,7 @@ const (
 var wmt16EnDeRatio = PairRatio{
 	Mean:        float64(wmt16DeTokens-wmt16TrainPairs) / float64(wmt16EnTokens-wmt16TrainPairs),
 	VarPerToken: galeChurchVariance / charsPerSubword,
-	Source:      "mean: fairseq-preprocess counts of wmt16_en_de_bpe32k (dertilo/machine-translation@4ab379d8 nmt_fairseq.md); variance: Gale and Church 1993, p. 81, s² = 6.8 per character, at 5 characters a subword (an assumption)",
+	Source:      "mean: fairseq-preprocess counts of wmt16_en_de_bpe32k (dertilo/machine-translation@4ab379d8 nmt_fairseq.md); variance: Gale and Church 1993, p. 81, s² = 6.8 per character, at 5.06 characters a subword (Hugging Face wmt/wmt16 de-en train bytes over those token counts)",
 }
 
 // ratioStrata is the number of equal-probability strata of the

@@ -205,8 +205,11 @@ func TestPairSides(t *testing.T) {
 	if want := (137628246.0 - 4500966) / (132886171 - 4500966); !scalar.EqualWithinAbs(r.Mean, want, 1e-12) || !scalar.EqualWithinAbs(r.Mean, 1.0369, 1e-4) {
 		t.Errorf("mean ratio %g, want %g (1.0369)", r.Mean, want)
 	}
-	if !scalar.EqualWithinAbs(r.VarPerToken, 6.8/5, 1e-12) || !scalar.EqualWithinAbs(r.Stddev(34), math.Sqrt(1.36/34), 1e-12) {
-		t.Errorf("variance per token %g, spread at 34 tokens %g: want 1.36 and 0.2", r.VarPerToken, r.Stddev(34))
+	// k: 146.9 raw bytes a sentence (Hugging Face's Arrow bytes less two
+	// 4-byte offsets a pair) over 29.05 subword tokens a sentence
+	k := (1373099816.0 - 8*4548885) / (2 * 4548885) / ((132886171.0 + 137628246 - 2*4500966) / (2 * 4500966))
+	if !scalar.EqualWithinAbs(k, 5.057, 1e-3) || !scalar.EqualWithinAbs(r.VarPerToken, 6.8/k, 1e-12) || !scalar.EqualWithinAbs(r.Stddev(28.5), math.Sqrt(6.8/k/28.5), 1e-12) {
+		t.Errorf("characters a token %g, variance per token %g, spread at 28.5 tokens %g: want 5.057, %g and %g", k, r.VarPerToken, r.Stddev(28.5), 6.8/k, math.Sqrt(6.8/k/28.5))
 	}
 	for _, n := range []int{1, 2, 5, 30, 73, 150} {
 		src, tgt, prob := pairSides(n, r)
