@@ -42,7 +42,7 @@ func writeStats(w io.Writer, o *runresult.WorkloadStats) {
 	fmt.Fprintf(w, "workload           %s (batch %d, training %v)\n", o.Workload, o.Batch, o.Training)
 	if m := o.LengthMix; m != nil {
 		if m.MaxTokens > 0 {
-			fmt.Fprintf(w, "lengths            %s, max-tokens %d: expectation over fairseq's batches of %d lengths%s, one GPU (mean sentence %.1f tokens; a batch, expectations over the batches: %.1f sentences of %.1f tokens, %.0f tokens)\n", m.Lengths, m.MaxTokens, m.Parts, ratioNote(m.Ratio), m.MeanLength, m.MeanBatch, m.MeanPadded, m.MeanBatchTokens)
+			fmt.Fprintf(w, "lengths            %s, max-tokens %d: expectation over fairseq's batches of %d lengths%s, one GPU (mean sentence %.1f tokens; a batch, expectations over the batches: %.1f sentences of %.1f tokens, %.0f tokens, %.0f of them counted: the targets')\n", m.Lengths, m.MaxTokens, m.Parts, ratioNote(m.Ratio), m.MeanLength, m.MeanBatch, m.MeanPadded, m.MeanBatchTokens, m.MeanCountedTokens)
 		} else {
 			fmt.Fprintf(w, "lengths            %s, bin %d: expectation over %d padded lengths (mean sample %.1f tokens, mean padded %.1f)\n", m.Lengths, m.Bin, m.Parts, m.MeanLength, m.MeanPadded)
 		}

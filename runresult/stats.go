@@ -59,6 +59,10 @@ type LengthMix struct {
 	// MeanBatchTokens is the tokens of a GPU's batch (sentences x their
 	// padded length), their expectation over the batches.
 	MeanBatchTokens float64 `json:"meanBatchTokens,omitempty"`
+	// MeanCountedTokens is the tokens of a GPU's batch the program counts
+	// (fairseq's ntokens: sentences x the target's length), their
+	// expectation over the batches.
+	MeanCountedTokens float64 `json:"meanCountedTokens,omitempty"`
 	// Ratio, for fairseq's token batches, is the model of a pair's target
 	// length given its source's (zoo.TokenMixOf, ratio=): gale-church
 	// (the parts are (source, target) lengths) or equal (both sides at

@@ -85,7 +85,7 @@ func simulateLengthMix(ctx context.Context, reg *placers.Registry, r ValidationR
 // its numerator and denominator's ratio part by part, weighted likewise.
 func lengthMixStats(req StatsRequest, mix *zoo.LengthMix) (*WorkloadStats, error) {
 	var o *WorkloadStats
-	var flops, act, saved, edge, ccr, batch, tokens float64
+	var flops, act, saved, edge, ccr, batch, tokens, counted float64
 	groups := map[string]float64{}
 	for _, p := range mix.Parts {
 		r := req
@@ -103,6 +103,9 @@ func lengthMixStats(req StatsRequest, mix *zoo.LengthMix) (*WorkloadStats, error
 		flops += p.Weight * s.FLOPs
 		batch += p.Weight * float64(s.Batch)
 		tokens += p.Weight * float64(s.Batch) * float64(p.Seq)
+		if p.TgtSeq > 0 {
+			counted += p.Weight * float64(s.Batch) * float64(p.TgtSeq)
+		}
 		act += p.Weight * float64(s.ActivationBytes)
 		saved += p.Weight * float64(s.SavedBytes)
 		edge += p.Weight * float64(s.EdgeBytes)
@@ -129,7 +132,7 @@ func lengthMixStats(req StatsRequest, mix *zoo.LengthMix) (*WorkloadStats, error
 		// fairseq's token batches: each length's batch holds its own
 		// number of sentences (zoo.FairseqSentences), so the first part's
 		// batch is no batch of the mix
-		m.MeanBatch, m.MeanBatchTokens = batch, tokens
+		m.MeanBatch, m.MeanBatchTokens, m.MeanCountedTokens = batch, tokens, counted
 		o.Batch = int(math.Round(batch))
 	}
 	o.LengthMix = &m

@@ -80,10 +80,11 @@ func TestStatsTokenMix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sentences, tokens float64
+	var sentences, tokens, counted float64
 	for _, p := range mix.Parts {
 		sentences += p.Weight * float64(p.Sentences)
 		tokens += p.Weight * float64(p.Sentences*p.Seq)
+		counted += p.Weight * float64(p.Tokens())
 	}
 	s, err := study.Stats(study.StatsRequest{Inputs: study.Inputs{Workload: spec}})
 	if err != nil {
@@ -93,8 +94,9 @@ func TestStatsTokenMix(t *testing.T) {
 	if m == nil || m.MaxTokens != 2560 {
 		t.Fatalf("length mix %+v, want max-tokens 2560", m)
 	}
-	if !scalar.EqualWithinAbsOrRel(m.MeanBatch, sentences, 0, 1e-9) || !scalar.EqualWithinAbsOrRel(m.MeanBatchTokens, tokens, 0, 1e-9) {
-		t.Errorf("mean batch %g sentences, %g tokens; want %g and %g", m.MeanBatch, m.MeanBatchTokens, sentences, tokens)
+	if !scalar.EqualWithinAbsOrRel(m.MeanBatch, sentences, 0, 1e-9) || !scalar.EqualWithinAbsOrRel(m.MeanBatchTokens, tokens, 0, 1e-9) ||
+		!scalar.EqualWithinAbsOrRel(m.MeanCountedTokens, counted, 0, 1e-9) || !(counted < tokens) || m.Ratio != zoo.RatioGaleChurch {
+		t.Errorf("mean batch %g sentences, %g tokens, %g counted, ratio %q; want %g, %g and %g (fewer than the padded), gale-church", m.MeanBatch, m.MeanBatchTokens, m.MeanCountedTokens, m.Ratio, sentences, tokens, counted)
 	}
 	if s.Batch != int(math.Round(sentences)) || s.Batch == mix.Parts[0].Sentences {
 		t.Errorf("batch %d, want %d (the first part's is %d)", s.Batch, int(math.Round(sentences)), mix.Parts[0].Sentences)
