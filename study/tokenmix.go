@@ -2,7 +2,6 @@ package study
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -138,6 +137,7 @@ func simulateTokenMix(ctx context.Context, reg *placers.Registry, r ValidationRo
 		g           *workloads.Graph
 		c, straggle float64
 		err         error
+		skipped     bool
 	}
 	runs := make([]partRun, len(mix.Parts))
 	bestI := 0
@@ -146,9 +146,10 @@ func simulateTokenMix(ctx context.Context, reg *placers.Registry, r ValidationRo
 			bestI = i
 		}
 	}
-	pctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var next atomic.Int64
+	// a part that errs or fails stops the parts after it (not those
+	// before, so the first in order is always the one reported)
+	var next, firstBad atomic.Int64
+	firstBad.Store(int64(len(mix.Parts)))
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(mix.Parts)) {
 		wg.Add(1)
@@ -160,7 +161,8 @@ func simulateTokenMix(ctx context.Context, reg *placers.Registry, r ValidationRo
 					return
 				}
 				run := &runs[i]
-				if run.err = pctx.Err(); run.err != nil {
+				if run.err = ctx.Err(); run.err != nil || int64(i) > firstBad.Load() {
+					run.skipped = true
 					continue
 				}
 				p := mix.Parts[i]
@@ -169,7 +171,7 @@ func simulateTokenMix(ctx context.Context, reg *placers.Registry, r ValidationRo
 				// the program counts the targets' tokens (fairseq's ntokens)
 				pr.TokensPerSample = float64(p.Tokens()) / float64(p.Sentences)
 				pr.noSlowestBatch = true
-				run.res, run.o, run.g, run.err = simulateRow(pctx, reg, pr, dir)
+				run.res, run.o, run.g, run.err = simulateRow(ctx, reg, pr, dir)
 				switch {
 				case run.err != nil:
 					run.err = fmt.Errorf("batches of %d-token sentences (%d a GPU, share %.3g): %w", p.Seq, p.Sentences, p.Weight, run.err)
@@ -185,7 +187,8 @@ func simulateTokenMix(ctx context.Context, reg *placers.Registry, r ValidationRo
 					}
 				}
 				if run.err != nil || run.res.Failure != "" {
-					cancel()
+					for b := firstBad.Load(); int64(i) < b && !firstBad.CompareAndSwap(b, int64(i)); b = firstBad.Load() {
+					}
 				} else if i != bestI {
 					run.o, run.g = nil, nil
 				}
@@ -205,8 +208,8 @@ func simulateTokenMix(ctx context.Context, reg *placers.Registry, r ValidationRo
 	n := float64(r.GPUs)
 	for i, p := range mix.Parts {
 		run := &runs[i]
-		if run.err != nil && errors.Is(run.err, context.Canceled) {
-			continue // stopped by another part's error or failure
+		if run.skipped {
+			return out, nil, nil, fmt.Errorf("batches of %d-token sentences: not simulated, though no earlier part failed (a bug)", p.Seq)
 		}
 		if run.err != nil {
 			return out, nil, nil, run.err

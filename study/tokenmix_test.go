@@ -105,3 +105,24 @@ func TestStatsTokenMix(t *testing.T) {
 		t.Errorf("%g tokens a batch, want at most max-tokens 2560 and most of it", tokens)
 	}
 }
+
+// TestValidateTokenMixFailure: a token-mix row whose batches do not fit
+// (a model of 24 layers of width 8192 on a 16 GB V100: out of memory at
+// every length) fails, naming the first part in the mix's order, the same
+// on every run, though the parts are simulated concurrently.
+func TestValidateTokenMixFailure(t *testing.T) {
+	t.Parallel()
+	const spec = "zoo:transformer?layers=24&hidden=8192&heads=64&ff=32768&vocab=33708&training=true&lengths=wmt16-en-de&max-tokens=2560"
+	mix, err := zoo.TokenMixOf(spec+"&precision=fp32&framework=pytorch", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("batches of %d-token sentences (%d a GPU", mix.Parts[0].Seq, mix.Parts[0].Sentences)
+	for range 3 {
+		s := validateText(t, validationHeader+fmt.Sprintf("big\t%s\t1xV100\t1\tfp32\tpytorch\t1000\ttokens/s\t1\tsrc\t\n", spec))
+		r := s.Rows[0]
+		if !strings.HasPrefix(r.Failure, want) || !strings.Contains(r.Failure, "memory") {
+			t.Fatalf("failure %q, want it to start %q and name the memory", r.Failure, want)
+		}
+	}
+}
