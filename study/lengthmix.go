@@ -103,9 +103,7 @@ func lengthMixStats(req StatsRequest, mix *zoo.LengthMix) (*WorkloadStats, error
 		flops += p.Weight * s.FLOPs
 		batch += p.Weight * float64(s.Batch)
 		tokens += p.Weight * float64(s.Batch) * float64(p.Seq)
-		if p.TgtSeq > 0 {
-			counted += p.Weight * float64(s.Batch) * float64(p.TgtSeq)
-		}
+		counted += p.Weight * float64(p.Tokens())
 		act += p.Weight * float64(s.ActivationBytes)
 		saved += p.Weight * float64(s.SavedBytes)
 		edge += p.Weight * float64(s.EdgeBytes)

@@ -72,9 +72,6 @@ type fairseqDims struct {
 // a cast of their own, and whose backward casts the gradient back to FP32.
 func buildFairseqTransformer(p *Params, dm fairseqDims) (*net, error) {
 	b, seq, tseq, hid := p.Batch, dm.seq, dm.tgtSeq, dm.hid
-	if tseq == 0 {
-		tseq = seq
-	}
 	n := newNet("transformer", p)
 	n.in("input", "input")
 	src := n.source("source_ids", "input", b, seq)

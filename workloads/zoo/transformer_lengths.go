@@ -149,10 +149,8 @@ func pairSides(n int, r PairRatio) (src, tgt []int, prob []float64) {
 		t := r.Mean*float64(n) + z*sd
 		k := st{n, max(1, int(math.Round(t)))}
 		if t > float64(n) {
+			// n² / t < n: the source is the shorter side
 			k = st{max(1, int(math.Round(float64(n)*float64(n)/t))), n}
-		}
-		if k.s > n {
-			k.s = n
 		}
 		i, ok := at[k]
 		if !ok {

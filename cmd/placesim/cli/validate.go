@@ -12,6 +12,7 @@ import (
 
 	"placesim/internal/units"
 	"placesim/study"
+	"placesim/workloads/zoo"
 )
 
 // ValidateOptions are validate's parsed flags and surroundings.
@@ -251,7 +252,7 @@ func printExplanation(w io.Writer, e *study.Explanation) {
 	if m := r.LengthMix; m != nil {
 		if m.MaxTokens > 0 {
 			shapes := "lengths"
-			if m.Ratio == "gale-church" {
+			if m.Ratio == zoo.RatioGaleChurch {
 				shapes = "(source, target) lengths, the target's drawn from the source's by Gale and Church's length model (ratio=gale-church)"
 			}
 			fmt.Fprintf(w, "lengths %s, max-tokens %d a GPU: simulated is the expectation over fairseq's batches of %d %s (mean batch %.1f tokens a sentence on its longer side, each GPU its own batch; tokens counted are the targets'); taken apart below: the most frequent, share %.3f, %s\n", m.Lengths, m.MaxTokens, m.Parts, shapes, m.MeanPadded, m.Weight, m.Explained)
