@@ -291,16 +291,31 @@ func ValidationWorkload(r ValidationRow) (string, error) {
 // row's GPUs, and compares with the measurement. A row that fails
 // (unknown model, OOM) is kept with its failure and error -1.
 func Validate(ctx context.Context, reg *placers.Registry, rows []ValidationRow, dir string) (*ValidationSummary, error) {
+	return ValidateObserved(ctx, reg, rows, dir, nil)
+}
+
+// RowObserver is told as each validation row starts (done < 0) and ends
+// (done: the rows finished so far), so that a caller can report progress.
+type RowObserver func(id string, done int)
+
+// ValidateObserved is Validate telling obs (nil: no one) of each row.
+func ValidateObserved(ctx context.Context, reg *placers.Registry, rows []ValidationRow, dir string, obs RowObserver) (*ValidationSummary, error) {
 	s := &ValidationSummary{}
-	for _, r := range rows {
+	for i, r := range rows {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if obs != nil {
+			obs(r.ID, -1)
 		}
 		res, err := validateRow(ctx, reg, r, dir)
 		if err != nil {
 			return nil, fmt.Errorf("validation row %s (line %d): %w", r.ID, r.Line, err)
 		}
 		s.Rows = append(s.Rows, res)
+		if obs != nil {
+			obs(r.ID, i+1)
+		}
 	}
 	abs := make([]float64, len(s.Rows))
 	for i, r := range s.Rows {

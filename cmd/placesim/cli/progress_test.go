@@ -3,6 +3,8 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -66,5 +68,33 @@ func TestCompareProgressAndTimeoutExit(t *testing.T) {
 		if !allow && !strings.Contains(errs, "1 of 2 runs failed") {
 			t.Errorf("the error does not say how many failed:\n%s", errs)
 		}
+	}
+}
+
+// TestValidateProgress: outside a terminal, validate prints a progress
+// line every ProgressEvery naming the row that runs, done/total and the
+// time elapsed (a token-mix row simulates over a thousand batch shapes).
+func TestValidateProgress(t *testing.T) {
+	t.Parallel()
+	header, err := os.ReadFile("../../../validation/published.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(string(header), "\n")
+	path := filepath.Join(t.TempDir(), "rows.tsv")
+	body := first + "\nmix\tzoo:transformer?layers=1&hidden=128&heads=2&ff=256&vocab=1000&training=true&lengths=wmt16-en-de&max-tokens=2560\t8xV100-nvlink\t8\tfp32\tpytorch\t1000\ttokens/s\t1\tsrc\t\tfairseq\t-\n"
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	f := &cli.Factory{Out: &out, ErrOut: &errb, Registry: builtin.NewRegistry, Getenv: func(string) string { return "" }, ProgressEvery: 20 * time.Millisecond}
+	if code := cli.MainContext(context.Background(), f, []string{"validate", path}); code != cli.ExitOK {
+		t.Fatalf("exit %d\n%s", code, errb.String())
+	}
+	if errs := errb.String(); !strings.Contains(errs, "validate: 0/1 done") || !strings.Contains(errs, "elapsed; running: mix") {
+		t.Errorf("no progress line naming the running row on stderr:\n%s", errs)
+	}
+	if !strings.Contains(out.String(), "1 rows: median") {
+		t.Errorf("no summary on stdout:\n%s", out.String())
 	}
 }

@@ -169,7 +169,16 @@ func validateRun(opts *ValidateOptions) error {
 		printExplanation(opts.Out, e)
 		return nil
 	}
-	s, err := study.Validate(ctx, reg, rows, filepath.Dir(opts.File))
+	// a line on standard error every few seconds while the rows run
+	prog := newProgress(opts.Factory, "validate", len(rows), false)
+	s, err := study.ValidateObserved(ctx, reg, rows, filepath.Dir(opts.File), func(id string, done int) {
+		if done < 0 {
+			prog.started(id)
+		} else {
+			prog.finished(id, done)
+		}
+	})
+	prog.close()
 	if err != nil {
 		return err
 	}
