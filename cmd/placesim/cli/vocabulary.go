@@ -75,10 +75,13 @@ func (f *formatFlag) apply(json *bool) error {
 
 // flagNamed is err with a study.FieldError's field called by the flag
 // the person typed (names: field -> flag, e.g. "replicas" ->
-// "--data-parallel" or "dp:N in --regimes"); other errors are unchanged.
+// "--data-parallel" or "dp:N in --regimes"); other errors, and errors a
+// command has named already, are unchanged (naming twice would turn
+// "--workload" into "----workload").
 func flagNamed(err error, names map[string]string) error {
 	var fe *study.FieldError
-	if err == nil || !errors.As(err, &fe) {
+	var named *renamedError
+	if err == nil || errors.As(err, &named) || !errors.As(err, &fe) {
 		return err
 	}
 	name, ok := names[fe.Field]

@@ -78,3 +78,31 @@ func TestOneVocabulary(t *testing.T) {
 		})
 	}
 }
+
+// TestFlagNamedOnce: an error a command has already named by its flag
+// is not named again by Main (it printed "----layout:", "----workload:",
+// "----cluster:" and "----placers:").
+func TestFlagNamedOnce(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"train", "-w", "zoo:gpt3-175b", "--layout", "tp=0"}, "--layout: "},
+		{[]string{"train", "-w", "zoo:resnet50", "--layout", "tp=8,pp=8"}, "--workload: "},
+		{[]string{"train", "-w", "zoo:gpt3-175b", "--layout", "tp=8,pp=8", "-c", "dgx-h100:nodes=0"}, "--cluster: "},
+		{[]string{"compare", "-w", "zoo:resnet50", "--placers", "m-etf,nope"}, "--placers: "},
+		{[]string{"simulate", "-w", "zoo:gpt3-175b", "--layout", "tp=0,pp=1"}, "--layout: "},
+	} {
+		code, _, errs := run(t, tc.args...)
+		if code == 0 {
+			t.Errorf("%v: exit 0, want an error", tc.args)
+			continue
+		}
+		if !strings.Contains(errs, "placesim: "+tc.flag) {
+			t.Errorf("%v: stderr %q does not start its message with %q", tc.args, errs, tc.flag)
+		}
+		if strings.Contains(errs, "----") {
+			t.Errorf("%v: a flag named twice: %q", tc.args, errs)
+		}
+	}
+}
