@@ -25,7 +25,7 @@ MIP_LIMIT ?= 8
 DEB_PKGS := coinor-cbc scotch metis protobuf-compiler
 DEB_BINS := cbc scotch_gpart gpmetis protoc
 
-.PHONY: run build test validate deps bench bench-ratio fuzz vet fmt clean
+.PHONY: run build test validate check-beyond deps bench bench-ratio fuzz vet fmt clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/placesim
@@ -81,12 +81,12 @@ VALIDATE_FLAGS = --max-median $(VALIDATE_MEDIAN) --max-worst $(VALIDATE_WORST) -
 
 # the large-model simulator against validation/llm.tsv (a copy of
 # ../shared/fidelity/llm.tsv with its sources): issue 26 asks median
-# |error| <= 10 % and worst <= 25 %. The median holds (7.9 %); the worst
-# does not: the GPT-OSS 120B row is +34.8 % (simulated too fast; every
-# other row is within 13.6 %; `placesim validate validation/llm.tsv
-# --explain mbr-gptoss-120b-bf16-h100-64` lists its modelled MoE
-# mechanisms), so CI holds what is reached for the worst until the MoE
-# row is met (README "Large transformers", Validation)
+# |error| <= 10 % and worst <= 25 %. Both hold: median 4.7 %, worst
+# +24.1 % (the GPT-OSS 120B row, simulated too fast; every other row is
+# within 10.7 %; `placesim validate validation/llm.tsv --explain
+# mbr-gptoss-120b-bf16-h100-64` lists its modelled MoE mechanisms;
+# README "Large transformers", Validation). CI holds the issue's 25 % for
+# the worst and what is reached, rounded up to 0.5 %, for the median
 LLM_VALIDATE_MEDIAN ?= 0.05
 LLM_VALIDATE_WORST  ?= 0.25
 LLM_VALIDATE_FLAGS = --max-median $(LLM_VALIDATE_MEDIAN) --max-worst $(LLM_VALIDATE_WORST)
@@ -100,6 +100,13 @@ test: deps
 validate:
 	$(GO) run ./cmd/placesim validate validation/published.tsv $(VALIDATE_FLAGS)
 	$(GO) run ./cmd/placesim validate validation/llm.tsv $(LLM_VALIDATE_FLAGS)
+
+# issue 29's check beyond the shipped set (checks/dle-beyond.tsv: 40
+# published DeepLearningExamples settings, none in validation/, none used
+# to set a number): a report, not a gate. The issue asks median |error|
+# <= 8 % and worst <= 25 % there; README "Fidelity" says where it stands
+check-beyond:
+	$(GO) run ./cmd/placesim validate checks/dle-beyond.tsv
 
 # every benchmark, then the engine's speed against commit 64f744f (the
 # engine before issue 17) measured in the same run: both trees built side
