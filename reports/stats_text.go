@@ -67,11 +67,53 @@ func writeStats(w io.Writer, o *runresult.WorkloadStats) {
 	if o.Trace != nil {
 		writeTrace(w, o.Trace)
 	}
-	if c := o.CCR; c != nil {
+	switch c := o.CCR; {
+	case c != nil:
 		fmt.Fprintf(w, "CCR                %.4g (Celeritas eq. 1 on %s: transfers %s -> %s, compute on %s)\n", c.Value, c.Cluster, c.From, c.To, c.Compute)
-	} else {
+	case o.NoCCR != "":
+		fmt.Fprintf(w, "CCR                - (%s)\n", o.NoCCR)
+	default:
 		fmt.Fprintf(w, "CCR                - (give --cluster)\n")
 	}
+	if o.OpCosts != nil {
+		writeOpCosts(w, o.OpCosts)
+	}
+}
+
+// writeOpCosts writes stats --ops: the ops priced on one device, by role
+// and kernel class, then the longest.
+func writeOpCosts(w io.Writer, c *runresult.OpCosts) {
+	fmt.Fprintf(w, "op costs           on %s (%s) of %s: %d ops, %d kernels, %s one after another (no overlap, no communication)\n", c.Device, c.Kind, c.Cluster, c.Ops, c.Kernels, units.Seconds(c.Seconds))
+	share := func(t float64) float64 {
+		if c.Seconds > 0 {
+			return 100 * t / c.Seconds
+		}
+		return 0
+	}
+	fmt.Fprintf(w, "  %-9s %-14s %8s %12s %7s %12s %12s\n", "role", "class", "kernels", "time", "share", "TFLOP/s", "GB/s")
+	for _, k := range c.ByClass {
+		fmt.Fprintf(w, "  %-9s %-14s %8d %12s %6.1f%% %12s %12s\n", k.Role, k.Class, k.Kernels, units.Seconds(k.Seconds), share(k.Seconds), perSecond(k.FLOPs/1e12, k.Seconds), perSecond(float64(k.Bytes)/1e9, k.Seconds))
+	}
+	if len(c.Top) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "longest %d ops:\n", len(c.Top))
+	fmt.Fprintf(w, "  %-52s %-18s %-14s %12s %10s %10s %-8s\n", "op", "type", "class", "time", "TFLOP/s", "GB/s", "bound")
+	for _, op := range c.Top {
+		bound := op.Bound
+		if op.Device != "" {
+			bound += " on " + op.Device
+		}
+		fmt.Fprintf(w, "  %-52s %-18s %-14s %12s %10s %10s %-8s\n", op.Name, op.Type, op.Class, units.Seconds(op.Seconds), perSecond(op.FLOPs/1e12, op.Seconds), perSecond(float64(op.Bytes)/1e9, op.Seconds), bound)
+	}
+}
+
+// perSecond is an amount over a time, "-" for no time.
+func perSecond(v, t float64) string {
+	if !(t > 0) {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", v/t)
 }
 
 // maxLayerGroups is how many layer groups stats prints by name; the

@@ -23,6 +23,11 @@ type WorkloadStats struct {
 	// lengths (FLOPs, activation and edge bytes weighted by each length's
 	// probability).
 	LengthMix *LengthMix `json:"lengthMix,omitempty"`
+	// OpCosts, with stats --ops, prices the ops one by one on a device.
+	OpCosts *OpCosts `json:"opCosts,omitempty"`
+	// NoCCR says why there is no CCR although a cluster was given (stats
+	// --ops on a one-device cluster).
+	NoCCR string `json:"noCCR,omitempty"`
 }
 
 // CCR is Celeritas' eq. 1 on a cluster: transfers between devices From
@@ -68,4 +73,56 @@ type LengthMix struct {
 	// (the parts are (source, target) lengths) or equal (both sides at
 	// the longer one's length).
 	Ratio string `json:"ratio,omitempty"`
+}
+
+// OpCosts is a workload's ops priced one by one on one device of a
+// cluster (placesim stats --ops): the cost model's time of each op's
+// kernel, as the engine charges it, with the time by role and kernel
+// class and the longest ops.
+type OpCosts struct {
+	// Cluster, Device and Kind name where the ops are priced: the
+	// cluster's first accelerator (its first device when it has none).
+	Cluster string `json:"cluster"`
+	Device  string `json:"device"`
+	Kind    string `json:"kind"`
+	// Ops is the number of ops priced, Kernels those of a kernel class
+	// that runs (views and sources cost nothing).
+	Ops     int `json:"ops"`
+	Kernels int `json:"kernels"`
+	// Seconds is the sum of every op's time: the ops one after another on
+	// one stream, no overlap and no communication.
+	Seconds float64 `json:"seconds"`
+	// ByClass is the time by role and kernel class, largest first.
+	ByClass []ClassCost `json:"byClass"`
+	// Top is the longest ops, longest first (as many as asked).
+	Top []OpCost `json:"top"`
+}
+
+// ClassCost is the ops of one role and kernel class.
+type ClassCost struct {
+	Role    string  `json:"role"`
+	Class   string  `json:"class"`
+	Kernels int     `json:"kernels"`
+	Seconds float64 `json:"seconds"`
+	FLOPs   float64 `json:"flops"`
+	Bytes   int64   `json:"bytes"`
+}
+
+// OpCost is one op's price.
+type OpCost struct {
+	Name  string  `json:"name"`
+	Type  string  `json:"type"`
+	Role  string  `json:"role"`
+	Class string  `json:"class"`
+	FLOPs float64 `json:"flops"`
+	// Bytes is the memory traffic the cost model charges (the op's
+	// BytesAccessed).
+	Bytes   int64   `json:"bytes"`
+	Seconds float64 `json:"seconds"`
+	// Bound is "compute" or "memory", the roofline term that sets the
+	// time, or "measured" for a time the workload gives.
+	Bound string `json:"bound"`
+	// Device is set when the op cannot run on OpCosts.Device (a CPU-only
+	// op) and is priced on this device instead.
+	Device string `json:"device,omitempty"`
 }

@@ -3,6 +3,7 @@ package study
 import (
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 
 	"placesim/devices"
@@ -20,6 +21,11 @@ type StatsRequest struct {
 	// placeholders (the lenient=true import option) and returns a warning
 	// per unsupported op type.
 	Lenient bool
+	// Ops > 0 prices every op on the cluster's first accelerator and
+	// returns the Ops longest (WorkloadStats.OpCosts); it needs a cluster
+	// and one graph (not a mix of lengths). On a one-device cluster the
+	// CCR is then left out, with the reason, instead of failing.
+	Ops int
 }
 
 // WorkloadStats is what Stats returns (runresult.WorkloadStats: the one
@@ -44,9 +50,15 @@ func Stats(req StatsRequest) (*WorkloadStats, error) {
 			spec += "&lenient=true"
 		}
 	}
+	if req.Ops < 0 {
+		return nil, &FieldError{Field: "ops", Msg: fmt.Sprintf("%d longest ops asked", req.Ops), Valid: ">= 0 (0 lists none)"}
+	}
 	if mix, err := zoo.LengthMixOf(spec); err != nil {
 		return nil, err
 	} else if mix != nil {
+		if req.Ops > 0 {
+			return nil, &FieldError{Field: "ops", Msg: fmt.Sprintf("workload %q is a mix of %d padded lengths, not one graph, so its ops have no one price", req.Workload, len(mix.Parts)), Valid: "with a workload of one length (seq=, and predictions= for zoo:bert)"}
+		}
 		return lengthMixStats(req, mix)
 	}
 	g, trace, isTrace, err := LoadTrace(spec)
@@ -57,16 +69,25 @@ func Stats(req StatsRequest) (*WorkloadStats, error) {
 		return nil, err
 	}
 	o := &WorkloadStats{Workload: g.Name, Batch: g.Batch, Training: g.Training, Stats: workloads.ComputeStats(g), Warnings: g.Warnings, Trace: trace}
-	if req.Cluster != "" || g.Hint != nil {
+	if req.Cluster != "" || g.Hint != nil || req.Ops > 0 {
 		c, err := ResolveCluster(req.Cluster, g)
 		if err != nil {
 			return nil, err
 		}
-		if o.CCR, err = ClusterCCR(g, c); err != nil {
-			return nil, err
+		if req.Ops > 0 && len(c.Devices) < 2 {
+			o.NoCCR = fmt.Sprintf("cluster %s has one device, nothing to send between", c.Name)
+		} else {
+			if o.CCR, err = ClusterCCR(g, c); err != nil {
+				return nil, err
+			}
+			if !checked.Finite(o.CCR.Value) {
+				return nil, fmt.Errorf("CCR of %q on cluster %q is %g: a transfer or compute time is not finite (check the cluster's bandwidths and rates)", g.Name, c.Name, o.CCR.Value)
+			}
 		}
-		if !checked.Finite(o.CCR.Value) {
-			return nil, fmt.Errorf("CCR of %q on cluster %q is %g: a transfer or compute time is not finite (check the cluster's bandwidths and rates)", g.Name, c.Name, o.CCR.Value)
+		if req.Ops > 0 {
+			if o.OpCosts, err = PriceOps(g, c, req.Ops); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if !checked.Finite(o.FLOPs) {
@@ -105,4 +126,81 @@ func ClusterCCR(g *workloads.Graph, c *devices.Cluster) (*CCR, error) {
 	v := workloads.CCR(g, func(op int) float64 { return w[op] },
 		func(b int64) float64 { return c.TransferTime(src, dst, b) })
 	return &CCR{Value: v, Cluster: c.Name, From: c.Devices[src].Name, To: c.Devices[dst].Name, Compute: c.Devices[src].Name}, nil
+}
+
+// PriceOps prices every op of g on c's first accelerator (its first
+// device when it has none) with the cost model the engine charges
+// (devices.OpTime), and returns the time by role and kernel class and the
+// top longest ops. An op the device cannot run (a CPU-only op) is priced
+// on the first device that can, and says so.
+func PriceOps(g *workloads.Graph, c *devices.Cluster, top int) (*runresult.OpCosts, error) {
+	if len(c.Devices) == 0 {
+		return nil, fmt.Errorf("pricing the ops of %q: cluster %q has no device", g.Name, c.Name)
+	}
+	dev := 0
+	if acc := c.Accelerators(); len(acc) > 0 {
+		dev = acc[0]
+	}
+	kind := &c.Devices[dev].Kind
+	o := &runresult.OpCosts{Cluster: c.Name, Device: c.Devices[dev].Name, Kind: kind.Name, Ops: len(g.Ops)}
+	type key struct{ role, class string }
+	by := map[key]*runresult.ClassCost{}
+	all := make([]runresult.OpCost, 0, len(g.Ops))
+	for i := range g.Ops {
+		op := &g.Ops[i]
+		d := dev
+		t, err := c.OpTime(op, d)
+		for alt := 0; err != nil && alt < len(c.Devices); alt++ {
+			if ta, erra := c.OpTime(op, alt); erra == nil {
+				d, t, err = alt, ta, nil
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("pricing op %q of %q on cluster %q: %w", op.Name, g.Name, c.Name, err)
+		}
+		if !checked.Finite(t) || t < 0 {
+			return nil, fmt.Errorf("pricing op %q of %q on cluster %q: time %g s (valid: finite, >= 0; check the op's FLOPs and bytes and the device's rates)", op.Name, g.Name, c.Name, t)
+		}
+		class := workloads.KernelClassOf(op)
+		k := &c.Devices[d].Kind
+		bound := "compute"
+		if _, ok := devices.MeasuredTime(op, k); ok {
+			bound = "measured"
+		} else if devices.MemoryBound(op, k) {
+			bound = "memory"
+		}
+		oc := runresult.OpCost{Name: op.Name, Type: op.Type, Role: op.Role.String(), Class: class.String(), FLOPs: op.FLOPs, Bytes: op.BytesAccessed, Seconds: t, Bound: bound}
+		if d != dev {
+			oc.Device = c.Devices[d].Name
+		}
+		all = append(all, oc)
+		o.Seconds += t
+		if class == workloads.KernelNone {
+			continue
+		}
+		o.Kernels++
+		kc := key{oc.Role, oc.Class}
+		cc := by[kc]
+		if cc == nil {
+			cc = &runresult.ClassCost{Role: kc.role, Class: kc.class}
+			by[kc] = cc
+		}
+		cc.Kernels++
+		cc.Seconds += t
+		cc.FLOPs += op.FLOPs
+		cc.Bytes += op.BytesAccessed
+	}
+	for _, cc := range by {
+		o.ByClass = append(o.ByClass, *cc)
+	}
+	sort.Slice(o.ByClass, func(i, j int) bool {
+		a, b := o.ByClass[i], o.ByClass[j]
+		if a.Seconds != b.Seconds {
+			return a.Seconds > b.Seconds
+		}
+		return a.Role+a.Class < b.Role+b.Class
+	})
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Seconds > all[j].Seconds })
+	o.Top = all[:min(top, len(all))]
+	return o, nil
 }

@@ -156,3 +156,89 @@ func TestStatsLayerFLOPs(t *testing.T) {
 		t.Errorf("mlm group %g FLOPs, want the GEMMs' %g and at most 5 %% more", flops, gemm)
 	}
 }
+
+// TestStatsOps: stats --ops prices every op with the cost model the
+// simulation charges (on one device, one stream, their sum is the
+// simulated step of the single placer), lists the longest in order with
+// their roofline bound, breaks the time down by role and kernel class,
+// and refuses what it cannot price, naming the flag.
+func TestStatsOps(t *testing.T) {
+	const spec = "zoo:mlp?batch=64&training=true"
+	code, out, errs := run(t, "stats", spec, "-c", "1xV100", "--ops", "4", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var o struct {
+		CCR     any    `json:"ccr"`
+		NoCCR   string `json:"noCCR"`
+		OpCosts struct {
+			Device  string  `json:"device"`
+			Ops     int     `json:"ops"`
+			Seconds float64 `json:"seconds"`
+			ByClass []struct {
+				Role    string  `json:"role"`
+				Class   string  `json:"class"`
+				Seconds float64 `json:"seconds"`
+			} `json:"byClass"`
+			Top []struct {
+				Name    string  `json:"name"`
+				Seconds float64 `json:"seconds"`
+				Bound   string  `json:"bound"`
+			} `json:"top"`
+		} `json:"opCosts"`
+	}
+	if err := json.Unmarshal([]byte(out), &o); err != nil {
+		t.Fatal(err)
+	}
+	c := o.OpCosts
+	if c.Device != "gpu0" || len(c.Top) != 4 || c.Ops == 0 || o.CCR != nil || !strings.Contains(o.NoCCR, "one device") {
+		t.Fatalf("device %q, %d top ops of %d, CCR %v, noCCR %q", c.Device, len(c.Top), c.Ops, o.CCR, o.NoCCR)
+	}
+	for i, op := range c.Top {
+		if i > 0 && op.Seconds > c.Top[i-1].Seconds {
+			t.Errorf("top ops out of order: %s %g after %g", op.Name, op.Seconds, c.Top[i-1].Seconds)
+		}
+		if op.Bound != "compute" && op.Bound != "memory" {
+			t.Errorf("op %s: bound %q", op.Name, op.Bound)
+		}
+	}
+	var byClass float64
+	for _, k := range c.ByClass {
+		byClass += k.Seconds
+	}
+	if !scalar.EqualWithinAbsOrRel(byClass, c.Seconds, 1e-12, 1e-9) {
+		t.Errorf("time by class sums to %g, total %g", byClass, c.Seconds)
+	}
+	// the same prices as the simulation: one device, one stream
+	code, sim, errs := run(t, "simulate", "-w", spec, "-c", "1xV100", "-p", "single", "--format", "json")
+	if code != 0 {
+		t.Fatalf("simulate: exit %d: %s", code, errs)
+	}
+	var r struct {
+		StepTime float64 `json:"stepTime"`
+	}
+	if err := json.Unmarshal([]byte(sim), &r); err != nil {
+		t.Fatal(err)
+	}
+	if !scalar.EqualWithinAbsOrRel(r.StepTime, c.Seconds, 1e-12, 1e-9) {
+		t.Errorf("ops sum to %g s, the single placer's simulated step is %g s", c.Seconds, r.StepTime)
+	}
+	code, out, _ = run(t, "stats", spec, "-c", "4xV100-pcie", "--ops", "3")
+	for _, want := range []string{"Celeritas eq. 1 on 4xV100-pcie", "op costs           on gpu0 (V100-32GB) of 4xV100-pcie", "longest 3 ops:", "TFLOP/s"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("exit %d, text output lacks %q:\n%s", code, want, out)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"stats", spec, "-c", "1xV100", "--ops", "-1"}, "(valid: --ops >= 0"},
+		{[]string{"stats", spec, "--ops", "2"}, "(valid: --cluster "},
+		{[]string{"stats", "zoo:bert?size=large&seq=512&training=true&batch=8&lengths=wikipedia&bin=64", "-c", "1xV100", "--ops", "2"}, "not one graph"},
+	} {
+		if code, _, errs := run(t, tc.args...); code != 1 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want 1 and %q", tc.args, code, errs, tc.want)
+		}
+	}
+}
