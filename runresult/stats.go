@@ -120,7 +120,8 @@ type OpCost struct {
 	Bytes   int64   `json:"bytes"`
 	Seconds float64 `json:"seconds"`
 	// Bound is "compute" or "memory", the roofline term that sets the
-	// time, or "measured" for a time the workload gives.
+	// time, "measured" for a time the workload gives, or "none" for an op
+	// of no kernel (a view or a source, which costs nothing).
 	Bound string `json:"bound"`
 	// Device is set when the op cannot run on OpCosts.Device (a CPU-only
 	// op) and is priced on this device instead.

@@ -166,6 +166,8 @@ func PriceOps(g *workloads.Graph, c *devices.Cluster, top int) (*runresult.OpCos
 		bound := "compute"
 		if _, ok := devices.MeasuredTime(op, k); ok {
 			bound = "measured"
+		} else if class == workloads.KernelNone {
+			bound = "none" // no kernel runs (a view, a source)
 		} else if devices.MemoryBound(op, k) {
 			bound = "memory"
 		}
