@@ -114,10 +114,7 @@ func ClusterCCR(g *workloads.Graph, c *devices.Cluster) (*CCR, error) {
 	src, dst := devs[0], devs[1]
 	w := make([]float64, len(g.Ops))
 	for i := range g.Ops {
-		t, err := c.OpTime(&g.Ops[i], src)
-		for d := 0; err != nil && d < len(c.Devices); d++ {
-			t, err = c.OpTime(&g.Ops[i], d)
-		}
+		t, _, err := opTimeOn(c, &g.Ops[i], src)
 		if err != nil {
 			return nil, fmt.Errorf("CCR of %q on cluster %q: %w", g.Name, c.Name, err)
 		}
@@ -148,13 +145,7 @@ func PriceOps(g *workloads.Graph, c *devices.Cluster, top int) (*runresult.OpCos
 	all := make([]runresult.OpCost, 0, len(g.Ops))
 	for i := range g.Ops {
 		op := &g.Ops[i]
-		d := dev
-		t, err := c.OpTime(op, d)
-		for alt := 0; err != nil && alt < len(c.Devices); alt++ {
-			if ta, erra := c.OpTime(op, alt); erra == nil {
-				d, t, err = alt, ta, nil
-			}
-		}
+		t, d, err := opTimeOn(c, op, dev)
 		if err != nil {
 			return nil, fmt.Errorf("pricing op %q of %q on cluster %q: %w", op.Name, g.Name, c.Name, err)
 		}
@@ -205,4 +196,21 @@ func PriceOps(g *workloads.Graph, c *devices.Cluster, top int) (*runresult.OpCos
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Seconds > all[j].Seconds })
 	o.Top = all[:min(top, len(all))]
 	return o, nil
+}
+
+// opTimeOn is op's time on device dev of c and dev, or, when dev cannot
+// run it (a CPU-only op on an accelerator), its time on the first device
+// that can and that device; dev's error when none can. ClusterCCR and
+// PriceOps price an op this way.
+func opTimeOn(c *devices.Cluster, op *workloads.Op, dev int) (float64, int, error) {
+	t, err := c.OpTime(op, dev)
+	if err == nil {
+		return t, dev, nil
+	}
+	for d := range c.Devices {
+		if td, e := c.OpTime(op, d); e == nil {
+			return td, d, nil
+		}
+	}
+	return 0, dev, err
 }

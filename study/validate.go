@@ -404,11 +404,12 @@ func simulateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 		return out, o, g, nil
 	}
 	out.Simulated = o.Throughput
+	// the single placer's replicas take the accelerators in index order
+	// (engine.DataParallel.Devices): the first is the row's GPU kind
+	accs := c.Accelerators()
+	kind := &c.Devices[accs[0]].Kind
 	if p, _ := hostProgram(r.Program); p != nil && o.StepTime > 0 {
-		// the single placer's replicas take the accelerators in index
-		// order (engine.DataParallel.Devices)
-		perServer := ranksPerServer(c, c.Accelerators()[:r.GPUs])
-		kind := &c.Devices[c.Accelerators()[0]].Kind
+		perServer := ranksPerServer(c, accs[:r.GPUs])
 		scale := 1.0
 		if p.Input != nil {
 			// a program whose DataLoader workers keep its server's cores
@@ -459,7 +460,7 @@ func simulateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 		// k micro-batches per all-reduce and update (AccumulatedStep)
 		prec, _ := workloads.ParsePrecision(r.Precision) // checked by ReadValidation
 		p, _ := hostProgram(r.Program)                   // checked by ReadValidation
-		a, err := accumulate(o.Result, g, &c.Devices[c.Accelerators()[0]].Kind, r.Accumulation, float64(g.Batch)/out.Simulated, AccumulationWords(p, prec), p.MicroBatchSync(prec, r.GPUs))
+		a, err := accumulate(o.Result, g, kind, r.Accumulation, float64(g.Batch)/out.Simulated, AccumulationWords(p, prec), p.MicroBatchSync(prec, r.GPUs))
 		if err != nil {
 			return out, nil, nil, err
 		}
