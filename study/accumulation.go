@@ -38,9 +38,13 @@ import (
 // both, write one: 3 x the gradient's bytes, an elementwise kernel per
 // parameter tensor), the k micro-batches take
 //
-//	T_acc = (k-1) (T_micro + T_add) + T_step + k T_sync
+//	T_acc = (k-1) (T_micro + T_add + T_run) + T_step + k T_sync
 //
-// and the step's throughput is k batch / T_acc. T_sync is what every
+// and the step's throughput is k batch / T_acc. T_run is the host's work
+// between two of the program's iterations that the GPU waits for, once a
+// micro-batch (HostProgram.SessionRunGap: NVIDIA's TensorFlow 1 BERT runs
+// each micro-batch as a session.run of its own; T_step holds the last
+// one's). T_sync is what every
 // micro-batch, the last one too, waits for its program's per-micro-batch
 // synchronisation (HostProgram.MicroBatchSync: NVIDIA's TensorFlow 1
 // BERT's Horovod all-reduce of its finiteness flag; 0 for the others).
@@ -49,11 +53,12 @@ import (
 // gradients' bytes: 3 (the in-place add), more for a program that does
 // more per micro-batch (NVIDIA's TensorFlow 1 BERT clips each one).
 type AccumulatedStep struct {
-	// Steps is k, Micro T_micro, Add T_add, Step T_step, Sync T_sync and
-	// Total T_acc (seconds).
+	// Steps is k, Micro T_micro, Add T_add, Run T_run, Step T_step, Sync
+	// T_sync and Total T_acc (seconds).
 	Steps int     `json:"steps"`
 	Micro float64 `json:"micro"`
 	Add   float64 `json:"add"`
+	Run   float64 `json:"run,omitempty"`
 	Step  float64 `json:"step"`
 	Sync  float64 `json:"sync,omitempty"`
 	Total float64 `json:"total"`
@@ -107,12 +112,14 @@ func AccumulationWords(p *HostProgram, prec workloads.Precision) float64 {
 // took step seconds (program costs included), whose simulation is r on
 // graph g with GPUs of kind kind, each micro-batch making words passes
 // over the gradients besides its forward and backward
-// (AccumulationWords) and waiting sync seconds for its program's
-// synchronisation (HostProgram.MicroBatchSync).
-func accumulate(r *engine.Result, g *workloads.Graph, kind *devices.Kind, k int, step, words, sync float64) (AccumulatedStep, error) {
-	a := AccumulatedStep{Steps: k, Step: step, Sync: sync}
-	if k < 1 || !(step > 0) || r == nil || sync < 0 {
-		return a, fmt.Errorf("gradient accumulation: %d steps (valid range: >= 1), step %g s (valid: > 0), sync %g s (valid: >= 0)", k, step, sync)
+// (AccumulationWords), waiting sync seconds for its program's
+// synchronisation (HostProgram.MicroBatchSync) and run seconds for its
+// program's host work between iterations (HostCost.SessionRun, which
+// step already holds once).
+func accumulate(r *engine.Result, g *workloads.Graph, kind *devices.Kind, k int, step, words, sync, run float64) (AccumulatedStep, error) {
+	a := AccumulatedStep{Steps: k, Step: step, Sync: sync, Run: run}
+	if k < 1 || !(step > 0) || r == nil || sync < 0 || !(run >= 0) || run >= step {
+		return a, fmt.Errorf("gradient accumulation: %d steps (valid range: >= 1), step %g s (valid: > 0), sync %g s (valid: >= 0), host work between iterations %g s (valid: >= 0 and below the step's)", k, step, sync, run)
 	}
 	slow := 1.0
 	if dp := r.DataParallel; dp != nil {
@@ -132,6 +139,6 @@ func accumulate(r *engine.Result, g *workloads.Graph, kind *devices.Kind, k int,
 		}
 		a.Add += t
 	}
-	a.Total = float64(k-1)*(a.Micro+a.Add) + a.Step + float64(k)*a.Sync
+	a.Total = float64(k-1)*(a.Micro+a.Add+a.Run) + a.Step + float64(k)*a.Sync
 	return a, nil
 }

@@ -38,7 +38,8 @@ type ExplainPart struct {
 	// engine.DataParallelStats), slowest-gpu, exposed-comm, idle, or the
 	// row's program's work beyond the kernels (HostCost): gradient-pass,
 	// host-gather, host-issue-wait, host-reduce-loss, optimizer-issue-wait,
-	// buffer-broadcast, unscale, slowest-batch, image-batch, or input-wait (the GPU waiting
+	// buffer-broadcast, unscale, slowest-batch, image-batch, session-run,
+	// or input-wait (the GPU waiting
 	// for the program's CPU input pipeline, InputTime); Role (forward, backward, recompute) and Class
 	// (workloads.KernelClass) say which compute.
 	Part    string  `json:"part"`
@@ -103,6 +104,7 @@ func Explain(ctx context.Context, reg *placers.Registry, rows []ValidationRow, i
 			{Part: "unscale", Seconds: h.Unscale},
 			{Part: "slowest-batch", Seconds: h.SlowestBatch},
 			{Part: "image-batch", Seconds: h.ImageBatch},
+			{Part: "session-run", Seconds: h.SessionRun},
 		} {
 			if p.Seconds > 0 {
 				e.Parts = append(e.Parts, p)

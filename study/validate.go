@@ -408,6 +408,7 @@ func simulateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 	// (engine.DataParallel.Devices): the first is the row's GPU kind
 	accs := c.Accelerators()
 	kind := &c.Devices[accs[0]].Kind
+	run := 0.0 // the program's host work per iteration (HostCost.SessionRun)
 	if p, _ := hostProgram(r.Program); p != nil && o.StepTime > 0 {
 		perServer := ranksPerServer(c, accs[:r.GPUs])
 		scale := 1.0
@@ -436,6 +437,7 @@ func simulateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 			h.SlowestBatch = frac * stepCompute(o.Result, g)
 		}
 		out.Program, out.Host = p.Name, &h
+		run = h.SessionRun
 		// the step takes the program's extra time longer: every GPU waits
 		// for it at the same point (after the all-reduce, before the update)
 		out.Simulated *= o.StepTime / (o.StepTime + h.Total())
@@ -460,7 +462,7 @@ func simulateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 		// k micro-batches per all-reduce and update (AccumulatedStep)
 		prec, _ := workloads.ParsePrecision(r.Precision) // checked by ReadValidation
 		p, _ := hostProgram(r.Program)                   // checked by ReadValidation
-		a, err := accumulate(o.Result, g, kind, r.Accumulation, float64(g.Batch)/out.Simulated, AccumulationWords(p, prec), p.MicroBatchSync(prec, r.GPUs))
+		a, err := accumulate(o.Result, g, kind, r.Accumulation, float64(g.Batch)/out.Simulated, AccumulationWords(p, prec), p.MicroBatchSync(prec, r.GPUs), run)
 		if err != nil {
 			return out, nil, nil, err
 		}

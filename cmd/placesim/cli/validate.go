@@ -241,6 +241,7 @@ var explainNames = map[string]string{
 	"slowest-batch":        "program: the GPU whose token batch costs the most",
 	"input-wait":           "program: GPU waits for the CPU input pipeline",
 	"image-batch":          "program: batch's normalisation and mixup on the GPU",
+	"session-run":          "program: host work between session.runs (calibrated)",
 }
 
 func printExplanation(w io.Writer, e *study.Explanation) {
@@ -256,7 +257,11 @@ func printExplanation(w io.Writer, e *study.Explanation) {
 		if a.Sync > 0 {
 			sync = fmt.Sprintf(" + %d x %s program synchronisation per micro-batch (study.HostProgram.MicroBatchSync)", a.Steps, units.Seconds(a.Sync))
 		}
-		fmt.Fprintf(w, "gradient accumulation: %d micro-batches per update, %d x (%s forward and backward + %s gradient work: study.AccumulationWords) + %s step%s = %s; taken apart below: the step with the all-reduce and update\n", a.Steps, a.Steps-1, units.Seconds(a.Micro), units.Seconds(a.Add), units.Seconds(a.Step), sync, units.Seconds(a.Total))
+		run := ""
+		if a.Run > 0 {
+			run = fmt.Sprintf(" + %s host work between session.runs: study.HostProgram.SessionRunGap", units.Seconds(a.Run))
+		}
+		fmt.Fprintf(w, "gradient accumulation: %d micro-batches per update, %d x (%s forward and backward + %s gradient work: study.AccumulationWords%s) + %s step%s = %s; taken apart below: the step with the all-reduce and update\n", a.Steps, a.Steps-1, units.Seconds(a.Micro), units.Seconds(a.Add), run, units.Seconds(a.Step), sync, units.Seconds(a.Total))
 	}
 	if m := r.LengthMix; m != nil {
 		if m.MaxTokens > 0 {
