@@ -53,7 +53,10 @@ relative to FILE. gpus > 1 runs data parallel over that many GPUs with the
 batch split evenly, gradients all-reduced in 25 MiB buckets, overlapping
 the backward pass for pytorch and mxnet (DDP, Horovod) and after it for
 tensorflow. A tokens/s row multiplies samples/s by tokens_per_sample. A row
-that fails (out of memory) counts as error -100 %.
+that fails (out of memory) counts as error -100 %. Optional columns:
+program, the reference training program whose work beyond the model's
+kernels is added (fairseq, dle-convnets, dle-tf-bert), and accumulation,
+its gradient accumulation steps (validation/README.md).
 
 --max-median and --max-worst make the command exit 1 when the median or
 worst |error| is above the threshold (fractions: 0.1 = 10 %);
@@ -65,8 +68,10 @@ role (forward, backward) and kernel class, the optimizer, what the
 all-reduce model charged the compute stream (DDP's bucket copies, and
 apart the overlapped compute slowed by the SMs and by the memory
 bandwidth NCCL's kernels held), the slowest GPU's slowdown, the time
-the GPU idled with gradients in flight (exposed communication) and any
-other idle time; the parts sum to the iteration.
+the GPU idled with gradients in flight (exposed communication), any
+other idle time and the row's program's work (parts named program; one
+marked calibrated is fitted on a validation row, not derived); the parts
+sum to the iteration.
 
 --input-cost D --input-cost-ghz F is a what-if for the rows whose
 program has a CPU input pipeline (dle-convnets: PyTorch DataLoader
