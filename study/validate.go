@@ -385,10 +385,10 @@ func simulateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 	if n := len(c.Accelerators()); n < r.GPUs {
 		return out, nil, nil, fmt.Errorf("cluster %q has %d accelerators, the row uses %d GPUs", c.Name, n, r.GPUs)
 	}
+	prog, _ := hostProgram(r.Program) // checked by ReadValidation
 	sp := Spec{Placer: "single", Reproducible: true}
 	if r.GPUs > 1 {
 		fw := ValidationFrameworks[r.Framework]
-		prog, _ := hostProgram(r.Program)
 		sp.DataParallel = &engine.DataParallel{Replicas: r.GPUs, BucketBytes: prog.bucketBytes(), Overlap: fw.Overlap}
 	}
 	o, err := Run(ctx, reg, g, c, sp)
@@ -409,7 +409,7 @@ func simulateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 	accs := c.Accelerators()
 	kind := &c.Devices[accs[0]].Kind
 	run := 0.0 // the program's host work per iteration (HostCost.SessionRun)
-	if p, _ := hostProgram(r.Program); p != nil && o.StepTime > 0 {
+	if p := prog; p != nil && o.StepTime > 0 {
 		perServer := ranksPerServer(c, accs[:r.GPUs])
 		scale := 1.0
 		if p.Input != nil {
@@ -461,8 +461,7 @@ func simulateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 	if r.Accumulation > 1 && o.Result != nil && out.Simulated > 0 {
 		// k micro-batches per all-reduce and update (AccumulatedStep)
 		prec, _ := workloads.ParsePrecision(r.Precision) // checked by ReadValidation
-		p, _ := hostProgram(r.Program)                   // checked by ReadValidation
-		a, err := accumulate(o.Result, g, kind, r.Accumulation, float64(g.Batch)/out.Simulated, AccumulationWords(p, prec), p.MicroBatchSync(prec, r.GPUs), run)
+		a, err := accumulate(o.Result, g, kind, r.Accumulation, float64(g.Batch)/out.Simulated, AccumulationWords(prog, prec), prog.MicroBatchSync(prec, r.GPUs), run)
 		if err != nil {
 			return out, nil, nil, err
 		}
