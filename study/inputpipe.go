@@ -17,7 +17,7 @@ import (
 // collate function), one image after the other, on one core. A rank's
 // workers get min(W, cores/n - 1) cores of the server's `cores` when n
 // ranks share it (each rank's main process keeps a core busy issuing
-// kernels). They run at the CPU's boost clock when one GPU's processes
+// kernels; less when the input is the longer, below). They run at the CPU's boost clock when one GPU's processes
 // are the only busy ones and at its base clock, the datasheets' all-core
 // guarantee, when every GPU's are. With a CPU cost of c(clock) seconds
 // per image (the sum of the cited Stages, each measured at its own clock
@@ -29,10 +29,28 @@ import (
 // and, with the DataLoader's prefetch queue (prefetch_factor batches per
 // worker) hiding the input whenever it is faster than the GPU, the step
 // is max(GPU step, input per batch): the GPU waits
-// max(0, input - GPU step) each step. The clock's two points are bounds
-// (the datasheets publish no clock between them), and a per-image cost
-// scaled by clock alone ignores what memory and cache sharing add when
-// every core is busy.
+// max(0, input - GPU step) each step.
+//
+// The main process keeps its core only while it has work: it issues the
+// step's kernels and then waits for the GPU in torch.cuda.synchronize()
+// (the ConvNets program calls it every step), which spins (CUDA's default
+// CU_CTX_SCHED_AUTO spins when the process's contexts are no more than
+// the logical processors: CUDA Driver API, cuCtxCreate); it then sleeps
+// in the DataLoader's blocking queue get until the next batch is ready.
+// When the input is the longer, its core is the workers' for the rest of
+// the step T, so a rank's workers get min(W, cores/n - GPU step / T)
+// cores and, where the main process's share binds,
+//
+//	T = max(batch x c / W, (batch x c + GPU step) / (cores/n))
+//
+// (the fixed point of T = batch x c / (cores/n - GPU step / T); equal to
+// the GPU step at the break-even, so the two regimes join; with W <=
+// cores/n - 1 it is batch x c / W as before). The clock's two points are
+// bounds (the datasheets publish no clock between them), and a per-image
+// cost scaled by clock alone ignores what memory and cache sharing add
+// when every core is busy, what a second hardware thread adds, and the
+// main process's pin-memory thread (pin_memory=True: a copy of each
+// batch into page-locked memory).
 type InputPipeline struct {
 	// Backend is the program's data backend ("pytorch": torchvision
 	// ImageFolder decoded and augmented with PIL in DataLoader workers).
@@ -145,6 +163,13 @@ type InputTime struct {
 	// GPU waits for it each step (seconds).
 	PerBatch float64 `json:"perBatch,omitempty"`
 	Exposed  float64 `json:"exposed,omitempty"`
+	// WorkerCores is the cores a rank's workers get on average when the
+	// input is the longer (Cores plus what its main process leaves idle
+	// while it waits for the batch; the batch's CPU time / PerBatch), and
+	// MainBusy the share of the step the main process keeps its core (the
+	// GPU step / PerBatch); both 0 when the input is hidden.
+	WorkerCores float64 `json:"workerCores,omitempty"`
+	MainBusy    float64 `json:"mainBusy,omitempty"`
 	// BreakEven is the CPU time per image on one core at ClockGHz
 	// (seconds) above which the input would take longer than the GPU
 	// step: gpuStep x Cores / batch.
@@ -208,7 +233,8 @@ func (p *InputPipeline) Time(gpuKind string, n, batchPerGPU int, gpuStep float64
 	if err != nil {
 		return t, err
 	}
-	cores := pl.CPU.Cores()/n - 1 // a core per rank for its main process
+	share := pl.CPU.Cores() / n // a rank's cores
+	cores := share - 1          // a core per rank for its main process
 	if cores < 1 {
 		return t, fmt.Errorf("input pipeline %s: %d GPUs on one server with %s's %d cores leave a rank no core for its workers (valid range: GPUs per server <= cores/2)", p.Backend, n, pl.CPU.Name, pl.CPU.Cores())
 	}
@@ -223,7 +249,15 @@ func (p *InputPipeline) Time(gpuKind string, n, batchPerGPU int, gpuStep float64
 				t.Stages = append(t.Stages, InputStageTime{InputStage: s, AtClock: s.At(t.ClockGHz)})
 			}
 		}
-		t.PerBatch = float64(batchPerGPU) * t.PerImage / float64(t.Cores)
+		work := float64(batchPerGPU) * t.PerImage // CPU seconds per batch
+		t.PerBatch = work / float64(t.Cores)
+		if t.PerBatch > gpuStep {
+			// input-bound: the main process sleeps for the batch after
+			// the GPU step and leaves its core to the workers (with W <=
+			// cores the first term is the larger: the old time)
+			t.PerBatch = math.Max(work/float64(pl.WorkersPerGPU), (work+gpuStep)/float64(share))
+			t.WorkerCores, t.MainBusy = work/t.PerBatch, gpuStep/t.PerBatch
+		}
 		t.Exposed = math.Max(0, t.PerBatch-gpuStep)
 	}
 	return t, nil

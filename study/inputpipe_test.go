@@ -97,6 +97,54 @@ func TestInputPipelineStall(t *testing.T) {
 	}
 }
 
+// TestInputPipelineMainProcessShare: an input-bound rank's workers also
+// get its main process's core for the part of the step the main process
+// sleeps waiting for the batch. On the test server with four GPUs (16/4 =
+// 4 cores a rank, 3 of them the workers' while the main process works),
+// 32 images at 7.5 ms (5 ms at 3 GHz, at the 2 GHz base) are 0.24 s of
+// CPU a batch: behind a 60 ms GPU step the input takes (0.24 + 0.06) / 4
+// = 75 ms (the main process busy 60/75 of it, the workers on 3.2 cores)
+// rather than 0.24 / 3 = 80 ms; with 3 workers a rank the workers cannot
+// use more than 3 cores and it stays 80 ms; at the break-even (a 80 ms
+// step) the two rules agree and nothing is exposed.
+func TestInputPipelineMainProcessShare(t *testing.T) {
+	t.Parallel()
+	const tol = 1e-12
+	p := testPipeline()
+	in, err := p.Time("A100-80GB", 4, 32, 0.06)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Cores != 3 || !scalar.EqualWithinRel(in.PerBatch, 0.075, tol) || !scalar.EqualWithinRel(in.Exposed, 0.015, tol) ||
+		!scalar.EqualWithinRel(in.MainBusy, 0.8, tol) || !scalar.EqualWithinRel(in.WorkerCores, 3.2, tol) {
+		t.Errorf("4 GPUs, 60 ms step: %d cores, %g s a batch, %g s exposed, main busy %g, workers on %g cores; want 3, 0.075, 0.015, 0.8, 3.2",
+			in.Cores, in.PerBatch, in.Exposed, in.MainBusy, in.WorkerCores)
+	}
+	q := testPipeline()
+	q.Platforms[0].WorkersPerGPU = 3
+	in, err = q.Time("A100-80GB", 4, 32, 0.06)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !scalar.EqualWithinRel(in.PerBatch, 0.08, tol) || !scalar.EqualWithinRel(in.WorkerCores, 3, tol) {
+		t.Errorf("3 workers: %g s a batch on %g cores, want 0.08 on 3", in.PerBatch, in.WorkerCores)
+	}
+	in, err = p.Time("A100-80GB", 4, 32, 0.08)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !scalar.EqualWithinRel(in.PerBatch, 0.08, tol) || in.Exposed != 0 || in.MainBusy != 0 || in.WorkerCores != 0 {
+		t.Errorf("break-even: %g s a batch, %g s exposed, main busy %g, workers %g; want 0.08, 0, 0, 0", in.PerBatch, in.Exposed, in.MainBusy, in.WorkerCores)
+	}
+	in, err = p.Time("A100-80GB", 4, 32, 0.08*(1-1e-9))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !scalar.EqualWithinRel(in.PerBatch, 0.08, 1e-8) {
+		t.Errorf("just below the break-even: %g s a batch, want about 0.08 (the regimes join)", in.PerBatch)
+	}
+}
+
 // TestInputPipelineErrors: bad settings and rows are errors naming the
 // field and its valid range.
 func TestInputPipelineErrors(t *testing.T) {
@@ -141,8 +189,11 @@ func dleCost(clock float64) float64 {
 // the DGX-1's 40 (4 per rank with 8 ranks; 8 at the 3.6 GHz turbo alone),
 // simulated at the cited cost per image: behind a 0.1 s GPU step the input
 // per batch is 256 x dleCost(clock) / cores and the GPU waits for what
-// exceeds the step (8 DGX-1 ranks: 256 x 5.30 ms / 4 = 340 ms, 240 ms
-// exposed; the DGX A100's 8: 88.5 ms, none).
+// exceeds the step; where that input is the longer and the main
+// process's core binds, the workers also get that core while the main
+// process waits for the batch (8 DGX-1 ranks: (256 x 5.30 ms + 0.1 s) /
+// 5 = 292 ms rather than 256 x 5.30 ms / 4 = 340 ms, 192 ms exposed; the
+// DGX A100's 8: 88.5 ms, none).
 func TestDLEConvNetsInput(t *testing.T) {
 	t.Parallel()
 	const tol = 1e-12
@@ -163,7 +214,11 @@ func TestDLEConvNetsInput(t *testing.T) {
 		if in.Workers != c.workers || in.Cores != c.co || in.ClockGHz != c.clock || !in.Modelled {
 			t.Errorf("%s x%d: %d workers on %d cores at %g GHz, modelled %v; want %d on %d at %g, true", c.kind, c.n, in.Workers, in.Cores, in.ClockGHz, in.Modelled, c.workers, c.co, c.clock)
 		}
-		per := batch * dleCost(c.clock) / float64(c.co)
+		work := batch * dleCost(c.clock)
+		per := work / float64(c.co)
+		if per > step && c.workers > c.co {
+			per = max(work/float64(c.workers), (work+step)/float64(c.co+1))
+		}
 		if !scalar.EqualWithinRel(in.PerImage, dleCost(c.clock), tol) || !scalar.EqualWithinRel(in.PerBatch, per, tol) ||
 			!scalar.EqualWithinAbsOrRel(in.Exposed, max(0, per-step), tol, tol) {
 			t.Errorf("%s x%d: %g s per image, %g s per batch, %g s exposed; want %g, %g, %g", c.kind, c.n, in.PerImage, in.PerBatch, in.Exposed, dleCost(c.clock), per, max(0, per-step))

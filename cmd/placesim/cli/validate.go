@@ -78,7 +78,9 @@ program has a CPU input pipeline (dle-convnets: PyTorch DataLoader
 workers): D of CPU time per image on one core at F GHz, scaled by the
 clock the row's workers run at whatever the CPU, replaces the program's
 cited cost per image (the sum of its stages' published costs, which
---explain lists); each step is max(GPU step, input per batch).`,
+--explain lists); each step is max(GPU step, input per batch), an
+input-bound rank's workers also getting its main process's core while
+that sleeps waiting for the batch.`,
 		Example: `  placesim validate validation/published.tsv
   placesim validate validation/published.tsv --max-median 0.10 --max-worst 0.25
   placesim validate my-cluster.tsv --format json
@@ -331,8 +333,12 @@ func printExplanation(w io.Writer, e *study.Explanation) {
 func printInput(w io.Writer, in *study.InputTime) {
 	fmt.Fprintf(w, "\ninput pipeline: %s DataLoader, %d workers per GPU on %d cores per rank of %s (%s) at %.2f GHz", in.Backend, in.Workers, in.Cores, in.CPU, in.Platform, in.ClockGHz)
 	if in.Modelled {
-		fmt.Fprintf(w, ": %s of CPU per image per core, %s per batch (the batch x that / %d cores), exposed %s (cost per image: %s)\n",
-			units.Seconds(in.PerImage), units.Seconds(in.PerBatch), in.Cores, units.Seconds(in.Exposed), in.CostSource)
+		div := fmt.Sprintf("%d cores", in.Cores)
+		if in.WorkerCores > 0 {
+			div = fmt.Sprintf("%.2f cores: the rank's main process keeps its core %.0f %% of the step, spinning until the GPU finishes, and sleeps while it waits for the batch", in.WorkerCores, 100*in.MainBusy)
+		}
+		fmt.Fprintf(w, ": %s of CPU per image per core, %s per batch (the batch x that / %s), exposed %s (cost per image: %s)\n",
+			units.Seconds(in.PerImage), units.Seconds(in.PerBatch), div, units.Seconds(in.Exposed), in.CostSource)
 		for _, s := range in.Stages {
 			fmt.Fprintf(w, "  %-46s %12s (%s at %.2f GHz on %s: %s)\n", s.Name, units.Seconds(s.AtClock), units.Seconds(s.Seconds), s.GHz, s.CPU, s.Source)
 		}
