@@ -83,16 +83,16 @@ type InputPipeline struct {
 // published cost.
 type InputStage struct {
 	// Name says what the step does.
-	Name string
+	Name string `json:"name"`
 	// Seconds is its CPU time per image on one core at GHz.
-	Seconds float64
+	Seconds float64 `json:"seconds"`
 	// GHz is the clock of the CPU it was measured on (the datasheet's
 	// boost clock: the measurements ran one process on an idle machine).
-	GHz float64
+	GHz float64 `json:"ghz"`
 	// CPU is the processor it was measured on.
-	CPU string
+	CPU string `json:"cpu"`
 	// Source is the publication and the figure.
-	Source string
+	Source string `json:"source"`
 }
 
 // At is the stage's CPU time per image on one core at clock GHz, scaled
