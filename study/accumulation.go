@@ -94,9 +94,11 @@ type AccumulatedStep struct {
 // the norm and the clip read them as FP32 (counted above): 6.5 more in
 // all. Each op is counted as a pass of its own, as the clip's are; where
 // XLA's auto-clustering fuses some of them the passes are fewer.
-// (NVIDIA's TensorFlow 2 BERT,
-// official/modeling/model_training_utils.py, clips once per step after
-// accumulating: its rows name no program.)
+// NVIDIA's TensorFlow 2 BERT (program dle-tf2-bert,
+// official/modeling/model_training_utils.py) clips once per step after
+// accumulating, and under mixed precision makes 5 passes a micro-batch
+// (the variables' casts, the gradients' casts, the unscale; HostPrograms
+// cites them).
 func AccumulationWords(p *HostProgram, prec workloads.Precision) float64 {
 	w := 3.0
 	if p != nil {

@@ -63,9 +63,12 @@ func TestValidateAccumulation(t *testing.T) {
 // NVIDIA's TensorFlow 1 BERT's clip by the global norm (3 more) and, under
 // TF-AMP, the FP16 cast of every variable (1.5), the FP32 cast of every
 // gradient (1.5), the loss scale's unscale (2) and the finiteness check
-// (1.5): 6.5 more.
+// (1.5): 6.5 more; NVIDIA's TensorFlow 2 BERT none more in TF32 and,
+// under mixed_float16, the variables' casts (1.5), the gradients' casts
+// (1.5) and the unscale (2): 5 more.
 func TestAccumulationWords(t *testing.T) {
 	tf := study.HostPrograms["dle-tf-bert"]
+	tf2 := study.HostPrograms["dle-tf2-bert"]
 	fairseq := study.HostPrograms["fairseq"]
 	tests := []struct {
 		name string
@@ -78,6 +81,8 @@ func TestAccumulationWords(t *testing.T) {
 		{"tf-bert fp32", &tf, workloads.PrecisionFP32, 6},
 		{"tf-bert tf32", &tf, workloads.PrecisionTF32, 6},
 		{"tf-bert amp", &tf, workloads.PrecisionAMPFP16, 12.5},
+		{"tf2-bert tf32", &tf2, workloads.PrecisionTF32, 3},
+		{"tf2-bert amp", &tf2, workloads.PrecisionAMPFP16, 8},
 	}
 	for _, tc := range tests {
 		if got := study.AccumulationWords(tc.p, tc.prec); got != tc.want {

@@ -169,6 +169,24 @@ var HostPrograms = map[string]HostProgram{
 	"dle-tf-bert": {Name: "dle-tf-bert",
 		Source:          "NVIDIA/DeepLearningExamples@729963dd TensorFlow/LanguageModeling/BERT/optimization.py create_optimizer (num_accumulation_steps > 1: tf.clip_by_global_norm of each micro-batch's gradients, accum_vars assign_add in tf.cond, apply_gradients once per k) and run_pretraining.py (--amp: enable_mixed_precision_graph_rewrite, --use_xla; estimator.train, a session.run per micro-batch, _LogSessionRunHook fetching its losses on every run)",
 		MicroBatchWords: 3, MixedMicroBatchWords: 6.5, FlagAllreduceCycle: HorovodCycleBefore021, SessionRunGap: TF1BERTSessionRunGap},
+	// NVIDIA's TensorFlow 2 BERT (DeepLearningExamples@729963dd
+	// TensorFlow2/LanguageModeling/BERT, the TF 21.02 figures): the whole
+	// loop of micro-batches runs inside one tf.function
+	// (official/modeling/model_training_utils.py train_steps: forward per
+	// micro-batch, `step` under `_ == 0 or (_ + 1) % num_grad_accumulates
+	// == 0`), so no host work between micro-batches, and Horovod
+	// all-reduces only in `step`; the gradients are clipped once per step.
+	// Under mixed precision (run_pretraining.py --use_fp16: Keras policy
+	// mixed_float16) every micro-batch makes 5 passes over the gradients
+	// beyond the accumulation's add: the FP32 variables are cast to FP16
+	// as each layer reads them (AutoCastVariable: read FP32, write FP16:
+	// 1.5), their gradients leave through the cast's gradient to FP32
+	// (1.5), and forward unscales them before adding them
+	// (LossScaleOptimizer.get_unscaled_gradients, g x 1/loss scale: read,
+	// write: 2); the finiteness check is apply_gradients', once per step.
+	"dle-tf2-bert": {Name: "dle-tf2-bert",
+		Source:               "NVIDIA/DeepLearningExamples@729963dd TensorFlow2/LanguageModeling/BERT/official/modeling/model_training_utils.py run_customized_training_loop (forward: get_unscaled_gradients and GradientAccumulator.add_gradients per micro-batch; step: hvd.allreduce, clip_by_global_norm and apply_gradients once per k, all in one tf.function) and run_pretraining.py (--use_fp16: mixed_float16 policy)",
+		MixedMicroBatchWords: 5},
 }
 
 // TF1BERTSessionRunGap is NVIDIA's TensorFlow 1 BERT's

@@ -55,8 +55,8 @@ the backward pass for pytorch and mxnet (DDP, Horovod) and after it for
 tensorflow. A tokens/s row multiplies samples/s by tokens_per_sample. A row
 that fails (out of memory) counts as error -100 %. Optional columns:
 program, the reference training program whose work beyond the model's
-kernels is added (fairseq, dle-convnets, dle-tf-bert), and accumulation,
-its gradient accumulation steps (validation/README.md).
+kernels is added (fairseq, dle-convnets, dle-tf-bert, dle-tf2-bert), and
+accumulation, its gradient accumulation steps (validation/README.md).
 
 --max-median and --max-worst make the command exit 1 when the median or
 worst |error| is above the threshold (fractions: 0.1 = 10 %);
