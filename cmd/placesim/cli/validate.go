@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -288,10 +289,14 @@ func printExplanation(w io.Writer, e *study.Explanation) {
 	fmt.Fprintf(w, "iteration %s on %s:\n\n", units.Seconds(e.StepTime), who)
 	fmt.Fprintf(w, "  %-62s %12s %7s %8s\n", "part", "time", "share", "kernels")
 	var sum float64
+	programParts := 0
 	for _, p := range e.Parts {
 		name := explainNames[p.Part]
 		if p.Part == "compute" {
 			name = p.Role + " " + p.Class
+		}
+		if strings.HasPrefix(name, "program:") {
+			programParts++
 		}
 		k := ""
 		if p.Kernels > 0 {
@@ -306,7 +311,11 @@ func printExplanation(w io.Writer, e *study.Explanation) {
 	}
 	fmt.Fprintf(w, "  %-62s %12s\n", "total", units.Seconds(sum))
 	if r.Program != "" {
-		fmt.Fprintf(w, "\nprogram: %s (%s): its per-iteration work beyond the model's kernels is the parts named program above; the rest of its host work is not simulated\n", r.Program, study.HostPrograms[r.Program].Source)
+		work := "its per-iteration work beyond the model's kernels is the parts named program above"
+		if programParts == 0 {
+			work = "it adds no part to this iteration beyond the model's kernels (what it adds per micro-batch, if anything, is in the accumulation line)"
+		}
+		fmt.Fprintf(w, "\nprogram: %s (%s): %s; the rest of its host work is not simulated\n", r.Program, study.HostPrograms[r.Program].Source, work)
 	} else {
 		fmt.Fprintf(w, "\nhost: the framework's per-iteration host work (logging syncs, Python between kernels) is not simulated; it shows only as a gap against the measurement\n")
 	}

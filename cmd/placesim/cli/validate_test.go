@@ -20,6 +20,8 @@ func TestValidateCmd(t *testing.T) {
 	conv := filepath.Join(dir, "conv.tsv")
 	os.WriteFile(conv, []byte(strings.TrimSuffix(header, "\n")+"\tprogram\n"+"rn\tzoo:resnet50?training=true&batch=32\t1xV100\t1\tfp32\tpytorch\t100\tsamples/s\t1\tnowhere\t\tdle-convnets\n"+
 		"rn8\tzoo:resnet50?training=true&batch=2048\t8xV100-nvlink\t8\tamp-fp16\tpytorch\t100\tsamples/s\t1\tnowhere\t\tdle-convnets\n"), 0o644)
+	tf2 := filepath.Join(dir, "tf2.tsv")
+	os.WriteFile(tf2, []byte(strings.TrimSuffix(header, "\n")+"\tprogram\taccumulation\n"+"tf2\tzoo:bert?size=base&seq=128&training=true&batch=8\t1xV100\t1\tamp-fp16\ttensorflow-xla\t100\tsamples/s\t1\tnowhere\t\tdle-tf2-bert\t4\n"), 0o644)
 	tests := []struct {
 		name     string
 		args     []string
@@ -38,6 +40,8 @@ func TestValidateCmd(t *testing.T) {
 		{"input pipeline", []string{"validate", conv, "--explain", "rn"}, 0, "input pipeline: pytorch DataLoader, 8 workers per GPU on 8 cores per rank of 2x Intel Xeon E5-2698 v4 (DGX1V) at 3.60 GHz: 3.242 ms of CPU per image per core, 12.966 ms per batch (the batch x that / 8 cores), exposed 0 s", ""},
 		// eight AMP ranks on the DGX-1's 40 cores are input-bound: the workers also get the main process's core while it waits
 		{"input bound", []string{"validate", conv, "--explain", "rn8"}, 0, "cores: the rank's main process keeps its core", ""},
+		// a program with no per-iteration part says so rather than pointing at parts above
+		{"program without parts", []string{"validate", tf2, "--explain", "tf2"}, 0, "it adds no part to this iteration beyond the model's kernels", ""},
 		{"input what-if", []string{"validate", conv, "--explain", "rn", "--input-cost", "1s", "--input-cost-ghz", "3.6"}, 0, "program: GPU waits for the CPU input pipeline", ""},
 		{"input cost bad", []string{"validate", conv, "--input-cost", "-5ms", "--input-cost-ghz", "3"}, 1, "", `--input-cost "-5ms" (valid: a positive duration`},
 		{"input cost no clock", []string{"validate", conv, "--input-cost", "5ms"}, 1, "", "--input-cost-ghz 0 (valid range: > 0"},
