@@ -254,7 +254,7 @@ func (p *InputPipeline) Time(gpuKind string, n, batchPerGPU int, gpuStep float64
 		if t.PerBatch > gpuStep {
 			// input-bound: the main process sleeps for the batch after
 			// the GPU step and leaves its core to the workers (with W <=
-			// cores the first term is the larger: the old time)
+			// cores the first term is the larger: the workers' own bound)
 			t.PerBatch = math.Max(work/float64(pl.WorkersPerGPU), (work+gpuStep)/float64(share))
 			t.WorkerCores, t.MainBusy = work/t.PerBatch, gpuStep/t.PerBatch
 		}

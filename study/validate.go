@@ -409,50 +409,50 @@ func simulateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 	accs := c.Accelerators()
 	kind := &c.Devices[accs[0]].Kind
 	run := 0.0 // the program's host work per iteration (HostCost.SessionRun)
-	if p := prog; p != nil && o.StepTime > 0 {
+	if prog != nil && o.StepTime > 0 {
 		perServer := ranksPerServer(c, accs[:r.GPUs])
 		scale := 1.0
-		if p.Input != nil {
+		if prog.Input != nil {
 			// a program whose DataLoader workers keep its server's cores
 			// busy runs its main process at the clock they run at: the
 			// host work measured for one GPU's processes alone (at the
 			// boost clock) takes boost / that clock as long
-			pl, clock, err := p.Input.HostClock(kind.Name, perServer)
+			pl, clock, err := prog.Input.HostClock(kind.Name, perServer)
 			if err != nil {
-				return out, nil, nil, fmt.Errorf("program %s: %w", p.Name, err)
+				return out, nil, nil, fmt.Errorf("program %s: %w", prog.Name, err)
 			}
 			scale = pl.CPU.BoostGHz / clock
 		}
-		h, err := p.CostAtHost(g, kind, r.GPUs, scale)
+		h, err := prog.CostAtHost(g, kind, r.GPUs, scale)
 		if err != nil {
 			return out, nil, nil, err
 		}
-		if p.TokenBatchMultiple > 0 && r.GPUs > 1 && r.Unit == "tokens/s" && o.Result != nil && !r.noSlowestBatch {
+		if prog.TokenBatchMultiple > 0 && r.GPUs > 1 && r.Unit == "tokens/s" && o.Result != nil && !r.noSlowestBatch {
 			// the row's sentences are tokens_per_sample long, its budget
 			// per GPU the per-GPU batch of them
-			frac, err := SlowestBatchFraction(p.TokenBatchMultiple, r.TokensPerSample, r.TokensPerSample*float64(g.Batch/r.GPUs), r.GPUs)
+			frac, err := SlowestBatchFraction(prog.TokenBatchMultiple, r.TokensPerSample, r.TokensPerSample*float64(g.Batch/r.GPUs), r.GPUs)
 			if err != nil {
-				return out, nil, nil, fmt.Errorf("program %s: %w", p.Name, err)
+				return out, nil, nil, fmt.Errorf("program %s: %w", prog.Name, err)
 			}
 			h.SlowestBatch = frac * stepCompute(o.Result, g)
 		}
-		out.Program, out.Host = p.Name, &h
+		out.Program, out.Host = prog.Name, &h
 		run = h.SessionRun
 		// the step takes the program's extra time longer: every GPU waits
 		// for it at the same point (after the all-reduce, before the update)
 		out.Simulated *= o.StepTime / (o.StepTime + h.Total())
-		if p.Input != nil {
+		if prog.Input != nil {
 			// the GPU step with the program's work; the input pipeline
 			// overlaps it (InputPipeline)
 			step := o.StepTime + h.Total()
-			pipe := *p.Input
+			pipe := *prog.Input
 			if c := r.InputCost; c != nil {
 				pipe.CostPerImage, pipe.ReferenceGHz, pipe.CostSource = c.PerImage, c.GHz, "what-if (validate --input-cost)"
 				pipe.Stages = nil
 			}
 			in, err := pipe.Time(kind.Name, perServer, g.Batch/r.GPUs, step)
 			if err != nil {
-				return out, nil, nil, fmt.Errorf("program %s: %w", p.Name, err)
+				return out, nil, nil, fmt.Errorf("program %s: %w", prog.Name, err)
 			}
 			out.Input = &in
 			out.Simulated *= step / (step + in.Exposed)
