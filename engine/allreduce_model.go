@@ -90,8 +90,12 @@ const (
 	// GPUSpeedSpread: GPUs of one SKU differ in speed by 8 % on average
 	// (at most 22 %) under the same application (Sinha et al., "Not All
 	// GPUs Are Created Equal: Characterizing Variability in Large-Scale,
-	// Accelerator-Rich Systems", SC22 / arXiv 2208.11035, abstract: V100
-	// and A100 clusters, over 90 % of their GPUs). Read as the spread
+	// Accelerator-Rich Systems", SC22 / arXiv 2208.11035, abstract: over
+	// 90 % of the GPUs of five clusters; its artifact,
+	// hal-uw/gpu_variability_sc22_artifact README, lists SGEMM, ResNet-50,
+	// BERT, LAMMPS and PageRank on V100s and SGEMM on MI60s: no A100 or
+	// H100 was measured, and the V100 figure is carried onto them for want
+	// of one). Read as the spread
 	// between the slowest and the fastest non-outlier GPU (a box plot's
 	// whiskers, about 5.4 standard deviations of a normal), the standard
 	// deviation is 8 % / 5.4 = 1.5 %: the slowest of 8 GPUs is then 2.1 %
