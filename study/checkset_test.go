@@ -21,8 +21,8 @@ func TestCheckSetBeyond(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 45 {
-		t.Errorf("%s: %d rows, want the 45 of README \"Fidelity\"", file, len(rows))
+	if len(rows) != 85 {
+		t.Errorf("%s: %d rows, want the 85 of README \"Fidelity\"", file, len(rows))
 	}
 	shipped, err := study.ReadValidation("../validation/published.tsv")
 	if err != nil {
