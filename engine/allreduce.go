@@ -46,7 +46,8 @@ type gradient struct {
 // gradients lists the parameter gradients stage st's backward produces, in
 // the order it runs its backward ops: what a data-parallel all-reduce
 // carries, the gradients of trainable parameters only (never optimizer
-// state or gradient buffers).
+// state or gradient buffers), each at the collective model's
+// WireFraction of its bytes.
 //
 // When the graph's update ops carry workloads.Op.GradBytes (as
 // workloads.DeriveTraining sets them), each update op's GradBytes is a
@@ -99,9 +100,10 @@ func (u *unrolled) gradients(st int) []gradient {
 		}
 	}
 	var gs []gradient
+	m := u.collective()
 	for _, v := range bwd {
 		if b := bytes[v]; b > 0 {
-			gs = append(gs, gradient{v, b})
+			gs = append(gs, gradient{v, m.wire(b)})
 		}
 	}
 	return gs

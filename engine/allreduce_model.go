@@ -30,13 +30,24 @@ type CollectiveModel struct {
 	// hwLat of the ring with the Simple protocol over NVLink. A step whose
 	// route's latency is larger keeps the route's.
 	StepLatency float64 `json:"stepLatency,omitempty"`
-	// PackPasses is how many times each gradient's bytes are read and
-	// written on the compute stream before its bucket's all-reduce (copy
-	// into the bucket, then each further pass a whole-bucket kernel such
-	// as the division by the world size); UnpackPasses after it (copy of
-	// the reduced bucket back into the gradients), before the update.
-	PackPasses   int `json:"packPasses,omitempty"`
-	UnpackPasses int `json:"unpackPasses,omitempty"`
+	// PackPasses is how many times each gradient's all-reduced bytes are
+	// read and written on the compute stream before its bucket's
+	// all-reduce (copy into the bucket, then each further pass a
+	// whole-bucket kernel such as the division by the world size);
+	// UnpackPasses after it (copy of the reduced bucket back into the
+	// gradients), before the update. A fraction is a pass over that share
+	// of the bytes, one kernel: a cast of FP32 gradients to the FP16 ones
+	// an all-reduce carries reads 2 and writes 1 of its bytes, 1.5 passes.
+	PackPasses   float64 `json:"packPasses,omitempty"`
+	UnpackPasses float64 `json:"unpackPasses,omitempty"`
+	// WireFraction is the share of each gradient's bytes that the
+	// all-reduce carries and its passes move: 0 (or 1) the gradients as
+	// the graph sizes them; 0.5 FP16 gradients beside a graph's FP32 ones,
+	// as Horovod's Compression.fp16 casts each gradient to FP16 for the
+	// all-reduce (horovod/tensorflow/compression.py) and a program that
+	// trains an FP16 copy of its model (model.half()) all-reduces that
+	// copy's FP16 gradients.
+	WireFraction float64 `json:"wireFraction,omitempty"`
 	// Contention is the fraction by which compute slows while an
 	// all-reduce runs beside it (NCCL's kernels hold SMs and HBM
 	// bandwidth): compute overlapped by an all-reduce of modelled time T
@@ -167,20 +178,22 @@ func (m *CollectiveModel) validate() error {
 		name string
 		v    float64
 		max  float64
-	}{{"baseLatency", m.BaseLatency, 1}, {"stepLatency", m.StepLatency, 1}, {"contention", m.Contention, 10}, {"speedSpread", m.SpeedSpread, 1}} {
+	}{{"baseLatency", m.BaseLatency, 1}, {"stepLatency", m.StepLatency, 1}, {"contention", m.Contention, 10}, {"speedSpread", m.SpeedSpread, 1},
+		{"packPasses", m.PackPasses, 16}, {"unpackPasses", m.UnpackPasses, 16}, {"wireFraction", m.WireFraction, 1}} {
 		if !(f.v >= 0 && f.v <= f.max) {
 			return fmt.Errorf("%w: field dataParallel.collective.%s = %g (valid range: [0, %g])", ErrInvalidPlan, f.name, f.v, f.max)
 		}
 	}
-	for _, f := range []struct {
-		name string
-		v    int
-	}{{"packPasses", m.PackPasses}, {"unpackPasses", m.UnpackPasses}} {
-		if f.v < 0 || f.v > 16 {
-			return fmt.Errorf("%w: field dataParallel.collective.%s = %d (valid range: [0, 16])", ErrInvalidPlan, f.name, f.v)
-		}
-	}
 	return nil
+}
+
+// wire is the bytes an all-reduce carries for a gradient of b bytes
+// (WireFraction; at least a byte).
+func (m *CollectiveModel) wire(b int64) int64 {
+	if m == nil || m.WireFraction <= 0 || m.WireFraction >= 1 || b <= 0 {
+		return b
+	}
+	return max(1, int64(math.Round(m.WireFraction*float64(b))))
 }
 
 // collective is the plan's collective model (nil: ideal).
@@ -278,15 +291,26 @@ func (u *unrolled) chargeCopies(m *CollectiveModel, bucket []gradient, mb int, d
 		for _, gr := range bucket {
 			x := u.node(gr.op, mb, r)
 			if m.PackPasses > 0 {
-				u.nodes[x].cost += u.copyTime(d, gr.bytes)
+				u.nodes[x].cost += u.passesTime(d, gr.bytes, math.Min(1, m.PackPasses))
 			}
-			after[r] += float64(m.UnpackPasses) * u.copyTime(d, gr.bytes)
+			after[r] += u.passesTime(d, gr.bytes, m.UnpackPasses)
 		}
-		for p := 1; p < m.PackPasses; p++ {
-			u.nodes[u.node(last, mb, r)].cost += u.copyTime(d, total)
+		if rest := m.PackPasses - 1; rest > 0 {
+			u.nodes[u.node(last, mb, r)].cost += u.passesTime(d, total, rest)
 		}
 	}
 	return after
+}
+
+// passesTime is the time of passes read-write passes over bytes on device
+// d: a kernel per whole pass and one over the fraction left.
+func (u *unrolled) passesTime(d int, bytes int64, passes float64) float64 {
+	whole, frac := math.Modf(passes)
+	t := whole * u.copyTime(d, bytes)
+	if part := int64(math.Round(frac * float64(bytes))); part > 0 {
+		t += u.copyTime(d, part)
+	}
+	return t
 }
 
 // contention charges the slowdown of the backward compute that each

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -131,15 +132,20 @@ func TestCollectiveModelCopies(t *testing.T) {
 		return float64(2*b)/(k.MemBandwidth*row.MemEff) + row.Overhead
 	}
 	for _, tc := range []struct {
-		pack, unpack int
+		pack, unpack float64
 		want         float64
 	}{
 		{0, 0, 0},
 		{1, 0, 2 * copyOf(P)},               // one bucket of both gradients: a copy per gradient
 		{2, 1, 4*copyOf(P) + copyOf(2*P)},   // + the bucket divided, + a copy back per gradient
 		{3, 2, 6*copyOf(P) + 2*copyOf(2*P)}, // two whole-bucket passes, two copies back
+		// a cast to FP16 and a copy in (2.5), a copy out and a cast back
+		// (2.5): a copy per gradient, then a whole bucket and a half
+		// bucket, then two and a half copies back per gradient
+		{2.5, 2.5, 2*copyOf(P) + copyOf(2*P) + copyOf(P) + 2*(2*copyOf(P)+copyOf(P/2))},
+		{0.5, 0, 2 * copyOf(P/2)}, // half a pass: one kernel over half of each gradient
 	} {
-		t.Run(fmt.Sprintf("pack=%d/unpack=%d", tc.pack, tc.unpack), func(t *testing.T) {
+		t.Run(fmt.Sprintf("pack=%g/unpack=%g", tc.pack, tc.unpack), func(t *testing.T) {
 			g := bwdPair(P, bwd, 2)
 			plan := &engine.Plan{Device: make([]int, len(g.Ops)), DataParallel: &engine.DataParallel{Replicas: 2,
 				Collective: &engine.CollectiveModel{PackPasses: tc.pack, UnpackPasses: tc.unpack}}}
@@ -167,6 +173,8 @@ func TestCollectiveModelInvalid(t *testing.T) {
 		{"contention", engine.CollectiveModel{Contention: -0.1}},
 		{"packPasses", engine.CollectiveModel{PackPasses: -1}},
 		{"unpackPasses", engine.CollectiveModel{UnpackPasses: 17}},
+		{"wireFraction", engine.CollectiveModel{WireFraction: 1.5}},
+		{"wireFraction", engine.CollectiveModel{WireFraction: math.NaN()}},
 	} {
 		t.Run(tc.field, func(t *testing.T) {
 			m := tc.m
@@ -250,5 +258,38 @@ func TestCollectiveByName(t *testing.T) {
 	_, err := engine.CollectiveByName("gloo")
 	if !errors.Is(err, engine.ErrInvalidPlan) || !strings.Contains(err.Error(), "valid: link, nccl, pytorch-ddp") {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// TestCollectiveModelWireFraction: an all-reduce of FP16 copies of the
+// gradients (WireFraction 0.5) carries half their bytes, so on a link
+// with no latency it takes half as long, and its passes move half the
+// bytes too.
+func TestCollectiveModelWireFraction(t *testing.T) {
+	const P = int64(64 << 20)
+	c := pairCluster(t, 2, [][2]int{{0, 1}}, 10e9, 0, "")
+	run := func(m engine.CollectiveModel) *engine.DataParallelStats {
+		t.Helper()
+		g := gradGraph("w", P)
+		r, err := engine.Simulate(g, c, &engine.Plan{Device: []int{0, 0}, DataParallel: &engine.DataParallel{Replicas: 2, Collective: &m}}, engine.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.DataParallel == nil || len(r.DataParallel.AllReduces) != 1 {
+			t.Fatalf("data-parallel stats %+v, want one all-reduce", r.DataParallel)
+		}
+		return r.DataParallel
+	}
+	full, half := run(engine.CollectiveModel{}), run(engine.CollectiveModel{WireFraction: 0.5})
+	if full.GradientBytes != P || half.GradientBytes != P/2 {
+		t.Errorf("all-reduced %d and %d bytes, want %d and %d", full.GradientBytes, half.GradientBytes, P, P/2)
+	}
+	span := func(s *engine.DataParallelStats) float64 { return s.AllReduces[0].End - s.AllReduces[0].Start }
+	if got, want := span(half), span(full)/2; !closeTo(got, want, 1e-9) {
+		t.Errorf("FP16 all-reduce took %.9g s, want half of %.9g s", got, span(full))
+	}
+	same := run(engine.CollectiveModel{WireFraction: 1})
+	if same.GradientBytes != P || !closeTo(span(same), span(full), 1e-12) {
+		t.Errorf("wireFraction 1: %d bytes in %.9g s, want the gradients as they are (%d bytes in %.9g s)", same.GradientBytes, span(same), P, span(full))
 	}
 }

@@ -70,12 +70,15 @@ func TestAccumulationWords(t *testing.T) {
 	tf := study.HostPrograms["dle-tf-bert"]
 	tf2 := study.HostPrograms["dle-tf2-bert"]
 	fairseq := study.HostPrograms["fairseq"]
+	pt := study.HostPrograms["dle-pt-bert"]
 	tests := []struct {
 		name string
 		p    *study.HostProgram
 		prec workloads.Precision
 		want float64
 	}{
+		{"pt-bert tf32", &pt, workloads.PrecisionTF32, 3},
+		{"pt-bert fp16 model: the add in FP16", &pt, workloads.PrecisionAMPFP16, 1.5},
 		{"none", nil, workloads.PrecisionAMPFP16, 3},
 		{"fairseq", &fairseq, workloads.PrecisionAMPFP16, 3},
 		{"tf-bert fp32", &tf, workloads.PrecisionFP32, 6},

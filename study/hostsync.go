@@ -122,6 +122,59 @@ type HostProgram struct {
 	// ImageBatch is the GPU work the program does on each step's image
 	// batch before the model's first kernel (ImageBatchWork); nil: none.
 	ImageBatch *ImageBatchWork
+	// AllReduce is how the program all-reduces its gradients on more than
+	// one GPU where that departs from its framework's default
+	// (FrameworkCollective on DDPBucketBytes or BucketElements buckets);
+	// nil: the default.
+	AllReduce *ProgramAllReduce
+}
+
+// ProgramAllReduce is a program's own data-parallel all-reduce: how its
+// gradients are bucketed, what the all-reduce carries and the passes the
+// program and its library make over them on the GPU around it. Passes
+// count reads and writes of the all-reduced bytes
+// (engine.CollectiveModel.PackPasses): a pass over FP32 gradients whose
+// FP16 copies are all-reduced is 2, a cast from one to the other 1.5.
+type ProgramAllReduce struct {
+	// Wrapper is what all-reduces (reported with the collective model).
+	Wrapper string
+	// OneBucket: every gradient in one bucket, all-reduced once the whole
+	// backward is done.
+	OneBucket bool
+	// MixedFP16: under mixed precision the all-reduce carries FP16
+	// gradients, half the bytes of the graph's FP32 ones
+	// (engine.CollectiveModel.WireFraction 0.5).
+	MixedFP16 bool
+	// Pack and Unpack are the passes before and after each all-reduce
+	// with FP32 (or TF32) gradients, MixedPack and MixedUnpack under mixed
+	// precision; AccumulationPack and MixedAccumulationPack are those the
+	// program adds before it when it accumulates gradients over more than
+	// one micro-batch.
+	Pack, Unpack, MixedPack, MixedUnpack, AccumulationPack, MixedAccumulationPack float64
+}
+
+// collective is the all-reduce model of program p on base, its
+// framework's (FrameworkCollective), at precision prec with k
+// micro-batches an update: base itself when p has no AllReduce.
+func (p *HostProgram) collective(base *engine.CollectiveModel, prec workloads.Precision, k int) *engine.CollectiveModel {
+	if p == nil || p.AllReduce == nil {
+		return base
+	}
+	a := p.AllReduce
+	m := *base
+	m.Name = base.Name + ", " + a.Wrapper
+	m.PackPasses, m.UnpackPasses = a.Pack, a.Unpack
+	acc := a.AccumulationPack
+	if prec.Mixed() {
+		m.PackPasses, m.UnpackPasses, acc = a.MixedPack, a.MixedUnpack, a.MixedAccumulationPack
+		if a.MixedFP16 {
+			m.WireFraction = 0.5
+		}
+	}
+	if k > 1 {
+		m.PackPasses += acc
+	}
+	return &m
 }
 
 // ImageBatchWork is a program's per-step GPU work on its image batch
@@ -166,9 +219,39 @@ var HostPrograms = map[string]HostProgram{
 	// unscale and the finiteness check (AccumulationWords cites the lines);
 	// a session.run per micro-batch whose fetches drain the GPU, the host
 	// work between two runs calibrated (TF1BERTSessionRunGap).
+	// NVIDIA's PyTorch BERT pre-training (DeepLearningExamples@729963dd
+	// PyTorch/LanguageModeling/BERT, the pytorch:21.11 figures): its data
+	// parallelism is DDP with bucket_cap_mb set to the GPU's memory in
+	// bytes (run_pretraining.py: `DDP(model, ..., bucket_cap_mb=
+	// torch.cuda.get_device_properties(device).total_memory,
+	// gradient_as_bucket_view=True)`), so every gradient is in one bucket,
+	// all-reduced once the whole backward is done, and the gradients are
+	// views into it, no copy either way; the accumulation micro-batches run
+	// under model.no_sync() (allreduce_post_accumulation, which
+	// scripts/run_pretraining.sh sets). The bucket is divided once before
+	// the all-reduce: by the world size in place by DDP's reducer when no
+	// comm hook is registered (torch/csrc/distributed/c10d/reducer.cpp,
+	// mark_variable_ready_dense: `bucket_view.div_(div_factor_)` for a
+	// gradient that is its bucket view), or, with gradient accumulation,
+	// by the accumulation steps in the program's hook
+	// (scale_by_grad_accum_steps_wrapper: `bucket.buffer().div_(...)`) and
+	// by the world size in the allreduce_hook it wraps
+	// (ddp_comm_hooks/default_hooks.py): one pass, or two. Under --fp16
+	// with allreduce_post_accumulation_fp16 (set by the script too) the
+	// program trains `model.half()` with FP32 masters in its optimizer, so
+	// the bucket holds FP16 gradients, and each micro-batch's gradients
+	// add into FP16 .grad (a read of each and a write of the sum at 2
+	// bytes: 1.5 FP32 words, not the 3 of an FP32 add; the rows keep
+	// amp-fp16's FP32 gradients for their kernels, README "Fidelity").
+	"dle-pt-bert": {Name: "dle-pt-bert",
+		Source:               "NVIDIA/DeepLearningExamples@729963dd PyTorch/LanguageModeling/BERT/run_pretraining.py (DDP with bucket_cap_mb = the GPU's memory in bytes and gradient_as_bucket_view=True; model.no_sync() on accumulation micro-batches; a comm hook dividing the bucket by the accumulation steps; model.half() under --fp16 with allreduce_post_accumulation_fp16) and scripts/run_pretraining.sh",
+		MixedMicroBatchWords: -1.5,
+		AllReduce: &ProgramAllReduce{Wrapper: "DDP, one bucket of gradient views", OneBucket: true, MixedFP16: true,
+			Pack: 1, MixedPack: 1, AccumulationPack: 1, MixedAccumulationPack: 1}},
 	"dle-tf-bert": {Name: "dle-tf-bert",
 		Source:          "NVIDIA/DeepLearningExamples@729963dd TensorFlow/LanguageModeling/BERT/optimization.py create_optimizer (num_accumulation_steps > 1: tf.clip_by_global_norm of each micro-batch's gradients, accum_vars assign_add in tf.cond, apply_gradients once per k) and run_pretraining.py (--amp: enable_mixed_precision_graph_rewrite, --use_xla; estimator.train, a session.run per micro-batch, _LogSessionRunHook fetching its losses on every run)",
-		MicroBatchWords: 3, MixedMicroBatchWords: 6.5, FlagAllreduceCycle: HorovodCycleBefore021, SessionRunGap: TF1BERTSessionRunGap},
+		MicroBatchWords: 3, MixedMicroBatchWords: 6.5, FlagAllreduceCycle: HorovodCycleBefore021, SessionRunGap: TF1BERTSessionRunGap,
+		AllReduce: &horovodAllReduce},
 	// NVIDIA's TensorFlow 2 BERT (DeepLearningExamples@729963dd
 	// TensorFlow2/LanguageModeling/BERT, the TF 21.02 figures): the whole
 	// loop of micro-batches runs inside one tf.function
@@ -186,8 +269,45 @@ var HostPrograms = map[string]HostProgram{
 	// write: 2); the finiteness check is apply_gradients', once per step.
 	"dle-tf2-bert": {Name: "dle-tf2-bert",
 		Source:               "NVIDIA/DeepLearningExamples@729963dd TensorFlow2/LanguageModeling/BERT/official/modeling/model_training_utils.py run_customized_training_loop (forward: get_unscaled_gradients and GradientAccumulator.add_gradients per micro-batch; step: hvd.allreduce, clip_by_global_norm and apply_gradients once per k, all in one tf.function) and run_pretraining.py (--use_fp16: mixed_float16 policy)",
-		MixedMicroBatchWords: 5},
+		MixedMicroBatchWords: 5, AllReduce: &horovodAllReduceDivided},
 }
+
+// horovodAllReduce is the all-reduce of NVIDIA's TensorFlow BERTs:
+// Horovod's allreduce of every gradient (accumulated gradient, with
+// accumulation) with compression=Compression.fp16 under mixed precision
+// (TensorFlow/LanguageModeling/BERT/optimization.py and
+// TensorFlow2/LanguageModeling/BERT/official/modeling/
+// model_training_utils.py), after the backward (the tensorflow-xla
+// profile's no overlap). Compression.fp16 casts each FP32 gradient to
+// FP16 before and back after (horovod/tensorflow/compression.py
+// FP16Compressor: tf.cast, 1.5 passes each). Horovod's NCCL allreduce of a
+// fused response copies the tensors into its fusion buffer, all-reduces,
+// scales the sum by 1/size (op Average: postscale_factor, ScaleBuffer)
+// and copies them out (horovod/common/ops/nccl_operations.cc
+// NCCLAllreduce::Execute, v0.20.0 to v0.21.3: MemcpyInFusionBuffer,
+// ncclAllReduce, ScaleBuffer, MemcpyOutFusionBuffer): 1 pass before, 2
+// after, every tensor counted as fused (BERT-large's largest, the word
+// embeddings' 125 MB, is under the 64 or 128 MiB fusion threshold).
+// Horovod before 0.20 averaged in TensorFlow on the FP32 result instead
+// (v0.19.5 horovod/tensorflow/__init__.py: summed_tensor / horovod_size):
+// the same pass count in FP32, one pass more under mixed precision, for
+// the TensorFlow 1 program's container (20.06), whose Horovod version its
+// release notes do not give.
+var horovodAllReduce = ProgramAllReduce{Wrapper: "Horovod", MixedFP16: true,
+	Pack: 1, Unpack: 2, MixedPack: 1 + 1.5, MixedUnpack: 2 + 1.5}
+
+// horovodAllReduceDivided is horovodAllReduce with the TensorFlow 2
+// program's division of each accumulated FP32 gradient by the
+// accumulation steps before it (model_training_utils.py step:
+// `hvd.allreduce(g / tf.cast(num_grad_accumulates, g.dtype), ...)`): a
+// pass over the FP32 gradient, 2 over its FP16 copy's bytes. Without
+// accumulation the program all-reduces through DistributedGradientTape,
+// undivided.
+var horovodAllReduceDivided = func() ProgramAllReduce {
+	a := horovodAllReduce
+	a.AccumulationPack, a.MixedAccumulationPack = 1, 2
+	return a
+}()
 
 // TF1BERTSessionRunGap is NVIDIA's TensorFlow 1 BERT's
 // HostProgram.SessionRunGap: 42.1 ms a session.run. Calibrated, not
@@ -551,11 +671,15 @@ func (p HostProgram) CostAtHost(g *workloads.Graph, k *devices.Kind, n int, host
 	return h, nil
 }
 
-// bucketBytes is the program's gradient bucket in bytes: BucketElements
-// FP32 gradients (the programs' parameters are FP32 under torch.cuda.amp
-// too), or DDPBucketBytes.
+// bucketBytes is the program's gradient bucket in bytes: 0 (one bucket)
+// for a OneBucket all-reduce, BucketElements FP32 gradients (the
+// programs' parameters are FP32 under torch.cuda.amp too), or
+// DDPBucketBytes.
 func (p *HostProgram) bucketBytes() int64 {
-	if p == nil || p.BucketElements <= 0 {
+	switch {
+	case p != nil && p.AllReduce != nil && p.AllReduce.OneBucket:
+		return 0
+	case p == nil || p.BucketElements <= 0:
 		return DDPBucketBytes
 	}
 	return 4 * p.BucketElements

@@ -133,6 +133,56 @@ func TestHostProgramBucket(t *testing.T) {
 	if got := none.bucketBytes(); got != DDPBucketBytes {
 		t.Errorf("no program: %d bytes, want DDP's %d", got, DDPBucketBytes)
 	}
+	pt := HostPrograms["dle-pt-bert"]
+	if got := pt.bucketBytes(); got != 0 {
+		t.Errorf("dle-pt-bert: %d bytes, want 0 (one bucket: DDP's cap is the GPU's memory)", got)
+	}
+}
+
+// TestHostProgramAllReduce: a program's own all-reduce on its framework's
+// model: NVIDIA's PyTorch BERT divides its one bucket of gradient views
+// once (DDP's reducer), twice with accumulation (the program's hook and
+// allreduce_hook), copies nothing and carries FP16 gradients under
+// --fp16; NVIDIA's TensorFlow BERTs go through Horovod (a copy into the
+// fusion buffer, the 1/size scale and a copy out) with FP16 compression
+// under mixed precision (a cast each way, 1.5 passes of the FP16 bytes),
+// TensorFlow 2 dividing the FP32 accumulated gradients by the steps first
+// (2 passes of the FP16 bytes, 1 of FP32's); a program without its own
+// keeps the model as it is.
+func TestHostProgramAllReduce(t *testing.T) {
+	t.Parallel()
+	ddp, nccl := engine.PyTorchDDPModel(), engine.NCCLModel()
+	pt, tf, tf2, fair := HostPrograms["dle-pt-bert"], HostPrograms["dle-tf-bert"], HostPrograms["dle-tf2-bert"], HostPrograms["fairseq"]
+	for _, tc := range []struct {
+		name               string
+		p                  *HostProgram
+		base               *engine.CollectiveModel
+		prec               workloads.Precision
+		k                  int
+		pack, unpack, wire float64
+	}{
+		{"pt-bert tf32", &pt, ddp, workloads.PrecisionTF32, 1, 1, 0, 0},
+		{"pt-bert tf32 accumulated", &pt, ddp, workloads.PrecisionTF32, 64, 2, 0, 0},
+		{"pt-bert fp16", &pt, ddp, workloads.PrecisionAMPFP16, 1, 1, 0, 0.5},
+		{"pt-bert fp16 accumulated", &pt, ddp, workloads.PrecisionAMPFP16, 32, 2, 0, 0.5},
+		{"tf-bert fp32", &tf, nccl, workloads.PrecisionFP32, 256, 1, 2, 0},
+		{"tf-bert amp", &tf, nccl, workloads.PrecisionAMPFP16, 256, 2.5, 3.5, 0.5},
+		{"tf2-bert tf32", &tf2, nccl, workloads.PrecisionTF32, 1, 1, 2, 0},
+		{"tf2-bert tf32 accumulated", &tf2, nccl, workloads.PrecisionTF32, 64, 2, 2, 0},
+		{"tf2-bert amp accumulated", &tf2, nccl, workloads.PrecisionAMPFP16, 32, 4.5, 3.5, 0.5},
+		{"fairseq keeps DDP's", &fair, ddp, workloads.PrecisionAMPFP16, 1, ddp.PackPasses, ddp.UnpackPasses, 0},
+	} {
+		m := tc.p.collective(tc.base, tc.prec, tc.k)
+		if m.PackPasses != tc.pack || m.UnpackPasses != tc.unpack || m.WireFraction != tc.wire {
+			t.Errorf("%s: pack %g, unpack %g, wire fraction %g; want %g, %g, %g", tc.name, m.PackPasses, m.UnpackPasses, m.WireFraction, tc.pack, tc.unpack, tc.wire)
+		}
+		if m.BaseLatency != tc.base.BaseLatency || m.SpeedSpread != tc.base.SpeedSpread || m.Resources != tc.base.Resources {
+			t.Errorf("%s: %+v does not keep its framework's latencies, speed spread and resources (%+v)", tc.name, m, tc.base)
+		}
+	}
+	if ddp.PackPasses != 2 || ddp.WireFraction != 0 {
+		t.Errorf("the framework's model changed: %+v", ddp)
+	}
 }
 
 // TestHostProgramUnscale: under mixed precision both programs step

@@ -390,6 +390,11 @@ func simulateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 	if r.GPUs > 1 {
 		fw := ValidationFrameworks[r.Framework]
 		sp.DataParallel = &engine.DataParallel{Replicas: r.GPUs, BucketBytes: prog.bucketBytes(), Overlap: fw.Overlap}
+		if prog != nil && prog.AllReduce != nil {
+			// the program's own all-reduce on its framework's model
+			prec, _ := workloads.ParsePrecision(r.Precision) // checked by ReadValidation
+			sp.DataParallel.Collective = prog.collective(FrameworkCollective(g.Framework), prec, r.Accumulation)
+		}
 	}
 	o, err := Run(ctx, reg, g, c, sp)
 	if err != nil {

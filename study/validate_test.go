@@ -63,7 +63,7 @@ func TestReadValidationErrors(t *testing.T) {
 		{"not zoo", validationHeader + strings.Replace(good, "zoo:mlp", "mlp.json", 1), ":2: column workload"},
 		{"no rows", validationHeader, "no rows after the header"},
 		{"program", strings.Replace(validationHeader, "note\n", "note\tprogram\n", 1) + strings.TrimSuffix(good, "\n") + "\tfairsek\n",
-			":2: column program: \"fairsek\" (valid: -, dle-convnets, dle-tf-bert, dle-tf2-bert, fairseq)"},
+			":2: column program: \"fairsek\" (valid: -, dle-convnets, dle-pt-bert, dle-tf-bert, dle-tf2-bert, fairseq)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -56,7 +56,8 @@ the backward pass for pytorch and mxnet (DDP, Horovod) and after it for
 tensorflow. A tokens/s row multiplies samples/s by tokens_per_sample. A row
 that fails (out of memory) counts as error -100 %. Optional columns:
 program, the reference training program whose work beyond the model's
-kernels is added (fairseq, dle-convnets, dle-tf-bert, dle-tf2-bert), and
+kernels is added and whose own all-reduce replaces the framework's
+(fairseq, dle-convnets, dle-pt-bert, dle-tf-bert, dle-tf2-bert), and
 accumulation, its gradient accumulation steps (validation/README.md).
 
 --max-median and --max-worst make the command exit 1 when the median or
@@ -66,8 +67,9 @@ worst |error| is above the threshold (fractions: 0.1 = 10 %);
 --explain ID simulates that row alone and takes its iteration apart on
 one GPU (the slowest replica's under data parallelism): compute time by
 role (forward, backward) and kernel class, the optimizer, what the
-all-reduce model charged the compute stream (DDP's bucket copies, and
-apart the overlapped compute slowed by the SMs and by the memory
+all-reduce model charged the compute stream (DDP's bucket copies, a
+program's divisions, Horovod's copies and FP16 casts, and apart the
+overlapped compute slowed by the SMs and by the memory
 bandwidth NCCL's kernels held), the slowest GPU's slowdown, the time
 the GPU idled with gradients in flight (exposed communication), any
 other idle time and the row's program's work (parts named program; one
@@ -233,7 +235,7 @@ func printValidation(w io.Writer, s *study.ValidationSummary) {
 // explainNames are the explanation's parts as printed.
 var explainNames = map[string]string{
 	"optimizer":            "optimizer (update ops)",
-	"allreduce-on-compute": "all-reduce on the compute stream (bucket copies)",
+	"allreduce-on-compute": "all-reduce on the compute stream (bucket copies and passes)",
 	"contention-sm":        "compute slowed beside NCCL: SMs held (channels) or measured",
 	"contention-hbm":       "compute slowed beside NCCL: memory bandwidth it moves",
 	"slowest-gpu":          "slowest GPU (speed spread)",
