@@ -59,7 +59,7 @@ deps:
 
 # the cost model against the measured throughputs of validation/: issue 29
 # asks median |error| <= 6 %, worst <= 15 % and every 8-GPU row within
-# 10 %; today 3.6 %, 9.0 % and 9.0 % (tbig 8x +9.0 %, p003 +8.2 %, p039
+# 10 %; today 3.5 %, 9.0 % and 9.0 % (tbig 8x +9.0 %, p003 +8.2 %, p039
 # +5.0 %; README "Fidelity"), so CI holds the issue's 10 % for the worst
 # and the 8-GPU rows and what is reached, rounded up to 0.5 %, for the
 # median. History of the worst and 8-GPU bounds: 12.5 % while both
@@ -74,7 +74,7 @@ deps:
 # rings over every NVLink (a bound held by a modelling error is not a
 # result). The median bound went from 5 % to 4.5 % when the zoo's BERT
 # and Transformer became their programs' graphs (4.7 -> 4.1 %); it stays
-# at 4.5 % although the median is 3.6 % since the TensorFlow BERT row became
+# at 4.5 % although the median is 3.5 % since the TensorFlow BERT row became
 # exact by calibration (study.TF1BERTSessionRunGap), which is no result
 VALIDATE_MEDIAN    ?= 0.045
 VALIDATE_WORST     ?= 0.10
