@@ -46,8 +46,8 @@ type gradient struct {
 // gradients lists the parameter gradients stage st's backward produces, in
 // the order it runs its backward ops: what a data-parallel all-reduce
 // carries, the gradients of trainable parameters only (never optimizer
-// state or gradient buffers), each at the collective model's
-// WireFraction of its bytes.
+// state or gradient buffers), each at DataParallel.WireBytes per element
+// when the plan sets it.
 //
 // When the graph's update ops carry workloads.Op.GradBytes (as
 // workloads.DeriveTraining sets them), each update op's GradBytes is a
@@ -100,13 +100,24 @@ func (u *unrolled) gradients(st int) []gradient {
 		}
 	}
 	var gs []gradient
-	m := u.collective()
 	for _, v := range bwd {
 		if b := bytes[v]; b > 0 {
-			gs = append(gs, gradient{v, m.wire(b)})
+			gs = append(gs, gradient{v, u.wire(b)})
 		}
 	}
 	return gs
+}
+
+// wire is the bytes the all-reduce carries for a gradient of b bytes:
+// DataParallel.WireBytes per element of the graph's parameter precision
+// (at least a byte).
+func (u *unrolled) wire(b int64) int64 {
+	dp := u.plan.DataParallel
+	if dp == nil || dp.WireBytes == 0 || b <= 0 {
+		return b
+	}
+	elem := u.g.Precision.ParamBytes()
+	return max(1, b*int64(dp.WireBytes)/elem)
 }
 
 // gradBytes reports whether the graph says its gradients' sizes (some op

@@ -40,14 +40,7 @@ type CollectiveModel struct {
 	// an all-reduce carries reads 2 and writes 1 of its bytes, 1.5 passes.
 	PackPasses   float64 `json:"packPasses,omitempty"`
 	UnpackPasses float64 `json:"unpackPasses,omitempty"`
-	// WireFraction is the share of each gradient's bytes that the
-	// all-reduce carries and its passes move: 0 (or 1) the gradients as
-	// the graph sizes them; 0.5 FP16 gradients beside a graph's FP32 ones,
-	// as Horovod's Compression.fp16 casts each gradient to FP16 for the
-	// all-reduce (horovod/tensorflow/compression.py) and a program that
-	// trains an FP16 copy of its model (model.half()) all-reduces that
-	// copy's FP16 gradients.
-	WireFraction float64 `json:"wireFraction,omitempty"`
+
 	// Contention is the fraction by which compute slows while an
 	// all-reduce runs beside it (NCCL's kernels hold SMs and HBM
 	// bandwidth): compute overlapped by an all-reduce of modelled time T
@@ -179,21 +172,12 @@ func (m *CollectiveModel) validate() error {
 		v    float64
 		max  float64
 	}{{"baseLatency", m.BaseLatency, 1}, {"stepLatency", m.StepLatency, 1}, {"contention", m.Contention, 10}, {"speedSpread", m.SpeedSpread, 1},
-		{"packPasses", m.PackPasses, 16}, {"unpackPasses", m.UnpackPasses, 16}, {"wireFraction", m.WireFraction, 1}} {
+		{"packPasses", m.PackPasses, 16}, {"unpackPasses", m.UnpackPasses, 16}} {
 		if !(f.v >= 0 && f.v <= f.max) {
 			return fmt.Errorf("%w: field dataParallel.collective.%s = %g (valid range: [0, %g])", ErrInvalidPlan, f.name, f.v, f.max)
 		}
 	}
 	return nil
-}
-
-// wire is the bytes an all-reduce carries for a gradient of b bytes
-// (WireFraction; at least a byte).
-func (m *CollectiveModel) wire(b int64) int64 {
-	if m == nil || m.WireFraction <= 0 || m.WireFraction >= 1 || b <= 0 {
-		return b
-	}
-	return max(1, int64(math.Round(m.WireFraction*float64(b))))
 }
 
 // collective is the plan's collective model (nil: ideal).

@@ -173,8 +173,7 @@ func TestCollectiveModelInvalid(t *testing.T) {
 		{"contention", engine.CollectiveModel{Contention: -0.1}},
 		{"packPasses", engine.CollectiveModel{PackPasses: -1}},
 		{"unpackPasses", engine.CollectiveModel{UnpackPasses: 17}},
-		{"wireFraction", engine.CollectiveModel{WireFraction: 1.5}},
-		{"wireFraction", engine.CollectiveModel{WireFraction: math.NaN()}},
+		{"packPasses", engine.CollectiveModel{PackPasses: math.NaN()}},
 	} {
 		t.Run(tc.field, func(t *testing.T) {
 			m := tc.m
@@ -261,35 +260,46 @@ func TestCollectiveByName(t *testing.T) {
 	}
 }
 
-// TestCollectiveModelWireFraction: an all-reduce of FP16 copies of the
-// gradients (WireFraction 0.5) carries half their bytes, so on a link
-// with no latency it takes half as long, and its passes move half the
-// bytes too.
-func TestCollectiveModelWireFraction(t *testing.T) {
+// TestDataParallelWireBytes: an all-reduce of FP16 copies of FP32
+// gradients (WireBytes 2) carries half their bytes, so on a link with no
+// latency it takes half as long; WireBytes 4 is the gradients' own; wider
+// than the gradients, or out of range, is an invalid plan naming the
+// field.
+func TestDataParallelWireBytes(t *testing.T) {
 	const P = int64(64 << 20)
 	c := pairCluster(t, 2, [][2]int{{0, 1}}, 10e9, 0, "")
-	run := func(m engine.CollectiveModel) *engine.DataParallelStats {
+	run := func(wire int) (*engine.DataParallelStats, error) {
 		t.Helper()
 		g := gradGraph("w", P)
-		r, err := engine.Simulate(g, c, &engine.Plan{Device: []int{0, 0}, DataParallel: &engine.DataParallel{Replicas: 2, Collective: &m}}, engine.Options{})
+		r, err := engine.Simulate(g, c, &engine.Plan{Device: []int{0, 0}, DataParallel: &engine.DataParallel{Replicas: 2, WireBytes: wire}}, engine.Options{})
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		if r.DataParallel == nil || len(r.DataParallel.AllReduces) != 1 {
 			t.Fatalf("data-parallel stats %+v, want one all-reduce", r.DataParallel)
 		}
-		return r.DataParallel
+		return r.DataParallel, nil
 	}
-	full, half := run(engine.CollectiveModel{}), run(engine.CollectiveModel{WireFraction: 0.5})
-	if full.GradientBytes != P || half.GradientBytes != P/2 {
-		t.Errorf("all-reduced %d and %d bytes, want %d and %d", full.GradientBytes, half.GradientBytes, P, P/2)
+	must := func(wire int) *engine.DataParallelStats {
+		t.Helper()
+		s, err := run(wire)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	full, half, same := must(0), must(2), must(4)
+	if full.GradientBytes != P || half.GradientBytes != P/2 || same.GradientBytes != P {
+		t.Errorf("all-reduced %d, %d and %d bytes, want %d, %d and %d", full.GradientBytes, half.GradientBytes, same.GradientBytes, P, P/2, P)
 	}
 	span := func(s *engine.DataParallelStats) float64 { return s.AllReduces[0].End - s.AllReduces[0].Start }
 	if got, want := span(half), span(full)/2; !closeTo(got, want, 1e-9) {
 		t.Errorf("FP16 all-reduce took %.9g s, want half of %.9g s", got, span(full))
 	}
-	same := run(engine.CollectiveModel{WireFraction: 1})
-	if same.GradientBytes != P || !closeTo(span(same), span(full), 1e-12) {
-		t.Errorf("wireFraction 1: %d bytes in %.9g s, want the gradients as they are (%d bytes in %.9g s)", same.GradientBytes, span(same), P, span(full))
+	for _, wire := range []int{8, -1, 9} {
+		_, err := run(wire)
+		if !errors.Is(err, engine.ErrInvalidPlan) || !strings.Contains(err.Error(), "dataParallel.wireBytes") {
+			t.Errorf("wireBytes %d on FP32 gradients: err %v, want an invalid plan naming dataParallel.wireBytes", wire, err)
+		}
 	}
 }

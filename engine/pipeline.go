@@ -105,6 +105,15 @@ type DataParallel struct {
 	// overlapping the rest of the backward pass; otherwise all buckets wait
 	// for the stage's whole backward pass.
 	Overlap bool `json:"overlap,omitempty"`
+	// WireBytes is the bytes per gradient element the all-reduce carries
+	// (and its pack and unpack passes move): 0, the gradients' own (the
+	// graph's parameter precision, workloads.Precision.ParamBytes); 2,
+	// FP16 or BF16 copies of FP32 gradients, as Horovod's
+	// Compression.fp16 casts each gradient for the all-reduce
+	// (horovod/tensorflow/compression.py) and a program that trains an
+	// FP16 copy of its model (model.half()) all-reduces that copy's. No
+	// wider than the gradients.
+	WireBytes int `json:"wireBytes,omitempty"`
 	// Collective, optional, is what each all-reduce costs beyond its link
 	// transfers (NCCL's latencies, the framework's gradient copies, the
 	// slowdown of overlapped compute; see CollectiveModel). nil: link

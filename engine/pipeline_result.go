@@ -63,7 +63,7 @@ type DataParallelStats struct {
 	Algorithm string `json:"algorithm,omitempty"`
 	// GradientBytes is what the round all-reduces: the gradients of the
 	// trainable parameters, summed over stages and buckets (one replica's),
-	// at the collective model's WireFraction of their bytes.
+	// at DataParallel.WireBytes per element when the plan sets it.
 	GradientBytes int64 `json:"gradientBytes"`
 	// AlgBW is nccl-tests' algorithm bandwidth, GradientBytes over the
 	// time from the first all-reduce's start to the last one's end

@@ -36,6 +36,28 @@ func ParseCollective(what, name string) (*engine.CollectiveModel, error) {
 	return m, nil
 }
 
+// WirePrecisions lists what ParseWirePrecision accepts.
+func WirePrecisions() []string { return []string{"gradients", "fp32", "fp16", "bf16"} }
+
+// ParseWirePrecision reads the precision an all-reduce carries the
+// gradients in (what names the setting, for errors) as
+// engine.DataParallel.WireBytes: "" or gradients, the gradients' own (0);
+// fp32 4 bytes an element; fp16 and bf16 2 (half the bytes of FP32
+// gradients: the what-if of an all-reduce of 16-bit copies, as Horovod's
+// Compression.fp16 makes them). A precision wider than the workload's
+// gradients is refused by the simulation.
+func ParseWirePrecision(what, v string) (int, error) {
+	switch v {
+	case "", "gradients":
+		return 0, nil
+	case "fp32":
+		return 4, nil
+	case "fp16", "bf16":
+		return 2, nil
+	}
+	return 0, fmt.Errorf("%s %q: unknown all-reduce precision (valid: %s)", what, v, strings.Join(WirePrecisions(), ", "))
+}
+
 // FrameworkCollective is the all-reduce model of a framework profile
 // (workloads.Graph.Framework): PyTorch's DistributedDataParallel copies
 // gradients into its buckets and back on the compute stream

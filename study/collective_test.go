@@ -105,6 +105,28 @@ func TestParseCollectiveErrors(t *testing.T) {
 	})
 }
 
+// TestParseWirePrecision: the all-reduce's precision as bytes an element
+// (0: the gradients' own); an unknown one names the setting and the valid
+// ones, in a flag and in a scenario's allreduce.precision.
+func TestParseWirePrecision(t *testing.T) {
+	t.Parallel()
+	for v, want := range map[string]int{"": 0, "gradients": 0, "fp32": 4, "fp16": 2, "bf16": 2} {
+		if got, err := study.ParseWirePrecision("--allreduce-precision", v); err != nil || got != want {
+			t.Errorf("%q: %d, %v; want %d", v, got, err, want)
+		}
+	}
+	for _, v := range []string{"fp8", "FP16", "half"} {
+		if _, err := study.ParseWirePrecision("--allreduce-precision", v); err == nil || !strings.Contains(err.Error(), `--allreduce-precision "`+v+`"`) || !strings.Contains(err.Error(), "valid: gradients, fp32, fp16, bf16") {
+			t.Errorf("%q: error %v", v, err)
+		}
+	}
+	sc := &study.Scenario{Name: "x", Workloads: []string{"zoo:mlp?training=true"}, Clusters: []string{"4xV100-pcie"},
+		Placers: []string{"single"}, Regimes: regimeList(t, "dp:2"), AllReduce: &study.AllReduceSpec{Precision: "fp12"}}
+	if err := sc.Validate(nil); err == nil || !strings.Contains(err.Error(), `allreduce.precision "fp12"`) {
+		t.Errorf("scenario: error %v", err)
+	}
+}
+
 // TestValidateMatchesRun: a data-parallel validation row simulates as a
 // run of the same workload in the same regime with the default all-reduce
 // model does (one path for validate and simulate).

@@ -143,7 +143,7 @@ type ProgramAllReduce struct {
 	OneBucket bool
 	// MixedFP16: under mixed precision the all-reduce carries FP16
 	// gradients, half the bytes of the graph's FP32 ones
-	// (engine.CollectiveModel.WireFraction 0.5).
+	// (engine.DataParallel.WireBytes 2).
 	MixedFP16 bool
 	// Pack and Unpack are the passes before and after each all-reduce
 	// with FP32 (or TF32) gradients, MixedPack and MixedUnpack under mixed
@@ -167,14 +167,21 @@ func (p *HostProgram) collective(base *engine.CollectiveModel, prec workloads.Pr
 	acc := a.AccumulationPack
 	if prec.Mixed() {
 		m.PackPasses, m.UnpackPasses, acc = a.MixedPack, a.MixedUnpack, a.MixedAccumulationPack
-		if a.MixedFP16 {
-			m.WireFraction = 0.5
-		}
 	}
 	if k > 1 {
 		m.PackPasses += acc
 	}
 	return &m
+}
+
+// wireBytes is the bytes per gradient element program p's all-reduce
+// carries at precision prec (engine.DataParallel.WireBytes): 2 for FP16
+// copies under mixed precision, else 0 (the gradients' own).
+func (p *HostProgram) wireBytes(prec workloads.Precision) int {
+	if p != nil && p.AllReduce != nil && p.AllReduce.MixedFP16 && prec.Mixed() {
+		return 2
+	}
+	return 0
 }
 
 // ImageBatchWork is a program's per-step GPU work on its image batch

@@ -154,33 +154,34 @@ func TestHostProgramAllReduce(t *testing.T) {
 	ddp, nccl := engine.PyTorchDDPModel(), engine.NCCLModel()
 	pt, tf, tf2, fair := HostPrograms["dle-pt-bert"], HostPrograms["dle-tf-bert"], HostPrograms["dle-tf2-bert"], HostPrograms["fairseq"]
 	for _, tc := range []struct {
-		name               string
-		p                  *HostProgram
-		base               *engine.CollectiveModel
-		prec               workloads.Precision
-		k                  int
-		pack, unpack, wire float64
+		name         string
+		p            *HostProgram
+		base         *engine.CollectiveModel
+		prec         workloads.Precision
+		k            int
+		pack, unpack float64
+		wire         int
 	}{
 		{"pt-bert tf32", &pt, ddp, workloads.PrecisionTF32, 1, 1, 0, 0},
 		{"pt-bert tf32 accumulated", &pt, ddp, workloads.PrecisionTF32, 64, 2, 0, 0},
-		{"pt-bert fp16", &pt, ddp, workloads.PrecisionAMPFP16, 1, 1, 0, 0.5},
-		{"pt-bert fp16 accumulated", &pt, ddp, workloads.PrecisionAMPFP16, 32, 2, 0, 0.5},
+		{"pt-bert fp16", &pt, ddp, workloads.PrecisionAMPFP16, 1, 1, 0, 2},
+		{"pt-bert fp16 accumulated", &pt, ddp, workloads.PrecisionAMPFP16, 32, 2, 0, 2},
 		{"tf-bert fp32", &tf, nccl, workloads.PrecisionFP32, 256, 1, 2, 0},
-		{"tf-bert amp", &tf, nccl, workloads.PrecisionAMPFP16, 256, 2.5, 3.5, 0.5},
+		{"tf-bert amp", &tf, nccl, workloads.PrecisionAMPFP16, 256, 2.5, 3.5, 2},
 		{"tf2-bert tf32", &tf2, nccl, workloads.PrecisionTF32, 1, 1, 2, 0},
 		{"tf2-bert tf32 accumulated", &tf2, nccl, workloads.PrecisionTF32, 64, 2, 2, 0},
-		{"tf2-bert amp accumulated", &tf2, nccl, workloads.PrecisionAMPFP16, 32, 4.5, 3.5, 0.5},
+		{"tf2-bert amp accumulated", &tf2, nccl, workloads.PrecisionAMPFP16, 32, 4.5, 3.5, 2},
 		{"fairseq keeps DDP's", &fair, ddp, workloads.PrecisionAMPFP16, 1, ddp.PackPasses, ddp.UnpackPasses, 0},
 	} {
 		m := tc.p.collective(tc.base, tc.prec, tc.k)
-		if m.PackPasses != tc.pack || m.UnpackPasses != tc.unpack || m.WireFraction != tc.wire {
-			t.Errorf("%s: pack %g, unpack %g, wire fraction %g; want %g, %g, %g", tc.name, m.PackPasses, m.UnpackPasses, m.WireFraction, tc.pack, tc.unpack, tc.wire)
+		if w := tc.p.wireBytes(tc.prec); m.PackPasses != tc.pack || m.UnpackPasses != tc.unpack || w != tc.wire {
+			t.Errorf("%s: pack %g, unpack %g, wire bytes %d; want %g, %g, %d", tc.name, m.PackPasses, m.UnpackPasses, w, tc.pack, tc.unpack, tc.wire)
 		}
 		if m.BaseLatency != tc.base.BaseLatency || m.SpeedSpread != tc.base.SpeedSpread || m.Resources != tc.base.Resources {
 			t.Errorf("%s: %+v does not keep its framework's latencies, speed spread and resources (%+v)", tc.name, m, tc.base)
 		}
 	}
-	if ddp.PackPasses != 2 || ddp.WireFraction != 0 {
+	if ddp.PackPasses != 2 {
 		t.Errorf("the framework's model changed: %+v", ddp)
 	}
 }

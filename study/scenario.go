@@ -80,6 +80,9 @@ type AllReduceSpec struct {
 	// auto, the workload's framework's (FrameworkCollective); link, the
 	// chunks' link time only; nccl or pytorch-ddp.
 	Model string `yaml:"model,omitempty" json:"model,omitempty"`
+	// Precision is what the all-reduce carries the gradients in
+	// (ParseWirePrecision): "" or gradients, their own; fp32, fp16, bf16.
+	Precision string `yaml:"precision,omitempty" json:"precision,omitempty"`
 }
 
 // EstimateSpec selects the estimates placers see.
@@ -232,6 +235,9 @@ func (s *Scenario) allReduce() (*engine.DataParallel, error) {
 			return nil, err
 		}
 		dp.Collective = m
+		if dp.WireBytes, err = ParseWirePrecision("allreduce.precision", a.Precision); err != nil {
+			return nil, err
+		}
 	}
 	return dp, nil
 }

@@ -61,8 +61,8 @@ func TrustBoundary() []TrustRule {
 		{"input files read (workloads, clusters, stage files, options declared File: expert.file)", data, "read and parsed, never run"},
 		{"placer options that name nothing local (numbers, choices, durations)", data, ""},
 		{"workloads, clusters, settings, seeds, estimates, vary, timeout", data, ""},
-		{"regimes and their all-reduce (bucket, overlap, cost model)", data,
-			"--regimes/--data-parallel, --allreduce-bucket, --allreduce-overlap, --allreduce-model auto|link|nccl|pytorch-ddp; a scenario's regimes and allreduce: {bucket, overlap, model}"},
+		{"regimes and their all-reduce (bucket, overlap, cost model, precision)", data,
+			"--regimes/--data-parallel, --allreduce-bucket, --allreduce-overlap, --allreduce-model auto|link|nccl|pytorch-ddp, --allreduce-precision gradients|fp32|fp16|bf16; a scenario's regimes and allreduce: {bucket, overlap, model, precision}"},
 		{"devices, links, bandwidths, memory", []Source{ClusterFile, Flag}, "a preset name or a cluster file"},
 		{"ops, tensors, sizes, measured times", []Source{WorkloadFile, Flag}, "a zoo spec or a workload file"},
 	}

@@ -394,6 +394,7 @@ func simulateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 			// the program's own all-reduce on its framework's model
 			prec, _ := workloads.ParsePrecision(r.Precision) // checked by ReadValidation
 			sp.DataParallel.Collective = prog.collective(FrameworkCollective(g.Framework), prec, r.Accumulation)
+			sp.DataParallel.WireBytes = prog.wireBytes(prec)
 		}
 	}
 	o, err := Run(ctx, reg, g, c, sp)

@@ -21,6 +21,7 @@ type pipelineFlags struct {
 	bucket       string
 	overlap      bool
 	model        string
+	precision    string
 }
 
 func (f *pipelineFlags) register(cmd *cobra.Command) {
@@ -32,6 +33,7 @@ func (f *pipelineFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.replicas, "data-parallel", 1, "replicate the plan on N device groups, the batch split N ways, gradients ring all-reduced")
 	fl.StringVar(&f.bucket, "allreduce-bucket", "0", "with --data-parallel: gradient bucket size (e.g. 25MiB; 0 = one bucket per stage)")
 	fl.BoolVar(&f.overlap, "allreduce-overlap", false, "with --data-parallel: start each bucket's all-reduce as soon as its gradients are ready")
+	fl.StringVar(&f.precision, "allreduce-precision", "gradients", "with --data-parallel: what the all-reduce carries the gradients in: gradients (their own precision), fp32, fp16 or bf16 (16-bit copies: half the bytes of FP32 gradients; no wider than the workload's)")
 	fl.StringVar(&f.model, "allreduce-model", study.CollectiveAuto, "with --data-parallel: all-reduce cost model: auto (the workload's framework: pytorch-ddp for framework=pytorch, else nccl), link (link time only, as the seeds' papers), nccl (NCCL latencies, compute slowed under an overlapping all-reduce) or pytorch-ddp (nccl plus DDP's gradient bucket copies)")
 }
 
@@ -61,7 +63,7 @@ func (f *pipelineFlags) single(changed func(string) bool) (study.Regime, error) 
 		return r, fmt.Errorf("--data-parallel %d: valid range >= 1", f.replicas)
 	}
 	if f.replicas == 1 {
-		for _, name := range []string{"allreduce-bucket", "allreduce-overlap", "allreduce-model"} {
+		for _, name := range []string{"allreduce-bucket", "allreduce-overlap", "allreduce-model", "allreduce-precision"} {
 			if changed(name) {
 				return r, fmt.Errorf("--%s needs --data-parallel N with N >= 2", name)
 			}
@@ -77,7 +79,7 @@ func (f *pipelineFlags) single(changed func(string) bool) (study.Regime, error) 
 	return r, nil
 }
 
-// allReduce is the all-reduce of --allreduce-bucket/-overlap/-model.
+// allReduce is the all-reduce of --allreduce-bucket/-overlap/-model/-precision.
 func (f *pipelineFlags) allReduce() (*engine.DataParallel, error) {
 	bucket, err := units.ParseBytes(f.bucket)
 	if err != nil || bucket < 0 {
@@ -87,12 +89,17 @@ func (f *pipelineFlags) allReduce() (*engine.DataParallel, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &engine.DataParallel{BucketBytes: bucket, Overlap: f.overlap, Collective: m}, nil
+	wire, err := study.ParseWirePrecision("--allreduce-precision", f.precision)
+	if err != nil {
+		return nil, err
+	}
+	return &engine.DataParallel{BucketBytes: bucket, Overlap: f.overlap, Collective: m, WireBytes: wire}, nil
 }
 
 // parse reads the regime flags once into typed regimes: --regimes (see
 // study.ParseRegime; it replaces the single-regime flags, and
-// --allreduce-bucket, --allreduce-overlap and --allreduce-model apply to
+// --allreduce-bucket, --allreduce-overlap, --allreduce-model and
+// --allreduce-precision apply to
 // every data-parallel regime of the list), else the single regime of
 // --pipeline/--data-parallel and their companions, else none (nil: the
 // command's default, one step). ar is the all-reduce flags as given, for
@@ -104,6 +111,9 @@ func (f *pipelineFlags) parse(changed func(string) bool, list string) (rs []stud
 	}
 	if changed("allreduce-model") {
 		ar.Model = f.model
+	}
+	if changed("allreduce-precision") {
+		ar.Precision = f.precision
 	}
 	if changed("regimes") && strings.TrimSpace(list) == "" {
 		return nil, nil, fmt.Errorf("--regimes is empty (valid: a comma-separated list such as step,1f1b:16,dp:4)")
@@ -124,7 +134,7 @@ func (f *pipelineFlags) parse(changed func(string) bool, list string) (rs []stud
 		return rs, ar, nil
 	}
 	any := false
-	for _, name := range []string{"pipeline", "microbatches", "stages", "recompute", "data-parallel", "allreduce-bucket", "allreduce-overlap", "allreduce-model"} {
+	for _, name := range []string{"pipeline", "microbatches", "stages", "recompute", "data-parallel", "allreduce-bucket", "allreduce-overlap", "allreduce-model", "allreduce-precision"} {
 		any = any || changed(name)
 	}
 	if !any {

@@ -103,6 +103,8 @@ func TestSimulatePipelineFlagErrors(t *testing.T) {
 		{[]string{"--data-parallel", "2", "--allreduce-bucket", "lots"}, "--allreduce-bucket"},
 		{[]string{"--allreduce-model", "link"}, "--allreduce-model needs --data-parallel"},
 		{[]string{"--data-parallel", "2", "--allreduce-model", "gloo"}, `--allreduce-model "gloo": unknown all-reduce model (valid: auto, link, nccl, pytorch-ddp)`},
+		{[]string{"--allreduce-precision", "fp16"}, "--allreduce-precision needs --data-parallel"},
+		{[]string{"--data-parallel", "2", "--allreduce-precision", "fp8"}, `--allreduce-precision "fp8": unknown all-reduce precision (valid: gradients, fp32, fp16, bf16)`},
 		{[]string{"--pipeline", "1f1b", "--stages", "no-such-file.json"}, "read stage file"},
 		{[]string{"--pipeline", "1f1b", "--stages", "even", "-c", "8xV100-nvlink"}, "5 forward layers, too few for 8 stages"},
 	}
@@ -114,5 +116,37 @@ func TestSimulatePipelineFlagErrors(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want 1 and %q", code, errs, tc.want)
 			}
 		})
+	}
+}
+
+// TestSimulateAllReducePrecision: --allreduce-precision fp16 all-reduces
+// 16-bit copies of an FP32 workload's gradients, half the bytes of its own
+// precision's all-reduce; fp32 on an FP16 workload's gradients is refused,
+// naming the field and the gradients' width.
+func TestSimulateAllReducePrecision(t *testing.T) {
+	bytes := func(extra ...string) int64 {
+		t.Helper()
+		args := append([]string{"simulate", "-w", "zoo:mlp?training=true", "-c", "4xV100-pcie", "--data-parallel", "2", "--format", "json"}, extra...)
+		code, out, errs := run(t, args...)
+		if code != cli.ExitOK {
+			t.Fatalf("%v: exit %d: %s", extra, code, errs)
+		}
+		var o struct {
+			DataParallel struct {
+				GradientBytes int64 `json:"gradientBytes"`
+			} `json:"dataParallel"`
+		}
+		if err := json.Unmarshal([]byte(out), &o); err != nil {
+			t.Fatal(err)
+		}
+		return o.DataParallel.GradientBytes
+	}
+	own, fp32, fp16 := bytes(), bytes("--allreduce-precision", "fp32"), bytes("--allreduce-precision", "fp16")
+	if own <= 0 || fp32 != own || fp16 != own/2 {
+		t.Errorf("all-reduced %d bytes (own), %d (fp32), %d (fp16); want the same, the same, half", own, fp32, fp16)
+	}
+	code, _, errs := run(t, "simulate", "-w", "zoo:mlp?training=true&precision=fp16", "-c", "4xV100-pcie", "--data-parallel", "2", "--allreduce-precision", "fp32")
+	if code != cli.ExitError || !strings.Contains(errs, "dataParallel.wireBytes = 4") || !strings.Contains(errs, "2 bytes per element") {
+		t.Errorf("fp32 all-reduce of FP16 gradients: exit %d, stderr %q; want 1 naming dataParallel.wireBytes and the gradients' 2 bytes", code, errs)
 	}
 }
