@@ -65,6 +65,9 @@ type DataParallelStats struct {
 	// trainable parameters, summed over stages and buckets (one replica's),
 	// at DataParallel.WireBytes per element when the plan sets it.
 	GradientBytes int64 `json:"gradientBytes"`
+	// WireBytes is the plan's DataParallel.WireBytes: the bytes per
+	// gradient element the all-reduces carried (0: the gradients' own).
+	WireBytes int `json:"wireBytes,omitempty"`
 	// AlgBW is nccl-tests' algorithm bandwidth, GradientBytes over the
 	// time from the first all-reduce's start to the last one's end
 	// (bytes/s), and BusBW its bus bandwidth, AlgBW x 2(n-1)/n for an
@@ -222,7 +225,7 @@ func (u *unrolled) result(r *Result) {
 		r.Pipeline = ps
 	}
 	if u.plan.DataParallel != nil {
-		ds := &DataParallelStats{Replicas: u.reps, Model: u.collective().name(), AllReduces: []AllReduceStats{}}
+		ds := &DataParallelStats{Replicas: u.reps, Model: u.collective().name(), AllReduces: []AllReduceStats{}, WireBytes: u.plan.DataParallel.WireBytes}
 		if u.straggle > 0 {
 			ds.SlowestReplica, ds.Slowdown = u.reps-1, u.straggle
 		}

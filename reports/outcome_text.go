@@ -80,7 +80,11 @@ func writeParallel(w io.Writer, o *runresult.Record, pipelineNotes []string) {
 		fmt.Fprintf(w, "\ndata parallel    %d replicas, %d all-reduces\n", d.Replicas, len(d.AllReduces))
 		fmt.Fprintf(w, "all-reduce model %s\n", d.Model)
 		if d.GradientBytes > 0 {
-			fmt.Fprintf(w, "all-reduce       %s of gradients, %s, algbw %s, busbw %s\n", units.Bytes(d.GradientBytes), d.Algorithm, units.Rate(d.AlgBW), units.Rate(d.BusBW))
+			wire := ""
+			if d.WireBytes > 0 {
+				wire = fmt.Sprintf(" at %d bytes an element", d.WireBytes)
+			}
+			fmt.Fprintf(w, "all-reduce       %s of gradients%s, %s, algbw %s, busbw %s\n", units.Bytes(d.GradientBytes), wire, d.Algorithm, units.Rate(d.AlgBW), units.Rate(d.BusBW))
 		}
 		if len(d.AllReduces) > 0 {
 			fmt.Fprintf(w, "\n%-6s %-6s %-6s %12s %12s %12s %-12s %12s %12s\n", "stage", "bucket", "round", "bytes", "start", "time", "algorithm", "algbw", "busbw")

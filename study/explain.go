@@ -52,11 +52,14 @@ type ExplainPart struct {
 
 // ExplainComm is the all-reduces of an iteration.
 type ExplainComm struct {
-	Model      string  `json:"model"`
-	Algorithm  string  `json:"algorithm"`
-	AllReduces int     `json:"allReduces"`
-	Bytes      int64   `json:"bytes"`
-	BusBW      float64 `json:"busBW"`
+	Model      string `json:"model"`
+	Algorithm  string `json:"algorithm"`
+	AllReduces int    `json:"allReduces"`
+	Bytes      int64  `json:"bytes"`
+	// WireBytes is the bytes per gradient element they carried (0: the
+	// gradients' own; engine.DataParallel.WireBytes).
+	WireBytes int     `json:"wireBytes,omitempty"`
+	BusBW     float64 `json:"busBW"`
 	// Span is from the first all-reduce's start to the last one's end;
 	// InFlight the time at least one was running; Exposed the part of it
 	// during which the explained GPU's compute stream was idle.
@@ -239,7 +242,7 @@ func explainResult(e *Explanation, r *engine.Result, g *workloads.Graph, plan *e
 	var exposed float64
 	if dp != nil && len(dp.AllReduces) > 0 {
 		var windows []interval
-		c := &ExplainComm{Model: dp.Model, Algorithm: dp.Algorithm, AllReduces: len(dp.AllReduces), Bytes: dp.GradientBytes, BusBW: dp.BusBW, Slowdown: dp.Slowdown}
+		c := &ExplainComm{Model: dp.Model, Algorithm: dp.Algorithm, AllReduces: len(dp.AllReduces), Bytes: dp.GradientBytes, WireBytes: dp.WireBytes, BusBW: dp.BusBW, Slowdown: dp.Slowdown}
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, a := range dp.AllReduces {
 			windows = append(windows, interval{a.Start, a.End})

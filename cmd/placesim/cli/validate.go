@@ -332,8 +332,12 @@ func printExplanation(w io.Writer, e *study.Explanation) {
 		printInput(w, in)
 	}
 	if c := e.Comm; c != nil {
-		fmt.Fprintf(w, "\ncommunication: %d all-reduces (%s, model %s) of %s in all, %s from the first start to the last end, %s in flight, %s of it exposed; bus bandwidth %s\n",
-			c.AllReduces, c.Algorithm, c.Model, units.Bytes(c.Bytes), units.Seconds(c.Span), units.Seconds(c.InFlight), units.Seconds(c.Exposed), units.Rate(c.BusBW))
+		wire := ""
+		if c.WireBytes > 0 {
+			wire = fmt.Sprintf(" at %d bytes an element", c.WireBytes)
+		}
+		fmt.Fprintf(w, "\ncommunication: %d all-reduces (%s, model %s) of %s in all%s, %s from the first start to the last end, %s in flight, %s of it exposed; bus bandwidth %s\n",
+			c.AllReduces, c.Algorithm, c.Model, units.Bytes(c.Bytes), wire, units.Seconds(c.Span), units.Seconds(c.InFlight), units.Seconds(c.Exposed), units.Rate(c.BusBW))
 		if c.Slowdown > 0 {
 			fmt.Fprintf(w, "slowest GPU: replica %d computes %.1f %% slower than the median GPU (speed spread x E[max of %d normals])\n", e.Replica, 100*c.Slowdown, e.Replicas)
 		}
