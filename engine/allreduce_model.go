@@ -40,7 +40,6 @@ type CollectiveModel struct {
 	// an all-reduce carries reads 2 and writes 1 of its bytes, 1.5 passes.
 	PackPasses   float64 `json:"packPasses,omitempty"`
 	UnpackPasses float64 `json:"unpackPasses,omitempty"`
-
 	// Contention is the fraction by which compute slows while an
 	// all-reduce runs beside it (NCCL's kernels hold SMs and HBM
 	// bandwidth): compute overlapped by an all-reduce of modelled time T

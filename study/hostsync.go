@@ -88,7 +88,8 @@ type HostProgram struct {
 	// gradient-sized words, on each micro-batch of gradient accumulation
 	// (the row's accumulation column) beyond the in-place add's 3, and
 	// MixedMicroBatchWords those it adds under mixed precision
-	// (AccumulationWords).
+	// (AccumulationWords); negative where the program's add itself is
+	// narrower (dle-pt-bert's FP16 .grad under --fp16: -1.5).
 	MicroBatchWords, MixedMicroBatchWords float64
 	// FlagAllreduceCycle is, for a program that all-reduces a flag through
 	// Horovod at the end of every micro-batch of gradient accumulation
@@ -219,13 +220,6 @@ var HostPrograms = map[string]HostProgram{
 		Source:     "NVIDIA/DeepLearningExamples@7bdfc81d (the pytorch-21.03 results' release) PyTorch/Classification/ConvNets/image_classification/training.py get_train_step (torch.cuda.amp GradScaler, utils.reduce_tensor of the loss, torch.cuda.synchronize() every step) and optimizers.py (torch.optim.SGD)",
 		ReduceLoss: true, ZeroGrad: true, ScaledSGD: true, Unscale: true, BroadcastBuffers: true,
 		Input: &dleConvNetsInput, ImageBatch: &dleConvNetsBatch},
-	// NVIDIA's TensorFlow 1 BERT pre-training: clip_by_global_norm on
-	// every micro-batch before the accum_vars assign_add (3 words: the
-	// norm's read, the clip's read and write); under TF-AMP 6.5 more: the
-	// variables' FP16 casts, the gradients' FP32 casts, the loss scale's
-	// unscale and the finiteness check (AccumulationWords cites the lines);
-	// a session.run per micro-batch whose fetches drain the GPU, the host
-	// work between two runs calibrated (TF1BERTSessionRunGap).
 	// NVIDIA's PyTorch BERT pre-training (DeepLearningExamples@729963dd
 	// PyTorch/LanguageModeling/BERT, the pytorch:21.11 figures): its data
 	// parallelism is DDP with bucket_cap_mb set to the GPU's memory in
@@ -255,6 +249,14 @@ var HostPrograms = map[string]HostProgram{
 		MixedMicroBatchWords: -1.5,
 		AllReduce: &ProgramAllReduce{Wrapper: "DDP, one bucket of gradient views", OneBucket: true, MixedFP16: true,
 			Pack: 1, MixedPack: 1, AccumulationPack: 1, MixedAccumulationPack: 1}},
+	// NVIDIA's TensorFlow 1 BERT pre-training: clip_by_global_norm on
+	// every micro-batch before the accum_vars assign_add (3 words: the
+	// norm's read, the clip's read and write); under TF-AMP 6.5 more: the
+	// variables' FP16 casts, the gradients' FP32 casts, the loss scale's
+	// unscale and the finiteness check (AccumulationWords cites the lines);
+	// a session.run per micro-batch whose fetches drain the GPU, the host
+	// work between two runs calibrated (TF1BERTSessionRunGap); Horovod's
+	// all-reduce of the accumulated gradients (horovodAllReduce).
 	"dle-tf-bert": {Name: "dle-tf-bert",
 		Source:          "NVIDIA/DeepLearningExamples@729963dd TensorFlow/LanguageModeling/BERT/optimization.py create_optimizer (num_accumulation_steps > 1: tf.clip_by_global_norm of each micro-batch's gradients, accum_vars assign_add in tf.cond, apply_gradients once per k) and run_pretraining.py (--amp: enable_mixed_precision_graph_rewrite, --use_xla; estimator.train, a session.run per micro-batch, _LogSessionRunHook fetching its losses on every run)",
 		MicroBatchWords: 3, MixedMicroBatchWords: 6.5, FlagAllreduceCycle: HorovodCycleBefore021, SessionRunGap: TF1BERTSessionRunGap,
