@@ -79,7 +79,7 @@ func (p *Plan) layout(g *workloads.Graph, c *devices.Cluster) (*layout, error) {
 	if err := l.setReplicas(p, c); err != nil {
 		return nil, err
 	}
-	if dp := p.DataParallel; dp != nil && int64(dp.WireBytes) > g.Precision.ParamBytes() {
+	if dp := p.DataParallel; dp != nil && (dp.WireBytes < 0 || int64(dp.WireBytes) > g.Precision.ParamBytes()) {
 		return nil, fmt.Errorf("%w: field dataParallel.wireBytes = %d (valid range: 0 to the gradients' %d bytes per element at precision %s; 0 = the gradients' own)",
 			ErrInvalidPlan, dp.WireBytes, g.Precision.ParamBytes(), g.Precision)
 	}
@@ -298,9 +298,6 @@ func (l *layout) setReplicas(p *Plan, c *devices.Cluster) error {
 	}
 	if dp.BucketBytes < 0 {
 		return fmt.Errorf("%w: field dataParallel.bucketBytes = %d (valid range: >= 0; 0 = one bucket per stage)", ErrInvalidPlan, dp.BucketBytes)
-	}
-	if dp.WireBytes < 0 || dp.WireBytes > 8 {
-		return fmt.Errorf("%w: field dataParallel.wireBytes = %d (valid range: 0 to the gradients' bytes per element; 0 = the gradients' own)", ErrInvalidPlan, dp.WireBytes)
 	}
 	if err := dp.Collective.validate(); err != nil {
 		return err

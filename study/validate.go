@@ -385,14 +385,14 @@ func simulateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 	if n := len(c.Accelerators()); n < r.GPUs {
 		return out, nil, nil, fmt.Errorf("cluster %q has %d accelerators, the row uses %d GPUs", c.Name, n, r.GPUs)
 	}
-	prog, _ := hostProgram(r.Program) // checked by ReadValidation
+	prog, _ := hostProgram(r.Program)                // checked by ReadValidation
+	prec, _ := workloads.ParsePrecision(r.Precision) // checked by ReadValidation
 	sp := Spec{Placer: "single", Reproducible: true}
 	if r.GPUs > 1 {
 		fw := ValidationFrameworks[r.Framework]
 		sp.DataParallel = &engine.DataParallel{Replicas: r.GPUs, BucketBytes: prog.bucketBytes(), Overlap: fw.Overlap}
 		if prog != nil && prog.AllReduce != nil {
 			// the program's own all-reduce on its framework's model
-			prec, _ := workloads.ParsePrecision(r.Precision) // checked by ReadValidation
 			sp.DataParallel.Collective = prog.collective(FrameworkCollective(g.Framework), prec, r.Accumulation)
 			sp.DataParallel.WireBytes = prog.wireBytes(prec)
 		}
@@ -466,7 +466,6 @@ func simulateRow(ctx context.Context, reg *placers.Registry, r ValidationRow, di
 	}
 	if r.Accumulation > 1 && o.Result != nil && out.Simulated > 0 {
 		// k micro-batches per all-reduce and update (AccumulatedStep)
-		prec, _ := workloads.ParsePrecision(r.Precision) // checked by ReadValidation
 		a, err := accumulate(o.Result, g, kind, r.Accumulation, float64(g.Batch)/out.Simulated, AccumulationWords(prog, prec), prog.MicroBatchSync(prec, r.GPUs), run)
 		if err != nil {
 			return out, nil, nil, err
