@@ -34,38 +34,40 @@ func mixSummary(mix *zoo.LengthMix) runresult.LengthMix {
 // A part's throughput is batch/T_i (with the row's program costs in T_i),
 // so the row's is batch / sum_i w_i T_i = 1 / sum_i (w_i / throughput_i).
 // A part that fails (out of memory at its length) fails the row, naming
-// the length. The record and graph returned, for explain, are the most
-// probable part's.
+// the length. The parts run concurrently and are summed in their order
+// (simulateParts). The record and graph returned, for explain, are the
+// most probable part's.
 func simulateLengthMix(ctx context.Context, reg *placers.Registry, r ValidationRow, dir string, out ValidationResult, mix *zoo.LengthMix) (ValidationResult, *Record, *workloads.Graph, error) {
-	var (
-		inv      float64
-		best     float64
-		bestRec  *Record
-		bestG    *workloads.Graph
-		bestPart ValidationResult
-	)
-	for _, p := range mix.Parts {
-		if err := ctx.Err(); err != nil {
-			return out, nil, nil, err
-		}
+	bestI := mostProbablePart(mix.Parts)
+	runs, err := simulateParts(ctx, len(mix.Parts), bestI, func(i int) (ValidationResult, *Record, *workloads.Graph, error) {
+		p := mix.Parts[i]
 		pr := r
 		pr.Workload = p.Spec
 		res, o, g, err := simulateRow(ctx, reg, pr, dir)
-		if err != nil {
-			return out, nil, nil, fmt.Errorf("padded length %d (bin %d, probability %.3g): %w", p.Seq, p.Bin, p.Weight, err)
+		switch {
+		case err != nil:
+			err = fmt.Errorf("padded length %d (bin %d, probability %.3g): %w", p.Seq, p.Bin, p.Weight, err)
+		case res.Failure == "" && !(res.Simulated > 0):
+			err = fmt.Errorf("padded length %d: simulated throughput %g (want > 0)", p.Seq, res.Simulated)
 		}
-		if res.Failure != "" {
-			out.Failure = fmt.Sprintf("padded length %d (bin %d, probability %.3g): %s", p.Seq, p.Bin, p.Weight, res.Failure)
-			return out, o, g, nil
-		}
-		if !(res.Simulated > 0) {
-			return out, nil, nil, fmt.Errorf("padded length %d: simulated throughput %g (want > 0)", p.Seq, res.Simulated)
-		}
-		inv += p.Weight / res.Simulated
-		if p.Weight > best {
-			best, bestRec, bestG, bestPart = p.Weight, o, g, res
-		}
+		return res, o, g, err
+	})
+	if err != nil {
+		return out, nil, nil, err
 	}
+	var inv float64
+	for i, run := range runs {
+		p := mix.Parts[i]
+		if run.err != nil {
+			return out, nil, nil, run.err
+		}
+		if run.res.Failure != "" {
+			out.Failure = fmt.Sprintf("padded length %d (bin %d, probability %.3g): %s", p.Seq, p.Bin, p.Weight, run.res.Failure)
+			return out, run.o, run.g, nil
+		}
+		inv += p.Weight / run.res.Simulated
+	}
+	best, bestRec, bestG, bestPart := mix.Parts[bestI].Weight, runs[bestI].o, runs[bestI].g, runs[bestI].res
 	if !(inv > 0) {
 		return out, nil, nil, fmt.Errorf("length mix %s: no part simulated", mix.Lengths)
 	}

@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"sort"
-	"sync"
-	"sync/atomic"
 
 	"placesim/engine"
 	"placesim/placers"
@@ -127,76 +124,36 @@ func simulateTokenMix(ctx context.Context, reg *placers.Registry, r ValidationRo
 	if r.Accumulation > 1 {
 		return out, nil, nil, fmt.Errorf("lengths= with max-tokens= and gradient accumulation %d: not modelled (each micro-batch would be its own draw)", r.Accumulation)
 	}
-	// the parts are simulated concurrently (each its own graph and
-	// engine run) and summed in their order, so the result does not
-	// depend on the schedule; only the most probable part's record and
-	// graph (explain's) and a failing part's are kept
-	type partRun struct {
-		res         ValidationResult
-		o           *Record
-		g           *workloads.Graph
-		c, straggle float64
-		err         error
-		skipped     bool
-	}
-	runs := make([]partRun, len(mix.Parts))
-	bestI := 0
-	for i, p := range mix.Parts {
-		if p.Weight > mix.Parts[bestI].Weight {
-			bestI = i
-		}
-	}
-	// a part that errs or fails stops the parts after it (not those
-	// before, so the first in order is always the one reported)
-	var next, firstBad atomic.Int64
-	firstBad.Store(int64(len(mix.Parts)))
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(mix.Parts)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(mix.Parts) {
-					return
-				}
-				run := &runs[i]
-				if run.err = ctx.Err(); run.err != nil || int64(i) > firstBad.Load() {
-					run.skipped = true
-					continue
-				}
-				p := mix.Parts[i]
-				pr := r
-				pr.Workload = p.Spec
-				// the program counts the targets' tokens (fairseq's ntokens)
-				pr.TokensPerSample = float64(p.Tokens()) / float64(p.Sentences)
-				pr.noSlowestBatch = true
-				run.res, run.o, run.g, run.err = simulateRow(ctx, reg, pr, dir)
-				switch {
-				case run.err != nil:
-					run.err = fmt.Errorf("batches of %d-token sentences (%d a GPU, share %.3g): %w", p.Seq, p.Sentences, p.Weight, run.err)
-				case run.res.Failure != "":
-				case !(run.res.Simulated > 0) || run.o == nil || run.o.Result == nil:
-					run.err = fmt.Errorf("batches of %d-token sentences: simulated throughput %g (want > 0)", p.Seq, run.res.Simulated)
-				default:
-					if run.c = stepCompute(run.o.Result, run.g); !(run.c > 0) {
-						run.err = fmt.Errorf("batches of %d-token sentences: no forward or backward compute", p.Seq)
-					}
-					if dp := run.o.Result.DataParallel; dp != nil {
-						run.straggle = dp.Slowdown
-					}
-				}
-				if run.err != nil || run.res.Failure != "" {
-					for b := firstBad.Load(); int64(i) < b && !firstBad.CompareAndSwap(b, int64(i)); b = firstBad.Load() {
-					}
-				} else if i != bestI {
-					run.o, run.g = nil, nil
-				}
+	// the parts run concurrently (simulateParts); each part's compute and
+	// straggle are taken while its record is at hand
+	bestI := mostProbablePart(mix.Parts)
+	cs := make([]float64, len(mix.Parts))
+	straggles := make([]float64, len(mix.Parts))
+	runs, err := simulateParts(ctx, len(mix.Parts), bestI, func(i int) (ValidationResult, *Record, *workloads.Graph, error) {
+		p := mix.Parts[i]
+		pr := r
+		pr.Workload = p.Spec
+		// the program counts the targets' tokens (fairseq's ntokens)
+		pr.TokensPerSample = float64(p.Tokens()) / float64(p.Sentences)
+		pr.noSlowestBatch = true
+		res, o, g, err := simulateRow(ctx, reg, pr, dir)
+		switch {
+		case err != nil:
+			err = fmt.Errorf("batches of %d-token sentences (%d a GPU, share %.3g): %w", p.Seq, p.Sentences, p.Weight, err)
+		case res.Failure != "":
+		case !(res.Simulated > 0) || o == nil || o.Result == nil:
+			err = fmt.Errorf("batches of %d-token sentences: simulated throughput %g (want > 0)", p.Seq, res.Simulated)
+		default:
+			if cs[i] = stepCompute(o.Result, g); !(cs[i] > 0) {
+				err = fmt.Errorf("batches of %d-token sentences: no forward or backward compute", p.Seq)
 			}
-		}()
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+			if dp := o.Result.DataParallel; dp != nil {
+				straggles[i] = dp.Slowdown
+			}
+		}
+		return res, o, g, err
+	})
+	if err != nil {
 		return out, nil, nil, err
 	}
 	var (
@@ -206,11 +163,8 @@ func simulateTokenMix(ctx context.Context, reg *placers.Registry, r ValidationRo
 		weights  []float64
 	)
 	n := float64(r.GPUs)
-	for i, p := range mix.Parts {
-		run := &runs[i]
-		if run.skipped {
-			return out, nil, nil, fmt.Errorf("batches of %d-token sentences: not simulated, though no earlier part failed (a bug)", p.Seq)
-		}
+	for i, run := range runs {
+		p := mix.Parts[i]
 		if run.err != nil {
 			return out, nil, nil, run.err
 		}
@@ -219,11 +173,11 @@ func simulateTokenMix(ctx context.Context, reg *placers.Registry, r ValidationRo
 			return out, run.o, run.g, nil
 		}
 		tokens := n * float64(p.Tokens())
-		straggle = run.straggle
+		straggle = straggles[i]
 		st.Tokens += p.Weight * tokens
 		st.Mean += p.Weight * tokens / run.res.Simulated
-		st.Compute += p.Weight * run.c
-		costs = append(costs, run.c)
+		st.Compute += p.Weight * cs[i]
+		costs = append(costs, cs[i])
 		weights = append(weights, p.Weight)
 	}
 	best, bestRec, bestG, bestPart := mix.Parts[bestI].Weight, runs[bestI].o, runs[bestI].g, runs[bestI].res
