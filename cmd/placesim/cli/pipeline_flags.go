@@ -63,7 +63,7 @@ func (f *pipelineFlags) single(changed func(string) bool) (study.Regime, error) 
 		return r, fmt.Errorf("--data-parallel %d: valid range >= 1", f.replicas)
 	}
 	if f.replicas == 1 {
-		for _, name := range []string{"allreduce-bucket", "allreduce-overlap", "allreduce-model", "allreduce-precision"} {
+		for _, name := range allReduceFlags {
 			if changed(name) {
 				return r, fmt.Errorf("--%s needs --data-parallel N with N >= 2", name)
 			}
@@ -78,6 +78,16 @@ func (f *pipelineFlags) single(changed func(string) bool) (study.Regime, error) 
 	r.DataParallel = dp
 	return r, nil
 }
+
+// The single graph regime's flags, one list each, so that a flag added
+// to the regime is refused wherever the regime's flags are (single,
+// parse, simulate --layout): graphRegimeFlags choose the regime,
+// allReduceFlags are --data-parallel's companions, regimeFlags both.
+var (
+	graphRegimeFlags = []string{"pipeline", "microbatches", "stages", "recompute", "data-parallel"}
+	allReduceFlags   = []string{"allreduce-bucket", "allreduce-overlap", "allreduce-model", "allreduce-precision"}
+	regimeFlags      = append(append([]string{}, graphRegimeFlags...), allReduceFlags...)
+)
 
 // allReduce is the all-reduce of --allreduce-bucket/-overlap/-model/-precision.
 func (f *pipelineFlags) allReduce() (*engine.DataParallel, error) {
@@ -119,7 +129,7 @@ func (f *pipelineFlags) parse(changed func(string) bool, list string) (rs []stud
 		return nil, nil, fmt.Errorf("--regimes is empty (valid: a comma-separated list such as step,1f1b:16,dp:4)")
 	}
 	if list != "" {
-		for _, name := range []string{"pipeline", "microbatches", "stages", "recompute", "data-parallel"} {
+		for _, name := range graphRegimeFlags {
 			if changed(name) {
 				return nil, nil, fmt.Errorf("--%s and --regimes exclude each other (give the regime in the list, e.g. --regimes step,1f1b:16,dp:4)", name)
 			}
@@ -134,7 +144,7 @@ func (f *pipelineFlags) parse(changed func(string) bool, list string) (rs []stud
 		return rs, ar, nil
 	}
 	any := false
-	for _, name := range []string{"pipeline", "microbatches", "stages", "recompute", "data-parallel", "allreduce-bucket", "allreduce-overlap", "allreduce-model", "allreduce-precision"} {
+	for _, name := range regimeFlags {
 		any = any || changed(name)
 	}
 	if !any {

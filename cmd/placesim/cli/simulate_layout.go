@@ -16,7 +16,7 @@ import (
 func simulateLayoutRun(opts *SimulateOptions) error {
 	// the graph regime's flags (pipeline_flags.go) and the graph-only
 	// flags have no meaning for a layout
-	for _, name := range []string{"pipeline", "microbatches", "stages", "recompute", "data-parallel", "allreduce-bucket", "allreduce-overlap", "allreduce-model", "allreduce-precision", "estimates", "noise-sigma", "opt"} {
+	for _, name := range append(append([]string{}, regimeFlags...), "estimates", "noise-sigma", "opt") {
 		if opts.Changed != nil && opts.Changed(name) {
 			return fmt.Errorf("--%s does not apply with --layout (the layout carries its own pipeline, data parallelism and recomputation: pp, vp, dp, mbs, gbs, recompute; the model's costs are exact): drop it", name)
 		}
