@@ -10,6 +10,7 @@ import (
 	"placesim/runresult"
 	"placesim/workloads"
 	"placesim/workloads/chakra"
+	"placesim/workloads/zoo"
 )
 
 // errWriter keeps the first error of a run of writes, so that a text
@@ -195,8 +196,8 @@ func orDash(s string) string {
 
 // ratioNote qualifies a token mix's parts by its ratio model.
 func ratioNote(ratio string) string {
-	if ratio == "gale-church" {
-		return " (source, target; ratio=gale-church)"
+	if ratio == zoo.RatioGaleChurch {
+		return " (source, target; ratio=" + zoo.RatioGaleChurch + ")"
 	}
 	return ""
 }
