@@ -11,7 +11,8 @@ import (
 
 // TestHopperGEMMEfficiency: a large compute-bound GEMM attains the
 // measured Hopper/Ampere share of its peak on an H100 (BF16 and FP8),
-// while the A100 keeps the fitted efficiency.
+// while the A100 keeps the fitted efficiency; TF32 attains the FP16
+// share times the measured TF32/FP16 ratio on both.
 func TestHopperGEMMEfficiency(t *testing.T) {
 	const tol = 1e-9
 	achieved := func(k Kind, p workloads.DType) float64 {
@@ -34,6 +35,12 @@ func TestHopperGEMMEfficiency(t *testing.T) {
 		{"H100 fp8", H100_80GB, workloads.FP8, gemmTensor * 1402.6 / 1979 / (271.2 / 312)},
 		// an A100 runs FP8 as BF16 at its BF16 efficiency
 		{"A100 fp8", A100_80GB, workloads.FP8, gemmTensor},
+		// TF32 reaches the FP16 share times the measured TF32/FP16 ratio
+		// (116 of 156 against 230 of 312 TFLOPS on an A100 80 GB), on
+		// Ampere and Hopper alike
+		{"A100 tf32", A100_80GB, workloads.TF32, gemmTensor * (116.0 / 156) / (230.0 / 312)},
+		{"A100-40GB tf32", A100_40GB, workloads.TF32, gemmTensor * (116.0 / 156) / (230.0 / 312)},
+		{"H100 tf32", H100_80GB, workloads.TF32, gemmTensor * 794.5 / 989 / (271.2 / 312) * (116.0 / 156) / (230.0 / 312)},
 	} {
 		if got := achieved(c.k, c.p); !scalar.EqualWithinAbsOrRel(got, c.want, tol, tol) {
 			t.Errorf("%s: GEMM attains %.4f of the peak, want %.4f", c.name, got, c.want)
