@@ -157,7 +157,11 @@ const (
 // efficiency gives gemmTF32 (0.666), as the Hopper ratios below are
 // carried; it replaced 0.72, fitted on the one TF32 BERT row of
 // validation/published.tsv. (The same table's V100 FP32 matmul, 14 of
-// 15.7 TFLOPS, 89 %, agrees with the fitted gemmFP32.)
+// 15.7 TFLOPS, 89 %, agrees with the fitted gemmFP32.) Convolutions keep
+// their own fitted convTF32: the ratio is of matmuls, and NVIDIA's TF32
+// ResNet-50 runs its convolutions in NCHW where its AMP one runs NHWC
+// (PyTorch/Classification/ConvNets configs.yml: memory_format nhwc under
+// AMP only), other cuDNN kernels.
 const (
 	tf32VsFP16  = (116.0 / 156) / (230.0 / 312)
 	srcTF32GEMM = "TF32 GEMMs reach the FP16 ones' share of the peak: 116 of 156 TFLOPS against 230 of 312 on an A100 80 GB (mli/transformers-benchmarks@3370b2b README.md, Micro-Benchmarking Summary)"
